@@ -1,0 +1,311 @@
+package checker
+
+import (
+	"fmt"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/anishathalye/porcupine"
+)
+
+const defaultTimeout = 10 * time.Second
+
+// Check decides whether one sequential, exactly-once payment service could
+// have produced h, partition by partition (per intent, per merchant stretch),
+// then checks the invariants that only hold at quiescence. Violations come
+// out in a deterministic order.
+func Check(h History, opts CheckOptions) *Result {
+	if opts.Timeout <= 0 {
+		opts.Timeout = defaultTimeout
+	}
+	if opts.Workers <= 0 {
+		opts.Workers = runtime.GOMAXPROCS(0)
+	}
+	h, invalid := wellFormed(h)
+	res := &Result{Ops: len(h), opts: opts, h: h, Invalid: invalid}
+	l := link(h)
+	facts := gatherFacts(h, l)
+
+	// The quiescence checks need no search: run them beside the partitions.
+	var global []Violation
+	globalDone := make(chan struct{})
+	go func() {
+		defer close(globalDone)
+		global = append(crossIntentAnswers(h, l), quiescence(h, l, facts)...)
+	}()
+	var merchants []*partition
+	merchantsDone := make(chan struct{})
+	go func() {
+		defer close(merchantsDone)
+		merchants = merchantPartitions(h, l, opts.InitialBalances, facts)
+	}()
+	parts := intentPartitions(h, l, facts.hasCharges)
+	<-merchantsDone
+	parts = append(parts, merchants...)
+	res.Partitions = len(parts)
+	res.parts = parts
+
+	outcomes := make([]partOutcome, len(parts))
+	var wg sync.WaitGroup
+	next := make(chan []int, opts.Workers)
+	for w := 0; w < opts.Workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for batch := range next {
+				if len(batch) > 1 && checkBatch(parts, batch, opts.Timeout) {
+					continue // all Ok: the zero partOutcome
+				}
+				for _, i := range batch {
+					outcomes[i] = checkPartition(h, l, parts[i], opts.Timeout)
+				}
+			}
+		}()
+	}
+	for _, b := range batches(parts) {
+		next <- b
+	}
+	close(next)
+	wg.Wait()
+
+	for i, o := range outcomes {
+		if o.result == porcupine.Unknown {
+			res.Unknown = append(res.Unknown, UnknownPartition{Name: parts[i].Name, Ops: len(parts[i].members)})
+		}
+		if o.result == porcupine.Illegal {
+			res.failed = append(res.failed, parts[i])
+		}
+		res.Violations = append(res.Violations, o.violations...)
+	}
+	<-globalDone
+	res.Violations = append(res.Violations, global...)
+	res.Violations = mergeViolations(res.Violations)
+	sortViolations(res.Violations)
+	return res
+}
+
+// mergeViolations joins violations of one kind at one place (an intent seen
+// wrong by both its partition and the cross-intent pass) into one report.
+func mergeViolations(vs []Violation) []Violation {
+	type key struct{ kind, intent, merchant string }
+	at := map[key]int{}
+	var out []Violation
+	for _, v := range vs {
+		k := key{v.Kind, v.Intent, v.Merchant}
+		i, ok := at[k]
+		if !ok {
+			at[k] = len(out)
+			out = append(out, v)
+			continue
+		}
+		m := &out[i]
+		if m.Message != v.Message {
+			m.Message += "; " + v.Message
+		}
+		if m.Partition == "" {
+			m.Partition = v.Partition
+		}
+		type id struct {
+			p, op string
+			call  int64
+		}
+		seen := map[id]bool{}
+		for _, o := range m.Ops {
+			seen[id{o.Process, o.Op, o.Call}] = true
+		}
+		for _, o := range v.Ops {
+			if !seen[id{o.Process, o.Op, o.Call}] {
+				m.Ops = append(m.Ops, o)
+			}
+		}
+		sort.SliceStable(m.Ops, func(a, b int) bool { return m.Ops[a].Call < m.Ops[b].Call })
+	}
+	return out
+}
+
+// wellFormed returns h without the ops the strict reader would refuse, and
+// why each was left out. Histories from ReadJSONL are always well formed; one
+// built in memory may not be, and the checker must not trip over it.
+func wellFormed(h History) (History, []string) {
+	var bad []int
+	var why []string
+	for i := range h {
+		op := h[i]
+		if op.Output != nil {
+			out := *op.Output
+			op.Output = &out
+		}
+		e := first(func() *InputError {
+			switch {
+			case op.Process == "":
+				return missing("process")
+			case !knownOp(op.Op):
+				return &InputError{Field: "op", Msg: fmt.Sprintf("unknown op %q", op.Op)}
+			case op.Return != nil && *op.Return < op.Call:
+				return &InputError{Field: "return", Msg: "before call"}
+			}
+			return nil
+		}(), validate(&op))
+		if e != nil {
+			e.Line = i + 1
+			bad = append(bad, i)
+			why = append(why, strings.Replace(e.Error(), "history:", "op ", 1))
+		}
+	}
+	if len(bad) == 0 {
+		return normalized(h), nil
+	}
+	kept := make(History, 0, len(h)-len(bad))
+	for i := range h {
+		if len(bad) > 0 && bad[0] == i {
+			bad = bad[1:]
+			continue
+		}
+		kept = append(kept, h[i])
+	}
+	return normalized(kept), why
+}
+
+// normalized drops outputs of ops that never returned (HISTORY.md: ignored),
+// copying h only when there is one.
+func normalized(h History) History {
+	copied := false
+	for i := range h {
+		if h[i].Return == nil && h[i].Output != nil {
+			if !copied {
+				h, copied = append(History(nil), h...), true
+			}
+			h[i].Output = nil
+		}
+	}
+	return h
+}
+
+// batchSize is how many partitions go to porcupine in one call: one call
+// per tiny partition costs more in set-up than in search.
+const batchSize = 256
+
+// batches groups the partitions porcupine must see, by model. A merchant
+// stretch without a balance read needs no search.
+func batches(parts []*partition) [][]int {
+	var out [][]int
+	var intents, merchants []int
+	flush := func(b *[]int, force bool) {
+		if len(*b) > 0 && (force || len(*b) >= batchSize) {
+			out = append(out, *b)
+			*b = nil
+		}
+	}
+	for i, p := range parts {
+		if p.Merchant != "" {
+			if p.hasRead {
+				merchants = append(merchants, i)
+				flush(&merchants, false)
+			}
+			continue
+		}
+		intents = append(intents, i)
+		flush(&intents, false)
+	}
+	flush(&intents, true)
+	flush(&merchants, true)
+	return out
+}
+
+// checkBatch reports whether every partition of the batch is linearizable,
+// in one porcupine call. On any other answer each partition is checked on its
+// own, to tell which one failed and how.
+func checkBatch(parts []*partition, batch []int, timeout time.Duration) bool {
+	var all []porcupine.Operation
+	sizes := make([]int, len(batch))
+	for k, i := range batch {
+		all = append(all, parts[i].ops...)
+		sizes[k] = len(parts[i].ops)
+	}
+	model := parts[batch[0]].model
+	model.Partition = func(ops []porcupine.Operation) [][]porcupine.Operation {
+		out := make([][]porcupine.Operation, 0, len(sizes))
+		for _, n := range sizes {
+			out = append(out, ops[:n:n])
+			ops = ops[n:]
+		}
+		return out
+	}
+	// A batch of small partitions takes milliseconds; one that takes long
+	// holds a hard partition, which then gets its full budget on its own.
+	if timeout > time.Second {
+		timeout = time.Second
+	}
+	return porcupine.CheckOperationsTimeout(model, all, timeout) == porcupine.Ok
+}
+
+type partOutcome struct {
+	result     porcupine.CheckResult
+	violations []Violation
+}
+
+func checkPartition(h History, l *links, p *partition, timeout time.Duration) partOutcome {
+	if p.Merchant != "" && !p.hasRead {
+		// Credits alone cannot disagree with a balance.
+		return partOutcome{result: porcupine.Ok}
+	}
+	r := porcupine.CheckOperationsTimeout(p.model, p.ops, timeout)
+	out := partOutcome{result: r}
+	if r == porcupine.Ok {
+		return out
+	}
+	if p.Intent != "" {
+		out.violations = classifyIntent(h, p, r, timeout)
+	} else {
+		out.violations = classifyMerchant(h, p, r, timeout)
+		if r == porcupine.Illegal && out.violations == nil {
+			// Legal once repeated credits are dropped: the double-credit
+			// found by counting explains it, nothing else to report.
+			out.result = porcupine.Ok
+		}
+	}
+	for i := range out.violations {
+		out.violations[i].Partition = p.Name
+	}
+	return out
+}
+
+func sortViolations(vs []Violation) {
+	rank := map[string]int{}
+	for i, k := range Kinds {
+		rank[k] = i
+	}
+	first := func(v Violation) int64 {
+		if len(v.Ops) == 0 {
+			return 0
+		}
+		return v.Ops[0].Call
+	}
+	sort.SliceStable(vs, func(a, b int) bool {
+		x, y := vs[a], vs[b]
+		if x.Kind != y.Kind {
+			return rank[x.Kind] < rank[y.Kind]
+		}
+		if x.Intent != y.Intent {
+			return x.Intent < y.Intent
+		}
+		if x.Merchant != y.Merchant {
+			return x.Merchant < y.Merchant
+		}
+		return first(x) < first(y)
+	})
+}
+
+// opsAt returns the history ops at idx, sorted by call.
+func opsAt(h History, idx []int) []Op {
+	s := append([]int(nil), idx...)
+	sort.SliceStable(s, func(a, b int) bool { return h[s[a]].Call < h[s[b]].Call })
+	ops := make([]Op, len(s))
+	for i, j := range s {
+		ops[i] = h[j]
+	}
+	return ops
+}

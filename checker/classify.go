@@ -1,0 +1,278 @@
+package checker
+
+import (
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/anishathalye/porcupine"
+)
+
+// intentKinds are the kinds an intent partition can break, in the order the
+// classifier tries them.
+// When an unknown outcome makes two single kinds fit (did the timed-out
+// create with another fingerprint claim or not?), the first is named and the
+// message lists the others.
+var intentKinds = []string{KindDoubleCharge, KindEffectAfterVoid, KindFalseMismatch, KindMismatchAccepted, KindInconsistentAnswer}
+
+// classifyIntent names what an illegal (or undecided) intent partition broke.
+// Porcupine decides legality; the kind comes from rules that are true in every
+// order of the ops (two charges are two charges), and when none applies, from
+// which single constraint, once relaxed, makes the partition linearizable.
+func classifyIntent(h History, p *partition, r porcupine.CheckResult, timeout time.Duration) []Violation {
+	vs := definiteIntent(h, p)
+	if r != porcupine.Illegal {
+		return vs
+	}
+	relax := relaxed{}
+	for _, v := range vs {
+		relax[v.Kind] = true
+	}
+	if len(vs) > 0 && porcupine.CheckOperationsTimeout(p.relaxedModel(relax), p.ops, timeout) == porcupine.Ok {
+		return vs
+	}
+	var found *Violation
+	var also []string
+	for _, k := range intentKinds {
+		if relax[k] {
+			continue
+		}
+		try := relaxed{k: true}
+		for kk := range relax {
+			try[kk] = true
+		}
+		if found != nil {
+			if porcupine.CheckOperationsTimeout(p.relaxedModel(try), p.ops, timeout) == porcupine.Ok {
+				also = append(also, k)
+			}
+			continue
+		}
+		res, info := porcupine.CheckOperationsVerbose(p.relaxedModel(try), p.ops, timeout)
+		if res != porcupine.Ok {
+			continue
+		}
+		idx := firedAt(info, k)
+		if len(idx) == 0 {
+			idx = p.members
+		}
+		found = &Violation{
+			Kind: k, Intent: p.Intent, Ops: opsAt(h, idx),
+			Message: fmt.Sprintf("no order of intent %s's operations fits one sequential payment; it fits once %s is allowed", p.Intent, k),
+		}
+	}
+	if found != nil {
+		if len(also) > 0 {
+			found.Message += fmt.Sprintf(" (or once %v is: an unknown outcome leaves both open)", also)
+		}
+		return append(vs, *found)
+	}
+	return append(vs, Violation{
+		Kind: KindInconsistentAnswer, Intent: p.Intent, Ops: opsAt(h, p.members),
+		Message: fmt.Sprintf("no order of intent %s's operations fits one sequential payment", p.Intent),
+	})
+}
+
+// firedAt replays the linearization porcupine found under a relaxed model and
+// returns the ops where kind's constraint was broken, with the op that made
+// the state they broke against (the claim, the void).
+func firedAt(info porcupine.LinearizationInfo, kind string) []int {
+	lins := info.PartialLinearizationsOperations()
+	if len(lins) == 0 || len(lins[0]) == 0 {
+		return nil
+	}
+	best := lins[0][0]
+	for _, l := range lins[0] {
+		if len(l) > len(best) {
+			best = l
+		}
+	}
+	var st intentState
+	claim, void, charge := -1, -1, -1
+	seen := map[int]bool{}
+	var idx []int
+	add := func(i int) {
+		if i >= 0 && !seen[i] {
+			seen[i] = true
+			idx = append(idx, i)
+		}
+	}
+	for _, op := range best {
+		in := op.Input.(*intentInput)
+		before := st
+		k, ok := intentStep(&st, in)
+		if !ok && k == kind {
+			switch kind {
+			case KindMismatchAccepted, KindFalseMismatch:
+				add(claim)
+			case KindEffectAfterVoid:
+				add(void)
+				add(charge)
+			}
+			add(in.Index)
+		}
+		if !before.Claimed && st.Claimed {
+			claim = in.Index
+		}
+		if !before.Void && st.Void {
+			void = in.Index
+		}
+		if !before.Charged && st.Charged {
+			charge = in.Index
+		}
+	}
+	return idx
+}
+
+// definiteIntent applies the rules that hold whatever the order of the ops.
+// Each is also a constraint of the model, so they only fire on partitions
+// porcupine did not pass.
+func definiteIntent(h History, p *partition) []Violation {
+	var charges, voids, mismatches, answers []int
+	acceptedFP := map[string][]int{}
+	var fps []string
+	fpSeen := map[string]bool{}
+	payments := map[string]bool{}
+	finals := map[string]bool{}
+	var succeeded []int
+	for _, i := range p.members {
+		op := &h[i]
+		if op.Op == OpCreate && !fpSeen[op.Input.Fingerprint] {
+			fpSeen[op.Input.Fingerprint] = true
+			fps = append(fps, op.Input.Fingerprint)
+		}
+		if op.Op == OpCharge {
+			charges = append(charges, i)
+			continue
+		}
+		if op.Output == nil {
+			continue
+		}
+		switch o := op.Output.Outcome; o {
+		case OutcomeVoid:
+			voids = append(voids, i)
+		case OutcomeMismatch:
+			mismatches = append(mismatches, i)
+		case OutcomeSucceeded, OutcomeFailed, OutcomeProcessing, OutcomeInProgress:
+			if op.Op == OpCreate {
+				acceptedFP[op.Input.Fingerprint] = append(acceptedFP[op.Input.Fingerprint], i)
+			}
+			if o == OutcomeSucceeded || o == OutcomeFailed {
+				finals[o] = true
+			}
+			if o == OutcomeSucceeded {
+				succeeded = append(succeeded, i)
+			}
+		}
+		if op.Output.PaymentID != "" {
+			payments[op.Output.PaymentID] = true
+			answers = append(answers, i)
+		}
+	}
+	v := func(kind, msg string, idx ...[]int) Violation {
+		var all []int
+		for _, s := range idx {
+			all = append(all, s...)
+		}
+		return Violation{Kind: kind, Intent: p.Intent, Ops: opsAt(h, all), Message: msg}
+	}
+	var vs []Violation
+	if len(charges) > 1 {
+		vs = append(vs, v(KindDoubleCharge, fmt.Sprintf("intent %s was charged %d times", p.Intent, len(charges)), charges))
+	}
+	if len(voids) > 0 && len(charges) > 0 {
+		vs = append(vs, v(KindEffectAfterVoid, fmt.Sprintf("intent %s was answered void and charged", p.Intent), voids, charges))
+	}
+	if len(acceptedFP) > 1 {
+		var all []int
+		keys := make([]string, 0, len(acceptedFP))
+		for fp := range acceptedFP {
+			keys = append(keys, fp)
+		}
+		sort.Strings(keys)
+		for _, fp := range keys {
+			all = append(all, acceptedFP[fp]...)
+		}
+		vs = append(vs, v(KindMismatchAccepted, fmt.Sprintf("intent %s accepted %d different requests (fingerprints %v)", p.Intent, len(keys), keys), all))
+	}
+	if len(mismatches) > 0 && len(fps) == 1 {
+		vs = append(vs, v(KindFalseMismatch, fmt.Sprintf("intent %s answered mismatch although every request had fingerprint %s", p.Intent, fps[0]), mismatches, acceptedFP[fps[0]]))
+	}
+	if len(payments) > 1 {
+		vs = append(vs, v(KindInconsistentAnswer, fmt.Sprintf("intent %s was answered with %d payment ids %v", p.Intent, len(payments), sortedKeys(payments)), answers))
+	} else if finals[OutcomeSucceeded] && finals[OutcomeFailed] {
+		vs = append(vs, v(KindInconsistentAnswer, fmt.Sprintf("intent %s was answered both succeeded and failed", p.Intent), answers))
+	} else if len(charges) == 0 {
+		for _, s := range succeeded {
+			var later []int
+			for _, vi := range voids {
+				if h[vi].Call > *h[s].Return {
+					later = append(later, vi)
+				}
+			}
+			if len(later) > 0 {
+				vs = append(vs, v(KindInconsistentAnswer, fmt.Sprintf("intent %s was answered succeeded, then void (not found)", p.Intent), []int{s}, later))
+				break
+			}
+		}
+	}
+	return vs
+}
+
+// classifyMerchant names what an illegal merchant stretch broke. It returns
+// nil when the stretch is legal once repeated credits of one payment are
+// dropped: the double-credit count already reports those.
+func classifyMerchant(h History, p *partition, r porcupine.CheckResult, timeout time.Duration) []Violation {
+	if r != porcupine.Illegal {
+		return nil
+	}
+	if p.deduped != nil && porcupine.CheckOperationsTimeout(p.model, p.deduped, timeout) == porcupine.Ok {
+		return nil
+	}
+	init := p.init
+	kind, msg := KindInconsistentAnswer, fmt.Sprintf("merchant %s: the balance reads fit no order of its credits", p.Merchant)
+	base, known := init.Base, init.BaseKnown
+	reads := append([]int(nil), p.members...)
+	sort.SliceStable(reads, func(a, b int) bool { return h[reads[a]].Call < h[reads[b]].Call })
+	for _, ri := range reads {
+		rd := &h[ri]
+		if rd.Op != OpBalance {
+			continue
+		}
+		lo, hi := init.Sum, init.Sum
+		for _, ci := range p.members {
+			c := &h[ci]
+			if c.Op != OpCredit {
+				continue
+			}
+			if retOf(c) < rd.Call {
+				lo += *c.Input.Amount
+			}
+			if c.Call <= retOf(rd) {
+				hi += *c.Input.Amount
+			}
+		}
+		got := *rd.Output.Balance
+		if !known {
+			base, known = got-lo, true
+			continue
+		}
+		if got > base+hi {
+			kind, msg = KindDoubleCredit, fmt.Sprintf("merchant %s: balance read %d exceeds the most its credits allow (%d)", p.Merchant, got, base+hi)
+			break
+		}
+		if got < base+lo {
+			kind, msg = KindLostEffect, fmt.Sprintf("merchant %s: balance read %d is below the credits already made (%d)", p.Merchant, got, base+lo)
+			break
+		}
+	}
+	return []Violation{{Kind: kind, Merchant: p.Merchant, Ops: opsAt(h, p.members), Message: msg}}
+}
+
+func sortedKeys(m map[string]bool) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}

@@ -1,0 +1,344 @@
+package checker
+
+import (
+	"fmt"
+	"sort"
+)
+
+// facts are what the whole file records, found in one pass.
+type facts struct {
+	hasCharges, hasCredits, hasNotifies bool
+	// creditGroups are credits of one payment: joined by payment (or intent)
+	// and by event id, so a second credit counts whatever its event id.
+	creditGroups [][]int
+	// dupCredit marks every credit after the first of its group.
+	dupCredit map[int]bool
+}
+
+func gatherFacts(h History, l *links) *facts {
+	f := &facts{dupCredit: map[int]bool{}}
+	var credits []int
+	for i := range h {
+		switch h[i].Op {
+		case OpCharge:
+			f.hasCharges = true
+		case OpNotify:
+			f.hasNotifies = true
+		case OpCredit:
+			f.hasCredits = true
+			credits = append(credits, i)
+		}
+	}
+	// Union credits sharing an event id or a payment, by ordinal.
+	parent := make([]int32, len(credits))
+	find := func(x int32) int32 {
+		for parent[x] != x {
+			parent[x] = parent[parent[x]]
+			x = parent[x]
+		}
+		return x
+	}
+	type ckey struct {
+		event bool
+		name  string
+	}
+	byKey := make(map[ckey]int32, 2*len(credits))
+	for n, i := range credits {
+		parent[n] = int32(n)
+		keys := [2]ckey{{event: true, name: h[i].Input.EventID}}
+		switch {
+		case l.payment[i] != "":
+			keys[1] = ckey{name: l.payment[i]}
+		case l.intent[i] != "":
+			// An intent has one payment, so it can stand for it.
+			keys[1] = ckey{name: unlinkedPrefix + "intent:" + l.intent[i]}
+		}
+		for _, k := range keys {
+			if k.name == "" {
+				continue
+			}
+			if j, ok := byKey[k]; ok {
+				parent[find(int32(n))] = find(j)
+			} else {
+				byKey[k] = int32(n)
+			}
+		}
+	}
+	group := make([]int32, len(credits)) // root ordinal -> group index + 1
+	for n, i := range credits {
+		r := find(int32(n))
+		if group[r] == 0 {
+			f.creditGroups = append(f.creditGroups, nil)
+			group[r] = int32(len(f.creditGroups))
+		}
+		g := &f.creditGroups[group[r]-1]
+		*g = append(*g, i)
+	}
+	for _, g := range f.creditGroups {
+		if len(g) < 2 {
+			continue
+		}
+		sort.SliceStable(g, func(a, b int) bool { return h[g[a]].Call < h[g[b]].Call })
+		for _, i := range g[1:] {
+			f.dupCredit[i] = true
+		}
+	}
+	return f
+}
+
+// quiescence checks the end state of the file: one credit per charged intent
+// and one notification per credited payment (where the file records those at
+// all), no payment credited twice, no notifications stacked.
+func quiescence(h History, l *links, f *facts) []Violation {
+	var vs []Violation
+	creditedIntent := map[string]bool{}
+	for _, g := range f.creditGroups {
+		first := g[0]
+		for _, i := range g {
+			creditedIntent[l.intent[i]] = true
+		}
+		if len(g) > 1 {
+			events := map[string]bool{}
+			for _, i := range g {
+				events[h[i].Input.EventID] = true
+			}
+			vs = append(vs, Violation{
+				Kind: KindDoubleCredit, Intent: l.intent[first], Merchant: h[first].Input.Merchant, Ops: opsAt(h, g),
+				Message: fmt.Sprintf("payment %s credited %d times (event ids %v)", paymentName(l, first), len(g), sortedKeys(events)),
+			})
+		}
+	}
+	if f.hasCredits {
+		vs = append(vs, uncredited(h, l, creditedIntent)...)
+	}
+	if f.hasNotifies {
+		vs = append(vs, unnotified(h, l, f)...)
+	}
+	return append(vs, stacked(h, l)...)
+}
+
+func paymentName(l *links, i int) string {
+	if l.payment[i] != "" {
+		return l.payment[i]
+	}
+	if l.intent[i] != "" {
+		return "of intent " + l.intent[i]
+	}
+	return "(unnamed)"
+}
+
+// uncredited finds intents that were charged, not refunded, and never
+// credited.
+func uncredited(h History, l *links, credited map[string]bool) []Violation {
+	charges := map[string][]int{}
+	refunded := map[string]bool{}
+	var intents []string
+	for i := range h {
+		in := l.intent[i]
+		switch {
+		case in == "":
+		case h[i].Op == OpRefund:
+			refunded[in] = true
+		case h[i].Op == OpCharge:
+			if _, ok := charges[in]; !ok {
+				intents = append(intents, in)
+			}
+			charges[in] = append(charges[in], i)
+		}
+	}
+	var vs []Violation
+	for _, in := range intents {
+		if credited[in] || refunded[in] {
+			continue
+		}
+		vs = append(vs, Violation{
+			Kind: KindLostEffect, Intent: in, Ops: opsAt(h, charges[in]),
+			Message: fmt.Sprintf("intent %s was charged but never credited", in),
+		})
+	}
+	return vs
+}
+
+// unnotified finds credited payments no notification was shown for.
+func unnotified(h History, l *links, f *facts) []Violation {
+	shown := map[nkey]bool{}
+	for i := range h {
+		if h[i].Op != OpNotify || h[i].Output == nil || h[i].Output.Shown == nil || *h[i].Output.Shown < 1 {
+			continue
+		}
+		for _, k := range notifyKeys(h, l, i) {
+			if k.name != "" {
+				shown[k] = true
+			}
+		}
+	}
+	var vs []Violation
+	for _, g := range f.creditGroups {
+		found := false
+		for _, k := range notifyKeys(h, l, g[0]) {
+			found = found || (k.name != "" && shown[k])
+		}
+		if !found {
+			vs = append(vs, Violation{
+				Kind: KindLostEffect, Intent: l.intent[g[0]], Merchant: h[g[0]].Input.Merchant, Ops: opsAt(h, g),
+				Message: fmt.Sprintf("payment %s was credited but never notified", paymentName(l, g[0])),
+			})
+		}
+	}
+	return vs
+}
+
+// nkey names a payment either way a notify or credit may know it.
+type nkey struct {
+	byIntent bool
+	name     string
+}
+
+func notifyKeys(h History, l *links, i int) [3]nkey {
+	var ks [3]nkey
+	if l.payment[i] != "" {
+		ks[0] = nkey{false, l.payment[i]}
+	}
+	if l.intent[i] != "" {
+		ks[1] = nkey{true, l.intent[i]}
+	}
+	if h[i].Op == OpNotify && h[i].Input.ReplaceID != "" {
+		ks[2] = nkey{false, h[i].Input.ReplaceID}
+	}
+	return ks
+}
+
+// stacked finds a recipient with more notifications on screen than the
+// payments it could have been notified of: the same payment shown twice. A
+// notify counts toward the payments known at another's return when it was
+// called by then, which is the most generous reading of concurrent pushes.
+func stacked(h History, l *links) []Violation {
+	byRecipient := map[string][]int{}
+	var recipients []string
+	for i := range h {
+		if h[i].Op != OpNotify || h[i].Output == nil {
+			continue
+		}
+		r := h[i].Input.Recipient
+		if _, ok := byRecipient[r]; !ok {
+			recipients = append(recipients, r)
+		}
+		byRecipient[r] = append(byRecipient[r], i)
+	}
+	sort.Strings(recipients)
+	var vs []Violation
+	for _, r := range recipients {
+		ns := byRecipient[r]
+		sort.SliceStable(ns, func(a, b int) bool { return h[ns[a]].Call < h[ns[b]].Call })
+		bad := map[string][]int{} // payment -> offending notifies
+		var order []string
+		alerts := map[string][]int{}
+		sofar := map[string]bool{}
+		for k, i := range ns {
+			pay := notifyPayment(h, l, i)
+			if a := h[i].Output.Alert; a != nil && *a {
+				alerts[pay] = append(alerts[pay], i)
+			}
+			sofar[pay] = true
+			distinct := len(sofar)
+			ahead := map[string]bool{}
+			for _, j := range ns[k+1:] {
+				if h[j].Call > *h[i].Return {
+					break
+				}
+				if p := notifyPayment(h, l, j); !sofar[p] && !ahead[p] {
+					ahead[p] = true
+					distinct++
+				}
+			}
+			if h[i].Output.Shown != nil && *h[i].Output.Shown > distinct {
+				if _, ok := bad[pay]; !ok {
+					order = append(order, pay)
+				}
+				bad[pay] = append(bad[pay], i)
+			}
+		}
+		for pay, as := range alerts {
+			// SCENARIOS E1: one repeat alert is unavoidable, a third is not.
+			if len(as) > 2 {
+				if _, ok := bad[pay]; !ok {
+					order = append(order, pay)
+				}
+				bad[pay] = append(bad[pay], as...)
+			}
+		}
+		sort.Strings(order)
+		for _, pay := range order {
+			idx := dedupInts(bad[pay])
+			max := 0
+			for _, i := range idx {
+				if s := h[i].Output.Shown; s != nil && *s > max {
+					max = *s
+				}
+			}
+			vs = append(vs, Violation{
+				Kind: KindNotificationStacked, Intent: l.intent[idx[0]], Ops: opsAt(h, idx),
+				Message: fmt.Sprintf("recipient %s: payment %s stacked (up to %d on screen, %d alerts)", r, pay, max, len(alerts[pay])),
+			})
+		}
+	}
+	return vs
+}
+
+func notifyPayment(h History, l *links, i int) string {
+	switch {
+	case l.payment[i] != "":
+		return l.payment[i]
+	case h[i].Input.ReplaceID != "":
+		return h[i].Input.ReplaceID
+	}
+	return l.intent[i]
+}
+
+func dedupInts(s []int) []int {
+	seen := map[int]bool{}
+	var out []int
+	for _, v := range s {
+		if !seen[v] {
+			seen[v] = true
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// crossIntentAnswers finds payment ids answered to more than one intent: an
+// intent's scope is endpoint:caller:key, so a payment of another scope is
+// another caller's answer (SCENARIOS A6).
+func crossIntentAnswers(h History, l *links) []Violation {
+	pids := make([]string, 0, len(l.namers))
+	for pid := range l.namers {
+		pids = append(pids, pid)
+	}
+	sort.Strings(pids)
+	var vs []Violation
+	for _, pid := range pids {
+		owner := l.owner[pid]
+		var ownerOps []int
+		others := map[string][]int{}
+		var names []string
+		for _, i := range l.namers[pid] {
+			in := h[i].Intent
+			if in == owner {
+				ownerOps = append(ownerOps, i)
+				continue
+			}
+			if _, ok := others[in]; !ok {
+				names = append(names, in)
+			}
+			others[in] = append(others[in], i)
+		}
+		for _, in := range names {
+			vs = append(vs, Violation{
+				Kind: KindInconsistentAnswer, Intent: in, Ops: opsAt(h, append(ownerOps[:1:1], others[in]...)),
+				Message: fmt.Sprintf("intent %s was answered with payment %s of intent %s (another caller's answer)", in, pid, owner),
+			})
+		}
+	}
+	return vs
+}

@@ -1,0 +1,122 @@
+package checker
+
+import "sort"
+
+// links ties ops to intents and payments. Clients name their intent; ground
+// truth (PSP, ledger, push provider) often knows only the payment id, which
+// the create and resolve answers tie back to an intent (HISTORY.md).
+type links struct {
+	h History
+	// intent is each op's intent after linking ("" for balance reads and
+	// effects nothing ties to an intent or payment).
+	intent []string
+	// payment is each op's payment id after linking ("" when unknown).
+	payment []string
+	// owner maps a payment id to the intent whose answer named it first.
+	owner map[string]string
+	// namers maps a payment id answered to more than one intent to the
+	// create/resolve ops that named it, in call order. Only such payments are
+	// kept: the cross-caller check needs nothing else.
+	namers map[string][]int
+	// intentPayment maps an intent to the first payment id answered to it.
+	intentPayment map[string]string
+}
+
+// unlinkedPrefix marks a pseudo-intent for a payment no answer named: its
+// effects are still checked together (two charges for one payment are two).
+const unlinkedPrefix = "payment:"
+
+func link(h History) *links {
+	l := &links{
+		h:             h,
+		intent:        make([]string, len(h)),
+		payment:       make([]string, len(h)),
+		owner:         make(map[string]string, len(h)/4),
+		namers:        map[string][]int{},
+		intentPayment: make(map[string]string, len(h)/4),
+	}
+	// Owners go to the earliest answer (by call, then line) so the result
+	// does not depend on line order.
+	var answers []int
+	ownerAt := make(map[string]int, len(h)/4)
+	firstAt := make(map[string]int, len(h)/4) // intent -> its earliest naming answer
+	earlier := func(a, b int) bool { return h[a].Call < h[b].Call || (h[a].Call == h[b].Call && a < b) }
+	for i := range h {
+		op := &h[i]
+		if op.Op != OpCreate && op.Op != OpResolve {
+			continue
+		}
+		answers = append(answers, i)
+		for _, pid := range namedPayments(op) {
+			if j, ok := ownerAt[pid]; !ok || earlier(i, j) {
+				ownerAt[pid] = i
+			}
+			if j, ok := firstAt[op.Intent]; !ok || earlier(i, j) {
+				firstAt[op.Intent] = i
+				l.intentPayment[op.Intent] = pid
+			}
+		}
+	}
+	for pid, i := range ownerAt {
+		l.owner[pid] = h[i].Intent
+	}
+	crossed := map[string]bool{}
+	for _, i := range answers {
+		for _, pid := range namedPayments(&h[i]) {
+			if l.owner[pid] != h[i].Intent {
+				crossed[pid] = true
+			}
+		}
+	}
+	if len(crossed) > 0 {
+		for _, i := range answers {
+			for _, pid := range namedPayments(&h[i]) {
+				if crossed[pid] {
+					l.namers[pid] = append(l.namers[pid], i)
+				}
+			}
+		}
+		for _, ns := range l.namers {
+			sort.SliceStable(ns, func(a, b int) bool { return earlier(ns[a], ns[b]) })
+		}
+	}
+	for i := range h {
+		op := &h[i]
+		pid := op.PaymentID
+		if pid == "" {
+			pid = op.Input.Metadata["payment_id"]
+		}
+		if pid == "" && op.Output != nil && op.Op != OpBalance {
+			pid = op.Output.PaymentID
+		}
+		in := op.Intent
+		if in == "" {
+			in = op.Input.Metadata["intent"]
+		}
+		if in == "" && pid != "" {
+			if o, ok := l.owner[pid]; ok {
+				in = o
+			} else if op.Op != OpBalance {
+				in = unlinkedPrefix + pid
+			}
+		}
+		if pid == "" && in != "" {
+			pid = l.intentPayment[in]
+		}
+		l.intent[i], l.payment[i] = in, pid
+	}
+	return l
+}
+
+// namedPayments lists the payment ids a create or resolve names: the one it
+// was answered with, and the one it asked about.
+func namedPayments(op *Op) []string {
+	var ids []string
+	if op.Output != nil && op.Output.PaymentID != "" {
+		ids = append(ids, op.Output.PaymentID)
+	}
+	if op.PaymentID != "" && (len(ids) == 0 || ids[0] != op.PaymentID) {
+		ids = append(ids, op.PaymentID)
+	}
+	return ids
+}

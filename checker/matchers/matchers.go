@@ -1,0 +1,117 @@
+// Package matchers holds Gomega matchers over idemcheck histories:
+//
+//	Expect(rec.History()).To(matchers.HaveNoViolations())
+//	Expect(h).To(matchers.HaveOneChargePerIntent())
+//	Expect(h).To(matchers.HaveViolation("double-credit"))
+//
+// The actual value may be a checker.History, a *checker.Recorder or a
+// *checker.Result. On failure the message lists the violations and the HTML
+// pictures, written to $IDEMCHECK_REPORT_DIR when set, else a new temp dir.
+package matchers
+
+import (
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/idemcheck/idemcheck/checker"
+	"github.com/onsi/gomega/types"
+)
+
+// ReportDirEnv names the directory the pictures of failures go to.
+const ReportDirEnv = "IDEMCHECK_REPORT_DIR"
+
+// HaveNoViolations succeeds when the history has no violation and every
+// partition was decided (an undecided partition proves nothing).
+func HaveNoViolations(opts ...checker.CheckOptions) types.GomegaMatcher {
+	return &matcher{opts: opts, what: "no violations", fails: func(r *checker.Result) []checker.Violation { return r.Violations }, strict: true}
+}
+
+// HaveOneChargePerIntent succeeds when no intent was charged twice or
+// charged after it was answered void.
+func HaveOneChargePerIntent(opts ...checker.CheckOptions) types.GomegaMatcher {
+	return &matcher{opts: opts, what: "one charge per intent", fails: func(r *checker.Result) []checker.Violation {
+		return append(r.ByKind(checker.KindDoubleCharge), r.ByKind(checker.KindEffectAfterVoid)...)
+	}}
+}
+
+// HaveViolation succeeds when the history has at least one violation of kind.
+func HaveViolation(kind string, opts ...checker.CheckOptions) types.GomegaMatcher {
+	return &matcher{opts: opts, kind: kind, what: "a " + kind + " violation"}
+}
+
+type matcher struct {
+	opts   []checker.CheckOptions
+	what   string
+	kind   string // HaveViolation: succeed when found
+	fails  func(*checker.Result) []checker.Violation
+	strict bool // undecided partitions fail too
+	res    *checker.Result
+}
+
+func (m *matcher) Match(actual interface{}) (bool, error) {
+	var opts checker.CheckOptions
+	if len(m.opts) > 0 {
+		opts = m.opts[0]
+	}
+	switch a := actual.(type) {
+	case checker.History:
+		m.res = checker.Check(a, opts)
+	case []checker.Op:
+		m.res = checker.Check(a, opts)
+	case *checker.Recorder:
+		m.res = checker.Check(a.History(), opts)
+	case *checker.Result:
+		m.res = a
+	default:
+		return false, fmt.Errorf("idemcheck matcher %s: want checker.History, *checker.Recorder or *checker.Result, got %T", m.what, actual)
+	}
+	if m.kind != "" {
+		for _, k := range checker.Kinds {
+			if k == m.kind {
+				return len(m.res.ByKind(m.kind)) > 0, nil
+			}
+		}
+		return false, fmt.Errorf("HaveViolation(%q): no such kind; kinds are %v", m.kind, checker.Kinds)
+	}
+	if m.strict && !m.res.Decided() {
+		return false, nil
+	}
+	return len(m.fails(m.res)) == 0, nil
+}
+
+func (m *matcher) FailureMessage(actual interface{}) string {
+	if m.kind != "" {
+		return fmt.Sprintf("Expected the history to have %s, but it has none.\n%s", m.what, m.report(m.res.Violations))
+	}
+	return fmt.Sprintf("Expected the history to have %s.\n%s", m.what, m.report(m.fails(m.res)))
+}
+
+func (m *matcher) NegatedFailureMessage(actual interface{}) string {
+	if m.kind != "" {
+		return fmt.Sprintf("Expected the history not to have %s.\n%s", m.what, m.report(m.res.ByKind(m.kind)))
+	}
+	return fmt.Sprintf("Expected the history not to have %s, but it has.\n%s", m.what, m.report(nil))
+}
+
+// report prints the violations and writes the pictures of the whole result.
+func (m *matcher) report(vs []checker.Violation) string {
+	var b strings.Builder
+	b.WriteString(m.res.TextOf(vs))
+	dir := os.Getenv(ReportDirEnv)
+	if dir == "" {
+		var err error
+		if dir, err = os.MkdirTemp("", "idemcheck-report-"); err != nil {
+			fmt.Fprintf(&b, "(no pictures: %v)\n", err)
+			return b.String()
+		}
+	}
+	paths, err := m.res.WriteHTML(dir)
+	for _, p := range paths {
+		fmt.Fprintf(&b, "picture: %s\n", p)
+	}
+	if err != nil {
+		fmt.Fprintf(&b, "(pictures incomplete: %v)\n", err)
+	}
+	return b.String()
+}

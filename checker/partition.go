@@ -1,0 +1,280 @@
+package checker
+
+import (
+	"math"
+	"sort"
+
+	"github.com/anishathalye/porcupine"
+)
+
+// never is porcupine's infinite return for an op whose outcome is unknown.
+const never = math.MaxInt64
+
+// partition is one independent porcupine check: one intent, or one stretch of
+// one merchant's history.
+type partition struct {
+	Name     string
+	Intent   string
+	Merchant string
+	ops      []porcupine.Operation
+	// members are the history indexes of every op the partition stands for,
+	// including unknown creates folded into one.
+	members []int
+	model   porcupine.Model
+	// relaxedModel rebuilds the model ignoring some kinds (intents only).
+	relaxedModel func(relaxed) porcupine.Model
+	// deduped is the merchant stretch without repeated credits of a payment,
+	// nil when it has none.
+	deduped []porcupine.Operation
+	hasRead bool          // a merchant stretch with a balance read
+	init    merchantState // a merchant stretch's starting state
+}
+
+// clients numbers processes within a partition for the picture.
+type clients map[string]int
+
+func (c clients) id(p string) int {
+	if id, ok := c[p]; ok {
+		return id
+	}
+	c[p] = len(c)
+	return c[p]
+}
+
+func retOf(op *Op) int64 {
+	if op.Return == nil {
+		return never
+	}
+	return *op.Return
+}
+
+// intentPartitions groups creates, resolves and charges by linked intent.
+//
+// Unknown creates (return null, or answered "error") with one fingerprint are
+// folded into the earliest of them, and unknown resolves likewise. This is
+// sound: such a step is always legal and applying it twice is applying it
+// once, so any linearization of the copies can use the earliest copy at the
+// first copy's place (it is called no later) and push the rest to the end,
+// where an always-legal step changes nothing that is checked. It is what
+// keeps a retry storm of timed-out requests from exploding porcupine's search.
+func intentPartitions(h History, l *links, truth bool) []*partition {
+	byIntent := make(map[string][]int, len(h)/4)
+	var names []string
+	for i := range h {
+		switch h[i].Op {
+		case OpCreate, OpResolve, OpCharge:
+		default:
+			continue
+		}
+		in := l.intent[i]
+		if in == "" {
+			continue
+		}
+		if _, ok := byIntent[in]; !ok {
+			names = append(names, in)
+		}
+		byIntent[in] = append(byIntent[in], i)
+	}
+	sort.Strings(names)
+	parts := make([]*partition, 0, len(names))
+	for _, name := range names {
+		parts = append(parts, intentPartition(h, name, byIntent[name], truth))
+	}
+	return parts
+}
+
+func intentPartition(h History, intent string, idx []int, truth bool) *partition {
+	p := &partition{Name: "intent " + intent, Intent: intent, members: idx, ops: make([]porcupine.Operation, 0, len(idx))}
+	cl := make(clients, len(idx))
+	var folded map[string]*intentInput // fold key -> kept op
+	var keptAt map[string]int          // fold key -> position in p.ops
+	for _, i := range idx {
+		op := &h[i]
+		in := &intentInput{Kind: op.Op, Index: i, Copies: 1, Truth: truth}
+		ret := retOf(op)
+		if op.Op != OpCharge {
+			in.Unknown = op.Output == nil || op.Output.Outcome == OutcomeError
+			if !in.Unknown {
+				in.Outcome, in.Payment = op.Output.Outcome, op.Output.PaymentID
+			}
+		}
+		if op.Op == OpCreate {
+			in.FP = op.Input.Fingerprint
+		}
+		if in.Unknown {
+			ret = never
+			if folded == nil {
+				folded, keptAt = map[string]*intentInput{}, map[string]int{}
+			}
+			key := op.Op + "\x00" + in.FP
+			if k, ok := folded[key]; ok {
+				k.Copies++
+				if op.Call < h[k.Index].Call {
+					k.Index = i
+					p.ops[keptAt[key]].Call = op.Call
+					p.ops[keptAt[key]].ClientId = cl.id(op.Process)
+				}
+				continue
+			}
+			folded[key] = in
+			keptAt[key] = len(p.ops)
+		}
+		p.ops = append(p.ops, porcupine.Operation{ClientId: cl.id(op.Process), Input: in, Call: op.Call, Output: nil, Return: ret})
+	}
+	p.model = intentModel(nil)
+	p.relaxedModel = intentModel
+	return p
+}
+
+// merchantPartitions splits each merchant's credits and answered balance
+// reads at quiescent points (no op spans the cut) where the state is known
+// for sure: the running credit sum always is, and the base is once given or
+// once fixed by a read that overlaps no credit. Stretches are checked apart,
+// so a merchant with a million credits is many small checks, not one.
+//
+// Repeated credits of one payment are never cut apart, so one picture shows
+// them together.
+func merchantPartitions(h History, l *links, initial map[string]int64, f *facts) []*partition {
+	dupCredit := f.dupCredit
+	groupEnd := map[int]int64{} // credit -> the last call of its repeated group
+	for _, g := range f.creditGroups {
+		if len(g) > 1 {
+			last := h[g[len(g)-1]].Call
+			for _, i := range g {
+				groupEnd[i] = last
+			}
+		}
+	}
+	byMerchant := map[string][]int{}
+	var names []string
+	for i := range h {
+		op := &h[i]
+		switch {
+		case op.Op == OpCredit:
+		case op.Op == OpBalance && op.Output != nil && op.Output.Balance != nil:
+		default:
+			continue
+		}
+		m := op.Input.Merchant
+		if _, ok := byMerchant[m]; !ok {
+			names = append(names, m)
+		}
+		byMerchant[m] = append(byMerchant[m], i)
+	}
+	sort.Strings(names)
+	var parts []*partition
+	for _, m := range names {
+		idx := byMerchant[m]
+		sort.SliceStable(idx, func(a, b int) bool { return h[idx[a]].Call < h[idx[b]].Call })
+		base, known := initial[m]
+		st := merchantState{BaseKnown: known, Base: base}
+		start := 0
+		maxRet, hold := int64(math.MinInt64), int64(math.MinInt64)
+		for j := 0; j <= len(idx); j++ {
+			if j == len(idx) || (j > start && maxRet < h[idx[j]].Call && hold < h[idx[j]].Call) {
+				seg := idx[start:j]
+				next, determined := afterStretch(h, seg, st)
+				if j == len(idx) || determined {
+					parts = append(parts, merchantStretch(h, m, len(parts), seg, st, dupCredit))
+					st, start = next, j
+				}
+			}
+			if j < len(idx) {
+				if r := retOf(&h[idx[j]]); r > maxRet {
+					maxRet = r
+				}
+				if e, ok := groupEnd[idx[j]]; ok && e > hold {
+					hold = e
+				}
+			}
+		}
+	}
+	return parts
+}
+
+// afterStretch returns the state after a stretch, and whether it is the same
+// in every linearization of it.
+func afterStretch(h History, seg []int, st merchantState) (merchantState, bool) {
+	next := st
+	var reads []int
+	for _, i := range seg {
+		if h[i].Op == OpCredit {
+			next.Sum += *h[i].Input.Amount
+		} else {
+			reads = append(reads, i)
+		}
+	}
+	if st.BaseKnown || len(reads) == 0 {
+		return next, true
+	}
+	for _, r := range reads {
+		sum, clean := st.Sum, true
+		for _, i := range seg {
+			if h[i].Op != OpCredit {
+				continue
+			}
+			switch {
+			case retOf(&h[i]) < h[r].Call:
+				sum += *h[i].Input.Amount
+			case h[i].Call > retOf(&h[r]):
+			default:
+				clean = false
+			}
+		}
+		if clean {
+			next.BaseKnown, next.Base = true, *h[r].Output.Balance-sum
+			return next, true
+		}
+	}
+	return next, false
+}
+
+func merchantStretch(h History, m string, n int, seg []int, st merchantState, dup map[int]bool) *partition {
+	p := &partition{Name: "merchant " + m, Merchant: m, members: seg, model: merchantModel(), init: st}
+	if n > 0 {
+		p.Name = "merchant " + m + " stretch " + itoa(n+1)
+	}
+	cl := clients{}
+	first := h[seg[0]].Call
+	start := porcupine.Operation{ClientId: cl.id("(stretch start)"), Input: &merchantInput{Kind: opStart, Start: st, Index: -1}, Call: first - 1, Return: first - 1}
+	p.ops = append(p.ops, start)
+	hasDup := false
+	for _, i := range seg {
+		op := &h[i]
+		in := &merchantInput{Kind: op.Op, Index: i}
+		if op.Op == OpCredit {
+			in.Amount = *op.Input.Amount
+		} else {
+			in.Amount = *op.Output.Balance
+			p.hasRead = true
+		}
+		o := porcupine.Operation{ClientId: cl.id(op.Process), Input: in, Call: op.Call, Return: retOf(op)}
+		p.ops = append(p.ops, o)
+		if dup[i] {
+			hasDup = true
+		}
+	}
+	if hasDup {
+		p.deduped = append(p.deduped, start)
+		for k, i := range seg {
+			if !dup[i] {
+				p.deduped = append(p.deduped, p.ops[k+1])
+			}
+		}
+	}
+	return p
+}
+
+func itoa(n int) string {
+	if n == 0 {
+		return "0"
+	}
+	var b [20]byte
+	i := len(b)
+	for n > 0 {
+		i--
+		b[i] = byte('0' + n%10)
+		n /= 10
+	}
+	return string(b[i:])
+}

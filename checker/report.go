@@ -1,0 +1,71 @@
+package checker
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// Text renders the result for a person: a summary line, then each violation
+// with its ops, one JSON line each (the file's own format, so they can be
+// grepped back out of the history).
+func (r *Result) Text() string {
+	var b strings.Builder
+	_ = r.WriteText(&b)
+	return b.String()
+}
+
+// TextOf renders the result's summary with only the violations vs.
+func (r *Result) TextOf(vs []Violation) string {
+	sub := Result{Violations: vs, Unknown: r.Unknown, Invalid: r.Invalid, Ops: r.Ops, Partitions: r.Partitions}
+	return sub.Text()
+}
+
+// WriteText writes Text to w.
+func (r *Result) WriteText(w io.Writer) error {
+	var b strings.Builder
+	verdict := "OK"
+	if !r.OK() {
+		verdict = "VIOLATIONS"
+	}
+	fmt.Fprintf(&b, "idemcheck: %s: %d violation(s) in %d ops, %d partitions checked, %d undecided\n",
+		verdict, len(r.Violations), r.Ops, r.Partitions, len(r.Unknown))
+	for i, v := range r.Violations {
+		fmt.Fprintf(&b, "\n%d. %s", i+1, v.Kind)
+		if v.Intent != "" {
+			fmt.Fprintf(&b, " intent=%s", v.Intent)
+		}
+		if v.Merchant != "" {
+			fmt.Fprintf(&b, " merchant=%s", v.Merchant)
+		}
+		fmt.Fprintf(&b, "\n   %s\n", v.Message)
+		for _, op := range v.Ops {
+			line, _ := json.Marshal(op)
+			fmt.Fprintf(&b, "   %s\n", line)
+		}
+	}
+	for _, why := range r.Invalid {
+		fmt.Fprintf(&b, "\nNOT CHECKED %s\n", why)
+	}
+	for _, u := range r.Unknown {
+		fmt.Fprintf(&b, "\nUNDECIDED %s (%d ops): porcupine ran out of time; neither proven linearizable nor illegal\n", u.Name, u.Ops)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// WriteJSON writes the result as one JSON document.
+func (r *Result) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	out := struct {
+		OK bool `json:"ok"`
+		*Result
+	}{r.OK(), r}
+	if out.Violations == nil {
+		out.Violations = []Violation{}
+	}
+	return enc.Encode(out)
+}

@@ -1,0 +1,99 @@
+package checker
+
+import (
+	"time"
+)
+
+// Violation kinds (SCENARIOS.md, "Violation kinds the checker names").
+const (
+	KindDoubleCharge        = "double-charge"
+	KindDoubleCredit        = "double-credit"
+	KindLostEffect          = "lost-effect"
+	KindInconsistentAnswer  = "inconsistent-answer"
+	KindMismatchAccepted    = "mismatch-accepted"
+	KindFalseMismatch       = "false-mismatch"
+	KindEffectAfterVoid     = "effect-after-void"
+	KindNotificationStacked = "notification-stacked"
+	// KindSinkDivergence is reserved: v1 histories have no stream ops.
+	KindSinkDivergence = "sink-divergence"
+)
+
+// Kinds lists every violation kind, in report order.
+var Kinds = []string{
+	KindDoubleCharge, KindDoubleCredit, KindLostEffect, KindInconsistentAnswer,
+	KindMismatchAccepted, KindFalseMismatch, KindEffectAfterVoid,
+	KindNotificationStacked, KindSinkDivergence,
+}
+
+// FaultWindow is a fault the harness injected, drawn on the HTML pictures.
+type FaultWindow struct {
+	Name  string `json:"name"`
+	Start int64  `json:"start"`
+	End   int64  `json:"end"`
+}
+
+// CheckOptions tune Check. The zero value is usable.
+type CheckOptions struct {
+	// Timeout bounds porcupine's search in one partition (default 10s); a
+	// partition that runs out is reported Unknown, apart from violations.
+	Timeout time.Duration
+	// Workers is how many partitions are checked at once (default GOMAXPROCS).
+	Workers int
+	// InitialBalances gives merchants' balances before the history. A
+	// merchant missing here gets its base from its first balance read.
+	InitialBalances map[string]int64
+	// Faults are annotated on the HTML pictures.
+	Faults []FaultWindow
+}
+
+// Violation is one broken rule: its kind, where, and the ops involved.
+type Violation struct {
+	Kind      string `json:"kind"`
+	Intent    string `json:"intent,omitempty"`
+	Merchant  string `json:"merchant,omitempty"`
+	Ops       []Op   `json:"ops"`
+	Message   string `json:"message"`
+	Partition string `json:"partition,omitempty"` // the porcupine partition, when one is illegal
+}
+
+// UnknownPartition is a partition porcupine could not decide within the
+// timeout: neither proven linearizable nor proven illegal.
+type UnknownPartition struct {
+	Name string `json:"name"`
+	Ops  int    `json:"ops"`
+}
+
+// Result is what Check found.
+type Result struct {
+	Violations []Violation        `json:"violations"`
+	Unknown    []UnknownPartition `json:"unknown,omitempty"`
+	// Invalid lists ops of an in-memory history left out of the check
+	// because the strict reader would refuse them ("op 12: field ...").
+	Invalid    []string `json:"invalid,omitempty"`
+	Ops        int      `json:"ops"`
+	Partitions int      `json:"partitions"`
+
+	opts   CheckOptions
+	failed []*partition // illegal partitions, for the pictures
+	parts  []*partition // every partition, to picture what a violation is about
+	h      History
+}
+
+// OK reports whether no violation was found. Undecided partitions are not
+// violations; see Decided.
+func (r *Result) OK() bool { return len(r.Violations) == 0 }
+
+// Decided reports whether the whole history was checked: every op well
+// formed and every partition decided within the timeout.
+func (r *Result) Decided() bool { return len(r.Unknown) == 0 && len(r.Invalid) == 0 }
+
+// ByKind returns the violations of one kind.
+func (r *Result) ByKind(kind string) []Violation {
+	var vs []Violation
+	for _, v := range r.Violations {
+		if v.Kind == kind {
+			vs = append(vs, v)
+		}
+	}
+	return vs
+}

@@ -1,0 +1,66 @@
+package fakepsp
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"sync/atomic"
+)
+
+// account is everything one secret key owns: Stripe scopes objects and
+// idempotency keys to an account. Guarded by PSP.mu.
+type account struct {
+	id        string
+	keys      *keyStore
+	intents   map[string]*paymentIntent
+	intentSeq []*paymentIntent // creation order, for search
+	charges   map[string]*paymentIntent
+	refunds   map[string]*refund
+	events    []*event // creation order
+	eventByID map[string]*event
+	endpoints []*webhookEndpoint
+}
+
+func newAccount() *account {
+	return &account{
+		id:        "acct_" + randToken(16),
+		keys:      newKeyStore(),
+		intents:   map[string]*paymentIntent{},
+		charges:   map[string]*paymentIntent{},
+		refunds:   map[string]*refund{},
+		eventByID: map[string]*event{},
+	}
+}
+
+// addAccount registers an account under key (a fresh sk_test_ key when empty).
+func (p *PSP) addAccount(key string) string {
+	if key == "" {
+		key = "sk_test_" + randToken(24)
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if _, ok := p.accounts[key]; !ok {
+		p.accounts[key] = newAccount()
+	}
+	return key
+}
+
+func (p *PSP) accountFor(key string) *account {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.accounts[key]
+}
+
+var idSeq atomic.Int64
+
+// newID makes Stripe-looking ids (pi_..., ch_...) that are unique in-process
+// and sort by creation.
+func newID(prefix string) string {
+	n := idSeq.Add(1)
+	return prefix + "_" + hex.EncodeToString([]byte{byte(n >> 40), byte(n >> 32), byte(n >> 24), byte(n >> 16), byte(n >> 8), byte(n)}) + randToken(6)
+}
+
+func randToken(n int) string {
+	b := make([]byte, (n+1)/2)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)[:n]
+}

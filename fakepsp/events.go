@@ -1,0 +1,93 @@
+package fakepsp
+
+import (
+	"encoding/json"
+	"strings"
+
+	"github.com/stripe/stripe-go/v85"
+)
+
+// event is one Stripe Event; raw is its JSON, fixed at creation, as both the
+// API and every webhook delivery send it.
+type event struct {
+	id      string
+	typ     string
+	created int64
+	raw     json.RawMessage
+	target  target // what webhook faults match on
+}
+
+// newEventLocked records an event about obj; the caller holds p.mu and
+// dispatches it after unlocking.
+func (p *PSP) newEventLocked(c *call, typ string, obj map[string]any, t target) *event {
+	ev := &event{id: newID("evt"), typ: typ, created: p.nowLocked().Unix(), target: t}
+	pending := 0
+	for _, ep := range c.acct.endpoints {
+		if ep.wants(typ) {
+			pending++
+		}
+	}
+	var key any
+	if c.idemKey != "" {
+		key = c.idemKey
+	}
+	ev.raw, _ = json.Marshal(map[string]any{
+		"id": ev.id, "object": "event", "api_version": stripe.APIVersion, "created": ev.created,
+		"data": map[string]any{"object": obj}, "livemode": false, "pending_webhooks": pending,
+		"request": map[string]any{"id": c.requestID, "idempotency_key": key}, "type": typ,
+	})
+	c.acct.events = append(c.acct.events, ev)
+	c.acct.eventByID[ev.id] = ev
+	return ev
+}
+
+func (p *PSP) listEvents(c *call) response {
+	limit, bad := listLimit(c.params)
+	if bad != nil {
+		return *bad
+	}
+	types := c.params.array("types")
+	if t := c.params.str("type"); t != "" {
+		types = append(types, t)
+	}
+	after := c.params.str("starting_after")
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var data []any
+	skipping := after != ""
+	for i := len(c.acct.events) - 1; i >= 0; i-- {
+		ev := c.acct.events[i]
+		if skipping {
+			skipping = ev.id != after
+			continue
+		}
+		if typeMatches(types, ev.typ) {
+			data = append(data, ev.raw)
+		}
+	}
+	return ok(listPage("/v1/events", data, limit))
+}
+
+func (p *PSP) retrieveEvent(c *call) response {
+	id := c.r.PathValue("id")
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	ev := c.acct.eventByID[id]
+	if ev == nil {
+		return notFound("id", "event", id)
+	}
+	return ok(ev.raw)
+}
+
+// typeMatches: no filter matches all; "payment_intent.*" matches a prefix.
+func typeMatches(filters []string, typ string) bool {
+	if len(filters) == 0 {
+		return true
+	}
+	for _, f := range filters {
+		if f == "*" || f == typ || strings.HasSuffix(f, ".*") && strings.HasPrefix(typ, strings.TrimSuffix(f, "*")) {
+			return true
+		}
+	}
+	return false
+}

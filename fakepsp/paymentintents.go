@@ -1,0 +1,264 @@
+package fakepsp
+
+import (
+	"net/http"
+
+	"github.com/idemcheck/idemcheck/checker"
+	"strings"
+	"time"
+)
+
+// paymentIntent is the PSP's state of one PaymentIntent and its charge.
+// Guarded by PSP.mu.
+type paymentIntent struct {
+	id             string
+	amount         int64
+	currency       string
+	status         string
+	metadata       map[string]string
+	description    string
+	paymentMethod  string
+	created        int64
+	latestCharge   string
+	amountReceived int64
+	amountRefunded int64
+	lastError      *stripeError
+	chargeKey      string      // the Idempotency-Key of the request that charged
+	versions       []piVersion // what search may see, with its lag
+}
+
+// piVersion is the PaymentIntent as it was at one moment (real time).
+type piVersion struct {
+	at   time.Time
+	snap map[string]any
+}
+
+const (
+	statusRequiresPM      = "requires_payment_method"
+	statusRequiresConfirm = "requires_confirmation"
+	statusSucceeded       = "succeeded"
+)
+
+func (pi *paymentIntent) json() map[string]any {
+	var latest, lastErr any
+	if pi.latestCharge != "" {
+		latest = pi.latestCharge
+	}
+	if pi.lastError != nil {
+		lastErr = *pi.lastError
+	}
+	var pm any
+	if pi.paymentMethod != "" {
+		pm = pi.paymentMethod
+	}
+	var desc any
+	if pi.description != "" {
+		desc = pi.description
+	}
+	return map[string]any{
+		"id": pi.id, "object": "payment_intent", "amount": pi.amount, "amount_received": pi.amountReceived,
+		"amount_capturable": 0, "currency": pi.currency, "status": pi.status, "metadata": nonNil(pi.metadata),
+		"payment_method": pm, "latest_charge": latest, "last_payment_error": lastErr, "description": desc,
+		"created": pi.created, "livemode": false, "capture_method": "automatic", "confirmation_method": "automatic",
+		"client_secret": pi.id + "_secret_" + pi.id[len(pi.id)-6:], "payment_method_types": []string{"card"},
+	}
+}
+
+// chargeJSON is the Charge object behind a succeeded PaymentIntent.
+func (pi *paymentIntent) chargeJSON() map[string]any {
+	return map[string]any{
+		"id": pi.latestCharge, "object": "charge", "amount": pi.amount, "amount_captured": pi.amount,
+		"amount_refunded": pi.amountRefunded, "refunded": pi.amountRefunded == pi.amount, "captured": true,
+		"paid": true, "status": "succeeded", "currency": pi.currency, "payment_intent": pi.id,
+		"payment_method": pi.paymentMethod, "metadata": nonNil(pi.metadata), "created": pi.created, "livemode": false,
+	}
+}
+
+// snapshot records a version for search; call after every change.
+func (pi *paymentIntent) snapshot() map[string]any {
+	s := pi.json()
+	pi.versions = append(pi.versions, piVersion{at: time.Now(), snap: s})
+	return s
+}
+
+func (p *PSP) createIntent(c *call) response {
+	amount, present, bad := c.params.int64("amount")
+	switch {
+	case bad != nil:
+		return *bad
+	case !present:
+		return missingParam("amount")
+	case amount < 1:
+		return errResp(http.StatusBadRequest, stripeError{Type: "invalid_request_error", Code: "parameter_invalid_integer", Param: "amount",
+			Message: "This value must be greater than or equal to 1."})
+	case amount > 99999999:
+		return errResp(http.StatusBadRequest, stripeError{Type: "invalid_request_error", Code: "amount_too_large", Param: "amount",
+			Message: "Amount must be no more than 99999999."})
+	}
+	currency := strings.ToLower(c.params.str("currency"))
+	if !c.params.has("currency") {
+		return missingParam("currency")
+	}
+	if !knownCurrency(currency) {
+		return invalidParam("currency", "Invalid currency: "+c.params.str("currency")+".")
+	}
+	md, bad := c.params.metadata()
+	if bad != nil {
+		return *bad
+	}
+	confirm, bad := c.params.boolean("confirm")
+	if bad != nil {
+		return *bad
+	}
+	pm := c.params.str("payment_method")
+	if confirm && pm == "" {
+		return missingPM()
+	}
+	c.begin()
+	pi := &paymentIntent{id: newID("pi"), amount: amount, currency: currency, metadata: md,
+		description: c.params.str("description"), paymentMethod: pm, status: statusRequiresPM}
+	if pm != "" {
+		pi.status = statusRequiresConfirm
+	}
+	p.mu.Lock()
+	pi.created = p.nowLocked().Unix()
+	c.acct.intents[pi.id] = pi
+	c.acct.intentSeq = append(c.acct.intentSeq, pi)
+	snap := pi.snapshot()
+	p.mu.Unlock()
+	if !confirm {
+		return ok(snap)
+	}
+	return p.charge(c, pi, pm)
+}
+
+func (p *PSP) confirmIntent(c *call) response {
+	id := c.r.PathValue("id")
+	p.mu.Lock()
+	pi := c.acct.intents[id]
+	var status, pm string
+	if pi != nil {
+		status, pm = pi.status, pi.paymentMethod
+	}
+	p.mu.Unlock()
+	if pi == nil {
+		return notFound("intent", "payment_intent", id)
+	}
+	if x := c.params.str("payment_method"); x != "" {
+		pm = x
+	}
+	if status != statusRequiresPM && status != statusRequiresConfirm {
+		return unexpectedState(status)
+	}
+	if pm == "" {
+		return missingPM()
+	}
+	c.begin()
+	return p.charge(c, pi, pm)
+}
+
+// charge confirms pi with pm: the one place money moves for a PaymentIntent.
+func (p *PSP) charge(c *call, pi *paymentIntent, pm string) response {
+	t := target{key: c.idemKey, amount: pi.amount, op: "charge"}
+	if r := c.beforeCharge(t); r != nil {
+		return *r
+	}
+	p.mu.Lock()
+	if pi.status != statusRequiresPM && pi.status != statusRequiresConfirm {
+		status := pi.status
+		p.mu.Unlock()
+		return unexpectedState(status) // another confirm won while this one waited
+	}
+	pi.paymentMethod = pm
+	var resp response
+	var ev *event
+	var op *checker.Op
+	if d, declined := declines[pm]; declined {
+		pi.status = statusRequiresPM
+		e := stripeError{Type: "card_error", Code: d.code, DeclineCode: d.declineCode, Message: d.message}
+		pi.lastError = &e
+		snap := pi.snapshot()
+		e.PaymentIntent = snap
+		resp = errResp(http.StatusPaymentRequired, e)
+		ev = p.newEventLocked(c, "payment_intent.payment_failed", snap, t)
+	} else {
+		pi.status, pi.lastError = statusSucceeded, nil
+		pi.latestCharge, pi.amountReceived, pi.chargeKey = newID("ch"), pi.amount, c.idemKey
+		c.acct.charges[pi.latestCharge] = pi
+		o := effectOp("charge", c.idemKey, pi.amount, pi.metadata)
+		o.Output.ChargeID = pi.latestCharge
+		op = &o
+		snap := pi.snapshot()
+		resp = ok(snap)
+		ev = p.newEventLocked(c, "payment_intent.succeeded", snap, t)
+	}
+	p.mu.Unlock()
+	if op != nil {
+		p.truth.add(*op)
+	}
+	p.dispatch(c.acct, ev)
+	if r := c.afterCharge(t); r != nil {
+		return *r
+	}
+	return resp
+}
+
+func (p *PSP) retrieveIntent(c *call) response {
+	id := c.r.PathValue("id")
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	pi := c.acct.intents[id]
+	if pi == nil {
+		return notFound("intent", "payment_intent", id)
+	}
+	return ok(pi.json())
+}
+
+func (p *PSP) retrieveCharge(c *call) response {
+	id := c.r.PathValue("id")
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	pi := c.acct.charges[id]
+	if pi == nil {
+		return notFound("charge", "charge", id)
+	}
+	return ok(pi.chargeJSON())
+}
+
+func (p *PSP) listIntents(c *call) response {
+	limit, bad := listLimit(c.params)
+	if bad != nil {
+		return *bad
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var data []any
+	after := c.params.str("starting_after")
+	skipping := after != ""
+	for i := len(c.acct.intentSeq) - 1; i >= 0; i-- {
+		pi := c.acct.intentSeq[i]
+		if skipping {
+			skipping = pi.id != after
+			continue
+		}
+		data = append(data, pi.json())
+	}
+	return ok(listPage("/v1/payment_intents", data, limit))
+}
+
+func unexpectedState(status string) response {
+	return errResp(http.StatusBadRequest, stripeError{Type: "invalid_request_error", Code: "payment_intent_unexpected_state",
+		Message: "You cannot confirm this PaymentIntent because it has a status of " + status + "."})
+}
+
+func missingPM() response {
+	return errResp(http.StatusBadRequest, stripeError{Type: "invalid_request_error", Code: "payment_intent_unexpected_state", Param: "payment_method",
+		Message: "You cannot confirm this PaymentIntent because it's missing a payment method."})
+}
+
+func nonNil(m map[string]string) map[string]string {
+	if m == nil {
+		return map[string]string{}
+	}
+	return m
+}

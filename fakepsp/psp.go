@@ -1,0 +1,262 @@
+// Package fakepsp is a stateful, Stripe-compatible payment service provider for
+// tests: Stripe's v1 wire protocol for PaymentIntents, Refunds, Events and
+// webhook endpoints, Stripe's documented idempotency semantics, signed webhooks
+// delivered at least once, fault knobs, and a ground-truth log of every charge
+// and refund it made (checker ops, see HISTORY.md).
+//
+// Start one in-process with Start, or run it standalone with `idemcheck psp`.
+package fakepsp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/idemcheck/idemcheck/checker"
+)
+
+// OpRecorder receives every ground-truth op as it happens; *checker.Recorder
+// satisfies it.
+type OpRecorder interface {
+	Record(op checker.Op) error
+}
+
+// WebhookSchedule is the retry schedule of a failing webhook delivery: the
+// n-th retry waits Base*Factor^(n-1), and no retry is scheduled beyond Horizon
+// after the first attempt (summing the backoffs, so load cannot change the count).
+type WebhookSchedule struct {
+	Base    time.Duration // default 1 min
+	Factor  float64       // default 2
+	Horizon time.Duration // default 72 h (Stripe retries for three days)
+	// Timeout bounds one delivery attempt; default 10 s.
+	Timeout time.Duration
+}
+
+// RateLimits are token buckets per account and per (account, endpoint).
+// Zero fields take Stripe's defaults; Disabled turns both off.
+type RateLimits struct {
+	PerAccount  float64 // requests per second, default 100
+	PerEndpoint float64 // requests per second, default 25
+	Disabled    bool
+}
+
+// Config configures a PSP. The zero value is usable.
+type Config struct {
+	// Addr to listen on; default "127.0.0.1:0". Only loopback addresses.
+	Addr string
+	// KeyWindow is how long an idempotency key's saved result is kept; default 24 h.
+	KeyWindow time.Duration
+	// WebhookSchedule scales webhook retries.
+	WebhookSchedule WebhookSchedule
+	// RateLimits of the API; see RateLimits.
+	RateLimits RateLimits
+	// Clock is the PSP's time (key expiry, created stamps, webhook signatures);
+	// default time.Now. PSP.Advance adds an offset on top of it.
+	Clock func() time.Time
+	// Recorder, when set, receives every charge and refund op.
+	Recorder OpRecorder
+	// OnOp, when set, is called with every charge and refund op.
+	OnOp func(checker.Op)
+	// SecretKey of the first account; default a fresh "sk_test_...".
+	SecretKey string
+	// WebhookSecret signs every delivery; default a fresh "whsec_...".
+	WebhookSecret string
+}
+
+// PSP is a running fake PSP. All methods are safe for concurrent use.
+type PSP struct {
+	cfg    Config
+	srv    *http.Server
+	ln     net.Listener
+	url    string
+	ctx    context.Context // canceled by Close: ends every wait and loop
+	cancel context.CancelFunc
+	wg     sync.WaitGroup // server goroutine and webhook workers
+
+	life     sync.Mutex // guards stopping and inflight
+	idle     *sync.Cond
+	stopping bool
+	inflight int
+
+	faults  *Faults
+	truth   *groundTruth
+	limiter *rateLimiter
+	pause   *pauser
+	dlog    *deliveryLog
+
+	mu       sync.Mutex // guards everything below and all account state
+	offset   time.Duration
+	accounts map[string]*account // by secret key
+	firstKey string
+	whSecret string
+	closed   bool
+}
+
+// Start starts a PSP listening on cfg.Addr (default 127.0.0.1:0).
+func Start(cfg Config) (*PSP, error) {
+	cfg = withDefaults(cfg)
+	addr := cfg.Addr
+	if err := checkLoopback(addr); err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("fakepsp: listen %s: %w", addr, err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	p := &PSP{
+		cfg:      cfg,
+		ln:       ln,
+		url:      "http://" + ln.Addr().String(),
+		ctx:      ctx,
+		cancel:   cancel,
+		accounts: map[string]*account{},
+		whSecret: cfg.WebhookSecret,
+		pause:    newPauser(),
+		dlog:     &deliveryLog{},
+	}
+	p.idle = sync.NewCond(&p.life)
+	p.truth = newGroundTruth(cfg.Recorder, cfg.OnOp)
+	p.limiter = newRateLimiter(cfg.RateLimits)
+	p.faults = newFaults(p)
+	p.firstKey = p.addAccount(cfg.SecretKey)
+	p.srv = &http.Server{
+		Handler:           p.routes(),
+		ReadHeaderTimeout: 10 * time.Second,
+		BaseContext:       func(net.Listener) context.Context { return ctx },
+	}
+	p.wg.Add(1)
+	go func() {
+		defer p.wg.Done()
+		_ = p.srv.Serve(ln)
+	}()
+	return p, nil
+}
+
+func withDefaults(cfg Config) Config {
+	if cfg.Addr == "" {
+		cfg.Addr = "127.0.0.1:0"
+	}
+	if cfg.KeyWindow <= 0 {
+		cfg.KeyWindow = 24 * time.Hour
+	}
+	ws := &cfg.WebhookSchedule
+	if ws.Base <= 0 {
+		ws.Base = time.Minute
+	}
+	if ws.Factor < 1 {
+		ws.Factor = 2
+	}
+	if ws.Horizon <= 0 {
+		ws.Horizon = 72 * time.Hour
+	}
+	if ws.Timeout <= 0 {
+		ws.Timeout = 10 * time.Second
+	}
+	if cfg.RateLimits.PerAccount <= 0 {
+		cfg.RateLimits.PerAccount = 100
+	}
+	if cfg.RateLimits.PerEndpoint <= 0 {
+		cfg.RateLimits.PerEndpoint = 25
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = time.Now
+	}
+	if cfg.SecretKey == "" {
+		cfg.SecretKey = "sk_test_" + randToken(24)
+	}
+	if cfg.WebhookSecret == "" {
+		cfg.WebhookSecret = "whsec_" + randToken(32)
+	}
+	return cfg
+}
+
+func checkLoopback(addr string) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("fakepsp: listen address %q: %w", addr, err)
+	}
+	if host == "localhost" {
+		return nil
+	}
+	ip := net.ParseIP(host)
+	if ip == nil || !ip.IsLoopback() {
+		return fmt.Errorf("fakepsp: listen address %q: only loopback addresses (127.0.0.1) are allowed", addr)
+	}
+	return nil
+}
+
+// Close stops the listener, ends held and delayed requests, stops webhook
+// delivery and waits for every goroutine the PSP started.
+func (p *PSP) Close() error {
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return nil
+	}
+	p.closed = true
+	p.mu.Unlock()
+	// Connections first: a request cut loose by cancel must find no client
+	// to answer, as a crashed PSP answers none.
+	err := p.srv.Close()
+	p.cancel()
+	p.drain()
+	p.wg.Wait()
+	if errors.Is(err, http.ErrServerClosed) {
+		err = nil
+	}
+	return err
+}
+
+// URL is the base URL: the Stripe API under /v1/, the control API under /_psp/.
+func (p *PSP) URL() string { return p.url }
+
+// SecretKey is the first account's secret key.
+func (p *PSP) SecretKey() string { return p.firstKey }
+
+// NewAccount creates an account and returns its secret key.
+func (p *PSP) NewAccount() string { return p.addAccount("") }
+
+// WebhookSecret signs every webhook delivery ("whsec_...").
+func (p *PSP) WebhookSecret() string { return p.whSecret }
+
+// Faults is the fault API.
+func (p *PSP) Faults() *Faults { return p.faults }
+
+// Charges returns the ground truth: every charge made, in order.
+func (p *PSP) Charges() []checker.Op { return p.truth.ops(checker.OpCharge) }
+
+// Refunds returns the ground truth: every refund made, in order.
+func (p *PSP) Refunds() []checker.Op { return p.truth.ops(checker.OpRefund) }
+
+// History returns every charge and refund op, in order.
+func (p *PSP) History() checker.History { return p.truth.ops("") }
+
+// Now is the PSP's clock: Config.Clock plus what Advance added.
+func (p *PSP) Now() time.Time {
+	p.mu.Lock()
+	off := p.offset
+	p.mu.Unlock()
+	return p.cfg.Clock().Add(off)
+}
+
+// Advance moves the PSP's clock forward by d (key expiry, created stamps).
+func (p *PSP) Advance(d time.Duration) {
+	p.mu.Lock()
+	p.offset += d
+	p.mu.Unlock()
+}
+
+// Pause makes the whole PSP stop answering (API and webhooks) until Resume;
+// requests wait, as against a frozen process. The control API keeps working.
+func (p *PSP) Pause() { p.pause.set(true) }
+
+// Resume ends a Pause.
+func (p *PSP) Resume() { p.pause.set(false) }
+
+// nowLocked is Now for callers holding p.mu.
+func (p *PSP) nowLocked() time.Time { return p.cfg.Clock().Add(p.offset) }

@@ -1,0 +1,58 @@
+package fakepsp
+
+import (
+	"sync"
+	"time"
+)
+
+// rateLimiter holds token buckets per account and per (account, endpoint),
+// refilled on real time: it limits throughput, which the PSP clock does not
+// measure.
+type rateLimiter struct {
+	cfg     RateLimits
+	mu      sync.Mutex
+	buckets map[string]*bucket
+}
+
+type bucket struct {
+	tokens float64
+	last   time.Time
+}
+
+func newRateLimiter(cfg RateLimits) *rateLimiter {
+	return &rateLimiter{cfg: cfg, buckets: map[string]*bucket{}}
+}
+
+// allow takes one token from both buckets, or none when either is empty.
+func (l *rateLimiter) allow(acct, endpoint string) bool {
+	if l.cfg.Disabled {
+		return true
+	}
+	now := time.Now()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	a := l.fill("a\x00"+acct, l.cfg.PerAccount, now)
+	e := l.fill("e\x00"+acct+"\x00"+endpoint, l.cfg.PerEndpoint, now)
+	if a.tokens < 1 || e.tokens < 1 {
+		return false
+	}
+	a.tokens--
+	e.tokens--
+	return true
+}
+
+// fill refills a bucket whose burst equals one second of its rate.
+func (l *rateLimiter) fill(k string, rate float64, now time.Time) *bucket {
+	b, ok := l.buckets[k]
+	if !ok {
+		b = &bucket{tokens: rate, last: now}
+		l.buckets[k] = b
+		return b
+	}
+	b.tokens += now.Sub(b.last).Seconds() * rate
+	if b.tokens > rate {
+		b.tokens = rate
+	}
+	b.last = now
+	return b
+}

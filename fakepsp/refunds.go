@@ -1,0 +1,121 @@
+package fakepsp
+
+import (
+	"net/http"
+	"strconv"
+)
+
+// refund is one refund of a charge. Guarded by PSP.mu.
+type refund struct {
+	id       string
+	amount   int64
+	pi       *paymentIntent
+	charge   string
+	metadata map[string]string
+	reason   string
+	created  int64
+}
+
+func (r *refund) json() map[string]any {
+	var reason any
+	if r.reason != "" {
+		reason = r.reason
+	}
+	return map[string]any{
+		"id": r.id, "object": "refund", "amount": r.amount, "charge": r.charge, "payment_intent": r.pi.id,
+		"currency": r.pi.currency, "status": "succeeded", "metadata": nonNil(r.metadata), "reason": reason,
+		"created": r.created,
+	}
+}
+
+func (p *PSP) createRefund(c *call) response {
+	piID, chID := c.params.str("payment_intent"), c.params.str("charge")
+	if piID == "" && chID == "" {
+		return missingParam("payment_intent")
+	}
+	amount, present, bad := c.params.int64("amount")
+	if bad != nil {
+		return *bad
+	}
+	if present && amount < 1 {
+		return errResp(http.StatusBadRequest, stripeError{Type: "invalid_request_error", Code: "parameter_invalid_integer", Param: "amount",
+			Message: "This value must be greater than or equal to 1."})
+	}
+	md, bad := c.params.metadata()
+	if bad != nil {
+		return *bad
+	}
+	reason := c.params.str("reason")
+	switch reason {
+	case "", "duplicate", "fraudulent", "requested_by_customer":
+	default:
+		return invalidParam("reason", "Invalid reason: must be one of duplicate, fraudulent, or requested_by_customer.")
+	}
+	p.mu.Lock()
+	pi, param, id := c.acct.intents[piID], "payment_intent", piID
+	if piID == "" {
+		pi, param, id = c.acct.charges[chID], "charge", chID
+	}
+	succeeded := pi != nil && pi.status == statusSucceeded
+	var piAmount int64
+	if pi != nil {
+		piAmount = pi.amount
+	}
+	p.mu.Unlock()
+	switch {
+	case pi == nil:
+		return notFound(param, param, id)
+	case !succeeded:
+		return errResp(http.StatusBadRequest, stripeError{Type: "invalid_request_error", Code: "charge_not_refundable", Param: param,
+			Message: "This PaymentIntent does not have a successful charge to refund."})
+	}
+	c.begin()
+	t := target{key: c.idemKey, amount: amount, op: "refund"}
+	if !present {
+		t.amount = piAmount
+	}
+	if r := c.beforeCharge(t); r != nil {
+		return *r
+	}
+	p.mu.Lock()
+	left := pi.amount - pi.amountRefunded
+	if !present {
+		amount = left
+	}
+	switch {
+	case left == 0:
+		p.mu.Unlock()
+		return errResp(http.StatusBadRequest, stripeError{Type: "invalid_request_error", Code: "charge_already_refunded", Charge: pi.latestCharge,
+			Message: "Charge " + pi.latestCharge + " has already been refunded."})
+	case amount > left:
+		p.mu.Unlock()
+		return errResp(http.StatusBadRequest, stripeError{Type: "invalid_request_error", Code: "amount_too_large", Param: "amount",
+			Message: "Refund amount (" + strconv.FormatInt(amount, 10) + ") is greater than unrefunded amount on charge (" + strconv.FormatInt(left, 10) + ")."})
+	}
+	rf := &refund{id: newID("re"), amount: amount, pi: pi, charge: pi.latestCharge, metadata: md, reason: reason, created: p.nowLocked().Unix()}
+	pi.amountRefunded += amount
+	c.acct.refunds[rf.id] = rf
+	op := effectOp("refund", c.idemKey, amount, pi.metadata)
+	op.Input.ChargeID = pi.latestCharge
+	op.Output.RefundID = rf.id
+	ev := p.newEventLocked(c, "charge.refunded", pi.chargeJSON(), t)
+	body := rf.json()
+	p.mu.Unlock()
+	p.truth.add(op)
+	p.dispatch(c.acct, ev)
+	if r := c.afterCharge(t); r != nil {
+		return *r
+	}
+	return ok(body)
+}
+
+func (p *PSP) retrieveRefund(c *call) response {
+	id := c.r.PathValue("id")
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	rf := c.acct.refunds[id]
+	if rf == nil {
+		return notFound("id", "refund", id)
+	}
+	return ok(rf.json())
+}

@@ -1,0 +1,232 @@
+package fakepsp
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"net/http"
+	"strings"
+
+	"github.com/stripe/stripe-go/v85"
+)
+
+// call is one API request on its way through the layers.
+type call struct {
+	p         *PSP
+	acct      *account
+	r         *http.Request
+	params    params
+	idemKey   string
+	endpoint  string // "POST /v1/payment_intents": the route, for key scope and rate limits
+	requestID string
+	started   bool   // execution began: the answer is saved under the key
+	lose      bool   // LoseReply fired: close the connection instead of answering
+	hold      *Fault // HoldReply fired: hold the answer until released
+}
+
+// begin marks the start of execution: from here on the answer, whatever it
+// is, is saved under the idempotency key. Validation happens before it.
+func (c *call) begin() { c.started = true }
+
+func (p *PSP) routes() http.Handler {
+	mux := http.NewServeMux()
+	api := func(pattern string, h func(*call) response) {
+		mux.Handle(pattern, p.api(pattern, h))
+	}
+	api("POST /v1/payment_intents", p.createIntent)
+	api("GET /v1/payment_intents", p.listIntents)
+	api("GET /v1/payment_intents/search", p.searchIntents)
+	api("GET /v1/payment_intents/{id}", p.retrieveIntent)
+	api("POST /v1/payment_intents/{id}/confirm", p.confirmIntent)
+	api("GET /v1/charges/{id}", p.retrieveCharge)
+	api("POST /v1/refunds", p.createRefund)
+	api("GET /v1/refunds/{id}", p.retrieveRefund)
+	api("GET /v1/events", p.listEvents)
+	api("GET /v1/events/{id}", p.retrieveEvent)
+	api("POST /v1/webhook_endpoints", p.createEndpoint)
+	api("GET /v1/webhook_endpoints", p.listEndpoints)
+	api("DELETE /v1/webhook_endpoints/{id}", p.deleteEndpoint)
+	api("/", func(c *call) response {
+		return errResp(http.StatusNotFound, stripeError{Type: "invalid_request_error",
+			Message: "Unrecognized request URL (" + c.r.Method + ": " + c.r.URL.Path + ")."})
+	})
+	p.controlRoutes(mux)
+	return mux
+}
+
+// api wraps a handler in Stripe's layers, in Stripe's order: authentication
+// (401) and rate limits (429) before the idempotency layer; validation
+// failures are not saved; once execution begins, the answer is saved.
+func (p *PSP) api(endpoint string, h func(*call) response) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !p.enter() {
+			http.Error(w, "fakepsp closed", http.StatusServiceUnavailable)
+			return
+		}
+		defer p.leave()
+		if !p.pause.wait(r.Context(), p.ctx) {
+			return // client gave up or the PSP closed while paused
+		}
+		c := &call{p: p, r: r, endpoint: endpoint, requestID: "req_" + randToken(14), idemKey: r.Header.Get("Idempotency-Key")}
+		key, hasKey := secretKey(r)
+		if !hasKey {
+			p.write(w, c, errResp(http.StatusUnauthorized, stripeError{Type: "invalid_request_error",
+				Message: "You did not provide an API key. Provide it in the Authorization header (Authorization: Bearer YOUR_SECRET_KEY)."}), false)
+			return
+		}
+		if c.acct = p.accountFor(key); c.acct == nil {
+			p.write(w, c, errResp(http.StatusUnauthorized, stripeError{Type: "invalid_request_error", Code: "api_key_invalid",
+				Message: "Invalid API Key provided: " + redact(key)}), false)
+			return
+		}
+		prm, bad := readParams(r)
+		if bad != nil {
+			p.write(w, c, *bad, false)
+			return
+		}
+		c.params = prm
+		amount, _, _ := prm.int64("amount")
+		if !p.limiter.allow(key, endpoint) || p.faults.fire(RateLimit, target{key: c.idemKey, amount: amount, op: opOf(endpoint)}) != nil {
+			p.write(w, c, rateLimited(), false)
+			return
+		}
+		if r.Method != http.MethodPost || c.idemKey == "" {
+			p.write(w, c, h(c), false)
+			return
+		}
+		p.idempotent(w, c, h)
+	})
+}
+
+// idempotent runs a POST that carries an Idempotency-Key.
+func (p *PSP) idempotent(w http.ResponseWriter, c *call, h func(*call) response) {
+	if len(c.idemKey) > maxKeyLen {
+		p.write(w, c, keyTooLong(), false)
+		return
+	}
+	p.mu.Lock()
+	// Scope is the concrete path: a key used to confirm pi_1 cannot confirm pi_2.
+	path := c.r.Method + " " + c.r.URL.Path
+	e, res := c.acct.keys.claim(c.idemKey, path, c.params.fingerprint(), p.nowLocked(), p.cfg.KeyWindow)
+	var saved keyEntry
+	if res == claimReplay {
+		saved = *e
+	}
+	p.mu.Unlock()
+	switch res {
+	case claimReplay:
+		p.replay(w, c, saved)
+		return
+	case claimMismatch:
+		p.write(w, c, keyMismatch(c.idemKey, e, path), false)
+		return
+	case claimInUse:
+		p.write(w, c, keyInUse(c.idemKey), false)
+		return
+	}
+	resp := h(c)
+	body := encode(resp.body)
+	p.mu.Lock()
+	if c.started {
+		c.acct.keys.save(e, resp.status, body, c.requestID)
+	} else {
+		c.acct.keys.release(c.idemKey, e)
+	}
+	p.mu.Unlock()
+	p.writeBody(w, c, resp.status, body, false)
+}
+
+func (p *PSP) replay(w http.ResponseWriter, c *call, e keyEntry) {
+	w.Header().Set("Original-Request", e.requestID)
+	c.requestID = e.requestID
+	p.writeBody(w, c, e.status, e.body, true)
+}
+
+func (p *PSP) write(w http.ResponseWriter, c *call, resp response, replayed bool) {
+	p.writeBody(w, c, resp.status, encode(resp.body), replayed)
+}
+
+// writeBody answers, unless a reply fault says to lose or hold the answer.
+func (p *PSP) writeBody(w http.ResponseWriter, c *call, status int, body []byte, replayed bool) {
+	if c.hold != nil {
+		select {
+		case <-c.hold.released():
+		case <-c.r.Context().Done():
+			c.lose = true
+		case <-p.ctx.Done():
+			c.lose = true
+		}
+	}
+	if c.lose {
+		dropConnection(w)
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Request-Id", c.requestID)
+	h.Set("Stripe-Version", stripe.APIVersion)
+	if c.idemKey != "" && c.r.Method == http.MethodPost {
+		h.Set("Idempotency-Key", c.idemKey)
+	}
+	if replayed {
+		h.Set("Idempotent-Replayed", "true")
+	}
+	w.WriteHeader(status)
+	_, _ = w.Write(body)
+}
+
+// dropConnection closes the client's connection without an answer: the
+// client sees EOF, the charge has been made and saved.
+func dropConnection(w http.ResponseWriter) {
+	if hj, ok := w.(http.Hijacker); ok {
+		if conn, _, err := hj.Hijack(); err == nil {
+			_ = conn.Close()
+		}
+		return // a hijack error means the connection is already gone
+	}
+	panic(http.ErrAbortHandler) // net/http closes the connection without logging
+}
+
+func encode(body any) []byte {
+	b, err := json.Marshal(body)
+	if err != nil {
+		b, _ = json.Marshal(map[string]any{"error": stripeError{Type: "api_error", Message: "fakepsp: encoding the answer: " + err.Error()}})
+	}
+	return append(b, '\n')
+}
+
+// secretKey reads "Authorization: Bearer sk_..." or Basic auth with the key
+// as the user name, as Stripe accepts both.
+func secretKey(r *http.Request) (string, bool) {
+	a := r.Header.Get("Authorization")
+	switch {
+	case strings.HasPrefix(a, "Bearer "):
+		k := strings.TrimSpace(strings.TrimPrefix(a, "Bearer "))
+		return k, k != ""
+	case strings.HasPrefix(a, "Basic "):
+		raw, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(a, "Basic "))
+		if err != nil {
+			return "", false
+		}
+		user, _, _ := strings.Cut(string(raw), ":")
+		return user, user != ""
+	}
+	return "", false
+}
+
+func redact(k string) string {
+	if len(k) <= 12 {
+		return "sk_****"
+	}
+	return k[:8] + "****" + k[len(k)-4:]
+}
+
+// opOf names the effect an endpoint has, for Match.Op.
+func opOf(endpoint string) string {
+	switch endpoint {
+	case "POST /v1/payment_intents", "POST /v1/payment_intents/{id}/confirm":
+		return "charge"
+	case "POST /v1/refunds":
+		return "refund"
+	}
+	return ""
+}

@@ -1,0 +1,85 @@
+package fakepsp
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+)
+
+// RunStandalone is `idemcheck psp`: it parses args, starts a PSP, prints its
+// base URL and keys on stdout as key=value lines, and serves until ctx ends.
+// It returns the process exit code: 0 after a clean stop, 2 for bad input, 1
+// when the PSP cannot start.
+func RunStandalone(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("idemcheck psp", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: idemcheck psp [--listen 127.0.0.1:PORT] [flags]")
+		fmt.Fprintln(stderr, "Runs the fake Stripe-compatible PSP until SIGINT/SIGTERM. Prints url=, secret_key=, webhook_secret=.")
+		fs.PrintDefaults()
+	}
+	var cfg Config
+	fs.StringVar(&cfg.Addr, "listen", "127.0.0.1:0", "loopback address to listen on")
+	fs.DurationVar(&cfg.KeyWindow, "key-window", 24*time.Hour, "how long an idempotency key's result is kept")
+	fs.DurationVar(&cfg.WebhookSchedule.Base, "webhook-base", time.Minute, "first webhook retry backoff")
+	fs.Float64Var(&cfg.WebhookSchedule.Factor, "webhook-factor", 2, "webhook backoff growth factor (>= 1)")
+	fs.DurationVar(&cfg.WebhookSchedule.Horizon, "webhook-horizon", 72*time.Hour, "stop retrying a webhook this long after its first attempt")
+	fs.DurationVar(&cfg.WebhookSchedule.Timeout, "webhook-timeout", 10*time.Second, "timeout of one webhook attempt")
+	fs.Float64Var(&cfg.RateLimits.PerAccount, "rate-account", 100, "requests per second per account")
+	fs.Float64Var(&cfg.RateLimits.PerEndpoint, "rate-endpoint", 25, "requests per second per account and endpoint")
+	fs.BoolVar(&cfg.RateLimits.Disabled, "no-rate-limit", false, "disable rate limiting")
+	fs.StringVar(&cfg.SecretKey, "secret-key", "", "secret key of the first account (sk_test_...; default random)")
+	fs.StringVar(&cfg.WebhookSecret, "webhook-secret", "", "webhook signing secret (whsec_...; default random)")
+	if err := fs.Parse(args); err != nil {
+		if err == flag.ErrHelp {
+			return 0
+		}
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "idemcheck psp: unexpected argument %q\n", fs.Arg(0))
+		return 2
+	}
+	if msg := checkStandalone(cfg); msg != "" {
+		fmt.Fprintln(stderr, "idemcheck psp: "+msg)
+		return 2
+	}
+	if err := checkLoopback(cfg.Addr); err != nil {
+		fmt.Fprintf(stderr, "idemcheck psp: --listen: %v\n", err)
+		return 2
+	}
+	p, err := Start(cfg)
+	if err != nil {
+		fmt.Fprintf(stderr, "idemcheck psp: %v\n", err)
+		return 1
+	}
+	fmt.Fprintf(stdout, "url=%s\nsecret_key=%s\nwebhook_secret=%s\n", p.URL(), p.SecretKey(), p.WebhookSecret())
+	fmt.Fprintf(stderr, "idemcheck psp: serving Stripe v1 at %s/v1/ and control at %s/_psp/; stop with SIGINT or SIGTERM\n", p.URL(), p.URL())
+	<-ctx.Done()
+	if err := p.Close(); err != nil {
+		fmt.Fprintf(stderr, "idemcheck psp: close: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+func checkStandalone(cfg Config) string {
+	switch {
+	case cfg.KeyWindow <= 0:
+		return "--key-window must be positive"
+	case cfg.WebhookSchedule.Base <= 0 || cfg.WebhookSchedule.Horizon <= 0 || cfg.WebhookSchedule.Timeout <= 0:
+		return "--webhook-base, --webhook-horizon and --webhook-timeout must be positive"
+	case cfg.WebhookSchedule.Factor < 1:
+		return "--webhook-factor must be at least 1"
+	case !cfg.RateLimits.Disabled && (cfg.RateLimits.PerAccount <= 0 || cfg.RateLimits.PerEndpoint <= 0):
+		return "--rate-account and --rate-endpoint must be positive (or use --no-rate-limit)"
+	case cfg.SecretKey != "" && !strings.HasPrefix(cfg.SecretKey, "sk_test_"):
+		return "--secret-key must start with sk_test_"
+	case cfg.WebhookSecret != "" && !strings.HasPrefix(cfg.WebhookSecret, "whsec_"):
+		return "--webhook-secret must start with whsec_"
+	}
+	return ""
+}

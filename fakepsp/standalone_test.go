@@ -1,0 +1,72 @@
+package fakepsp
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"io"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// syncBuffer is written by RunStandalone while the test reads it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+func (s *syncBuffer) String() string { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
+
+func TestRunStandalone(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	var out, errOut syncBuffer
+	code := make(chan int, 1)
+	go func() {
+		code <- RunStandalone(ctx, []string{"--listen", "127.0.0.1:0", "--secret-key", "sk_test_standalone1234", "--key-window", "2h"}, &out, &errOut)
+	}()
+	waitFor(t, "the printed keys", 5*time.Second, func() bool { return strings.Contains(out.String(), "webhook_secret=") })
+	vals := map[string]string{}
+	sc := bufio.NewScanner(strings.NewReader(out.String()))
+	for sc.Scan() {
+		k, v, _ := strings.Cut(sc.Text(), "=")
+		vals[k] = v
+	}
+	if vals["secret_key"] != "sk_test_standalone1234" || !strings.HasPrefix(vals["url"], "http://127.0.0.1:") || !strings.HasPrefix(vals["webhook_secret"], "whsec_") {
+		t.Fatalf("printed: %q", out.String())
+	}
+	a, err := do(t, client(5*time.Second), "POST", vals["url"]+"/v1/payment_intents", vals["secret_key"], "k", "application/x-www-form-urlencoded", payment("100", "pm_card_visa", "pay_1").Encode())
+	if err != nil || a.status != 200 {
+		t.Fatalf("standalone PSP: %v %d", err, a.status)
+	}
+	cancel()
+	if c := <-code; c != 0 {
+		t.Fatalf("exit %d: %s", c, errOut.String())
+	}
+	assertNoLeaks(t)
+}
+
+func TestRunStandaloneBadInput(t *testing.T) {
+	for _, args := range [][]string{
+		{"--listen", "0.0.0.0:0"},
+		{"--listen", "nonsense"},
+		{"--key-window", "0s"},
+		{"--webhook-factor", "0.5"},
+		{"--secret-key", "sk_live_x"},
+		{"--webhook-secret", "nope"},
+		{"--rate-account", "-1"},
+		{"--bogus"},
+		{"extra-arg"},
+	} {
+		var errOut bytes.Buffer
+		if c := RunStandalone(context.Background(), args, io.Discard, &errOut); c != 2 || errOut.Len() == 0 {
+			t.Errorf("%v: exit %d, stderr %q; want 2 with a message", args, c, errOut.String())
+		}
+	}
+}

@@ -1,0 +1,174 @@
+package fakepsp
+
+import (
+	"fmt"
+	"net/url"
+	"strings"
+	"sync"
+
+	"github.com/stripe/stripe-go/v85"
+)
+
+// webhookEndpoint is a registered receiver; its worker delivers to it.
+type webhookEndpoint struct {
+	id      string
+	url     string
+	events  []string
+	created int64
+	w       *webhookWorker
+}
+
+func (ep *webhookEndpoint) wants(typ string) bool { return typeMatches(ep.events, typ) }
+
+func (ep *webhookEndpoint) json(secret string) map[string]any {
+	m := map[string]any{
+		"id": ep.id, "object": "webhook_endpoint", "url": ep.url, "enabled_events": ep.events,
+		"status": "enabled", "api_version": stripe.APIVersion, "created": ep.created, "livemode": false,
+		"metadata": map[string]string{},
+	}
+	if secret != "" {
+		m["secret"] = secret
+	}
+	return m
+}
+
+// addEndpoint registers an endpoint and starts its delivery worker. Callers
+// are inside enter/leave, so Close waits for the worker it starts.
+func (p *PSP) addEndpoint(acct *account, rawURL string, events []string) *webhookEndpoint {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	ep := &webhookEndpoint{id: newID("we"), url: rawURL, events: events, created: p.nowLocked().Unix()}
+	ep.w = newWorker(p, ep)
+	acct.endpoints = append(acct.endpoints, ep)
+	p.wg.Add(1)
+	go ep.w.run()
+	return ep
+}
+
+// RegisterWebhook registers url for the first account, as POST
+// /v1/webhook_endpoints would; no events means every event ("*").
+func (p *PSP) RegisterWebhook(rawURL string, events ...string) (string, error) {
+	return p.RegisterWebhookFor(p.firstKey, rawURL, events...)
+}
+
+// RegisterWebhookFor registers url for the account of secretKey.
+func (p *PSP) RegisterWebhookFor(secretKey, rawURL string, events ...string) (string, error) {
+	acct := p.accountFor(secretKey)
+	if acct == nil {
+		return "", fmt.Errorf("fakepsp: no account with secret key %s", redact(secretKey))
+	}
+	if err := checkEndpointURL(rawURL); err != nil {
+		return "", err
+	}
+	if len(events) == 0 {
+		events = []string{"*"}
+	}
+	if !p.enter() {
+		return "", fmt.Errorf("fakepsp: closed")
+	}
+	defer p.leave()
+	return p.addEndpoint(acct, rawURL, events).id, nil
+}
+
+func checkEndpointURL(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("fakepsp: invalid webhook URL %q: want http(s)://host/path", raw)
+	}
+	return nil
+}
+
+func (p *PSP) createEndpoint(c *call) response {
+	u := c.params.str("url")
+	if u == "" {
+		return missingParam("url")
+	}
+	if err := checkEndpointURL(u); err != nil {
+		return invalidParam("url", "Invalid URL: "+u)
+	}
+	events := c.params.array("enabled_events")
+	if len(events) == 0 {
+		return missingParam("enabled_events")
+	}
+	for i, e := range events {
+		if e != "*" && !strings.Contains(e, ".") {
+			return invalidParam(fmt.Sprintf("enabled_events[%d]", i), "Invalid event type: "+e)
+		}
+	}
+	c.begin()
+	ep := p.addEndpoint(c.acct, u, events)
+	return ok(ep.json(p.whSecret))
+}
+
+func (p *PSP) listEndpoints(c *call) response {
+	limit, bad := listLimit(c.params)
+	if bad != nil {
+		return *bad
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var data []any
+	for i := len(c.acct.endpoints) - 1; i >= 0; i-- {
+		data = append(data, c.acct.endpoints[i].json(""))
+	}
+	return ok(listPage("/v1/webhook_endpoints", data, limit))
+}
+
+func (p *PSP) deleteEndpoint(c *call) response {
+	id := c.r.PathValue("id")
+	p.mu.Lock()
+	var gone *webhookEndpoint
+	for i, ep := range c.acct.endpoints {
+		if ep.id == id {
+			gone = ep
+			c.acct.endpoints = append(c.acct.endpoints[:i:i], c.acct.endpoints[i+1:]...)
+			break
+		}
+	}
+	p.mu.Unlock()
+	if gone == nil {
+		return notFound("id", "webhook_endpoint", id)
+	}
+	gone.w.stop()
+	return ok(map[string]any{"id": id, "object": "webhook_endpoint", "deleted": true})
+}
+
+// dispatch hands ev to every endpoint of acct that wants it.
+func (p *PSP) dispatch(acct *account, ev *event) {
+	if ev == nil {
+		return
+	}
+	p.mu.Lock()
+	var to []*webhookWorker
+	for _, ep := range acct.endpoints {
+		if ep.wants(ev.typ) {
+			to = append(to, ep.w)
+		}
+	}
+	p.mu.Unlock()
+	for _, w := range to {
+		w.enqueue(ev)
+	}
+}
+
+// deliveryLog keeps every delivery attempt, for tests and the control API.
+type deliveryLog struct {
+	mu  sync.Mutex
+	all []Delivery
+}
+
+func (l *deliveryLog) add(d Delivery) {
+	l.mu.Lock()
+	l.all = append(l.all, d)
+	l.mu.Unlock()
+}
+
+// Deliveries returns every webhook delivery attempt so far, in order.
+func (p *PSP) Deliveries() []Delivery {
+	p.dlog.mu.Lock()
+	defer p.dlog.mu.Unlock()
+	return append([]Delivery(nil), p.dlog.all...)
+}
+
+// statusOK is a delivery Stripe counts as received.
+func statusOK(code int) bool { return code >= 200 && code < 300 }

@@ -1,0 +1,202 @@
+package faults
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Process is a tier process the harness started and may kill, pause, resume
+// or restart. It signals only the pid it started.
+type Process struct {
+	name    string
+	logPath string
+	mk      func() *exec.Cmd
+
+	mu      sync.Mutex
+	cmd     *exec.Cmd
+	done    chan struct{}
+	waitErr error
+	paused  bool
+	kills   int
+	pauses  int
+}
+
+// StartProcess starts cmd, sending its output to a log file in logDir (a temp
+// dir when empty). Restart runs a fresh copy of the same command.
+func StartProcess(name string, cmd *exec.Cmd, logDir string) (*Process, error) {
+	if logDir == "" {
+		logDir = os.TempDir()
+	}
+	template := *cmd
+	p := &Process{
+		name:    name,
+		logPath: filepath.Join(logDir, name+".log"),
+		mk: func() *exec.Cmd {
+			c := exec.Command(template.Path, template.Args[1:]...)
+			c.Env, c.Dir, c.SysProcAttr = template.Env, template.Dir, template.SysProcAttr
+			return c
+		},
+	}
+	return p, p.start(cmd)
+}
+
+func (p *Process) start(cmd *exec.Cmd) error {
+	logf, err := os.OpenFile(p.logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return fmt.Errorf("process %s: log: %w", p.name, err)
+	}
+	cmd.Stdout, cmd.Stderr = logf, logf
+	if err := cmd.Start(); err != nil {
+		logf.Close()
+		return fmt.Errorf("process %s: start: %w", p.name, err)
+	}
+	done := make(chan struct{})
+	p.mu.Lock()
+	p.cmd, p.done, p.paused, p.waitErr = cmd, done, false, nil
+	p.mu.Unlock()
+	go func() {
+		err := cmd.Wait()
+		logf.Close()
+		p.mu.Lock()
+		p.waitErr = err
+		p.mu.Unlock()
+		close(done)
+	}()
+	return nil
+}
+
+// Name is the process's name in logs and reports.
+func (p *Process) Name() string { return p.name }
+
+// LogPath is where its stdout and stderr go.
+func (p *Process) LogPath() string { return p.logPath }
+
+// PID of the current incarnation.
+func (p *Process) PID() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.cmd.Process.Pid
+}
+
+// Exited reports whether the current incarnation has ended.
+func (p *Process) Exited() bool {
+	p.mu.Lock()
+	done := p.done
+	p.mu.Unlock()
+	select {
+	case <-done:
+		return true
+	default:
+		return false
+	}
+}
+
+// Wait blocks until the current incarnation ends or d passes.
+func (p *Process) Wait(d time.Duration) error {
+	p.mu.Lock()
+	done := p.done
+	p.mu.Unlock()
+	select {
+	case <-done:
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		return p.waitErr
+	case <-time.After(d):
+		return fmt.Errorf("process %s (pid %d) still running after %s", p.name, p.PID(), d)
+	}
+}
+
+func (p *Process) signal(sig syscall.Signal) error {
+	if p.Exited() {
+		return fmt.Errorf("process %s: already exited", p.name)
+	}
+	return syscall.Kill(p.PID(), sig)
+}
+
+// Kill sends SIGKILL and waits for the process to be gone: a real crash, no cleanup.
+func (p *Process) Kill() error {
+	if err := p.signal(syscall.SIGKILL); err != nil {
+		return err
+	}
+	p.mu.Lock()
+	p.kills++
+	p.mu.Unlock()
+	_ = p.Wait(10 * time.Second)
+	return nil
+}
+
+// Pause freezes the process with SIGSTOP.
+func (p *Process) Pause() error {
+	if err := p.signal(syscall.SIGSTOP); err != nil {
+		return err
+	}
+	p.mu.Lock()
+	p.paused = true
+	p.pauses++
+	p.mu.Unlock()
+	return nil
+}
+
+// Resume wakes a paused process with SIGCONT.
+func (p *Process) Resume() error {
+	if err := p.signal(syscall.SIGCONT); err != nil {
+		return err
+	}
+	p.mu.Lock()
+	p.paused = false
+	p.mu.Unlock()
+	return nil
+}
+
+// Paused reports whether the process is stopped, read from /proc so a pause
+// the process made itself (a failpoint's SIGSTOP) counts too.
+func (p *Process) Paused() bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p.PID()))
+	if err != nil {
+		return false
+	}
+	// The state letter follows the command name's closing parenthesis.
+	for i := len(b) - 1; i > 0; i-- {
+		if b[i] == ')' && i+2 < len(b) {
+			return b[i+2] == 'T'
+		}
+	}
+	return false
+}
+
+// Kills and Pauses count the faults this harness applied, for asserting a fault fired.
+func (p *Process) Kills() int  { p.mu.Lock(); defer p.mu.Unlock(); return p.kills }
+func (p *Process) Pauses() int { p.mu.Lock(); defer p.mu.Unlock(); return p.pauses }
+
+// Restart starts a fresh copy of the command once the current one has ended
+// (kill it first for a crash-restart).
+func (p *Process) Restart() error {
+	if !p.Exited() {
+		return fmt.Errorf("process %s: restart while pid %d still runs; kill or stop it first", p.name, p.PID())
+	}
+	return p.start(p.mk())
+}
+
+// Stop ends the process: SIGTERM, then SIGKILL after grace. A paused process
+// is resumed first so it can handle SIGTERM.
+func (p *Process) Stop(grace time.Duration) error {
+	if p.Exited() {
+		return nil
+	}
+	_ = syscall.Kill(p.PID(), syscall.SIGCONT)
+	_ = syscall.Kill(p.PID(), syscall.SIGTERM)
+	if err := p.Wait(grace); err == nil || p.Exited() {
+		return nil
+	}
+	_ = syscall.Kill(p.PID(), syscall.SIGKILL)
+	if err := p.Wait(10 * time.Second); err != nil && !p.Exited() {
+		return errors.New("process " + p.name + ": did not die after SIGKILL")
+	}
+	return nil
+}

@@ -1,0 +1,57 @@
+// Package services brings up the real Postgres, Kafka and Valkey a run needs,
+// from the first provider that can: external addresses, testcontainers, or the
+// servers' own binaries on this machine.
+package services
+
+import (
+	"context"
+	"io"
+)
+
+// Kind names one of the three servers.
+type Kind string
+
+// The servers idemcheck runs against.
+const (
+	Postgres Kind = "postgres"
+	Kafka    Kind = "kafka"
+	Valkey   Kind = "valkey"
+)
+
+// Service is one running server.
+type Service interface {
+	Kind() Kind
+	// Endpoint is what a client dials: a postgres:// DSN, a Kafka bootstrap
+	// host:port, or a Valkey host:port.
+	Endpoint() string
+	// Version is the server's own version string, as it reported it.
+	Version() string
+	// PID is the server's process id where this provider started it as a local
+	// process, so faults/ can pause or kill it; 0 otherwise.
+	PID() int
+	Stop(ctx context.Context) error
+}
+
+// Options says which servers to start and how.
+type Options struct {
+	Postgres, Kafka, Valkey bool
+	// KafkaAdvertise, when set, is given a second broker listener's host:port
+	// and returns the address the broker must advertise on it (a Toxiproxy
+	// link in front of that listener). Clients that bootstrap through
+	// Stack.KafkaProxied then stay behind the proxy; Endpoint() stays direct.
+	KafkaAdvertise func(listener string) (advertised string, err error)
+	// Log receives one line per decision (provider chosen or declined, versions).
+	Log io.Writer
+}
+
+// Stack is the set of servers one run uses.
+type Stack struct {
+	Provider string
+	Postgres Service
+	Kafka    Service
+	Valkey   Service
+	// KafkaProxied is the advertised address of the proxied listener, empty
+	// unless Options.KafkaAdvertise was set.
+	KafkaProxied string
+	stop         []func(context.Context) error
+}
