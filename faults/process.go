@@ -22,7 +22,6 @@ type Process struct {
 	cmd     *exec.Cmd
 	done    chan struct{}
 	waitErr error
-	paused  bool
 	kills   int
 	pauses  int
 }
@@ -58,7 +57,7 @@ func (p *Process) start(cmd *exec.Cmd) error {
 	}
 	done := make(chan struct{})
 	p.mu.Lock()
-	p.cmd, p.done, p.paused, p.waitErr = cmd, done, false, nil
+	p.cmd, p.done, p.waitErr = cmd, done, nil
 	p.mu.Unlock()
 	go func() {
 		err := cmd.Wait()
@@ -131,26 +130,38 @@ func (p *Process) Kill() error {
 	return nil
 }
 
-// Pause freezes the process with SIGSTOP.
+// Pause freezes the process with SIGSTOP and returns once the kernel shows it
+// stopped: a signal is delivered asynchronously, and a fault that has not
+// taken effect yet is not a fault.
 func (p *Process) Pause() error {
 	if err := p.signal(syscall.SIGSTOP); err != nil {
 		return err
 	}
+	if err := p.awaitState(true); err != nil {
+		return err
+	}
 	p.mu.Lock()
-	p.paused = true
 	p.pauses++
 	p.mu.Unlock()
 	return nil
 }
 
-// Resume wakes a paused process with SIGCONT.
+// Resume wakes a paused process with SIGCONT and returns once it runs again.
 func (p *Process) Resume() error {
 	if err := p.signal(syscall.SIGCONT); err != nil {
 		return err
 	}
-	p.mu.Lock()
-	p.paused = false
-	p.mu.Unlock()
+	return p.awaitState(false)
+}
+
+func (p *Process) awaitState(paused bool) error {
+	deadline := time.Now().Add(5 * time.Second)
+	for p.Paused() != paused {
+		if time.Now().After(deadline) {
+			return fmt.Errorf("process %s (pid %d): still paused=%v after 5s", p.name, p.PID(), !paused)
+		}
+		time.Sleep(time.Millisecond)
+	}
 	return nil
 }
 

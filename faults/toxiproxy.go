@@ -27,6 +27,9 @@ type Toxiproxy struct {
 
 // StartToxiproxy starts the server with its API on 127.0.0.1 and a free port.
 func StartToxiproxy() (*Toxiproxy, error) {
+	// Toxics log through zerolog's global logger at trace level; a run's
+	// output is for its verdict, not for every interrupted pipe.
+	zerolog.SetGlobalLevel(zerolog.WarnLevel)
 	srv := toxiproxy.NewServer(toxiproxy.NewMetricsContainer(nil), zerolog.New(io.Discard))
 	// srv.Listen cannot report an ephemeral port, so the API is served on a
 	// listener of our own.

@@ -1,0 +1,59 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"path/filepath"
+
+	"github.com/idemcheck/idemcheck/conform"
+)
+
+// demoMutant is the guard the demo switches off: keys not scoped to the
+// caller, so u2's request with u1's key hears u1's answer (SCENARIOS.md A6).
+const demoMutant = "key-not-scoped"
+
+// cmdDemo is the main job: every check against the reference stack on real
+// servers (all must pass), then the same against one mutant (it must be
+// caught). It exits 0 only when both come out as they should, so it can gate
+// CI on the harness itself.
+func cmdDemo(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("idemcheck demo", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	out := fs.String("out", "idemcheck-report", "directory for the two runs' reports (HTML, JSON, JUnit)")
+	if err := fs.Parse(args); err != nil {
+		return conform.ExitUsage
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "idemcheck demo: unexpected argument %q\n", fs.Arg(0))
+		return conform.ExitUsage
+	}
+	run := func(name string, extra ...string) int {
+		dir := filepath.Join(*out, name)
+		fmt.Fprintf(stdout, "\n== idemcheck demo: %s ==\n", name)
+		a := append([]string{"--reference", "--html", dir,
+			"--json", filepath.Join(dir, "report.json"), "--junit", filepath.Join(dir, "junit.xml")}, extra...)
+		return cmdRun(a, stdout, stderr)
+	}
+	ref := run("reference")
+	mut := run("mutant-"+demoMutant, "--mutant", demoMutant)
+	fmt.Fprintf(stdout, "\n== idemcheck demo: summary ==\n")
+	ok := true
+	if ref == conform.ExitPass {
+		fmt.Fprintf(stdout, "reference stack (all guards on): PASS, every check holds\n")
+	} else {
+		ok = false
+		fmt.Fprintf(stdout, "reference stack (all guards on): exit %d, want 0: the reference failed a check\n", ref)
+	}
+	if mut == conform.ExitViolation {
+		fmt.Fprintf(stdout, "mutant %s: CAUGHT (exit 1), as it must be; report: %s\n", demoMutant,
+			filepath.Join(*out, "mutant-"+demoMutant, "index.html"))
+	} else {
+		ok = false
+		fmt.Fprintf(stdout, "mutant %s: exit %d, want 1: the harness missed a broken guard\n", demoMutant, mut)
+	}
+	if !ok {
+		return conform.ExitViolation
+	}
+	return conform.ExitPass
+}

@@ -1,0 +1,60 @@
+// Command idemcheck is the chaos and conformance harness for payment
+// idempotency: `run` checks a payment endpoint under faults, `check` checks a
+// recorded history offline, and `psp` serves the fake PSP on its own.
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+
+	_ "github.com/idemcheck/idemcheck/targets/all" // registers the reference tiers
+	"github.com/idemcheck/idemcheck/targets/tier"
+)
+
+const usage = `idemcheck: a chaos and conformance harness for payment idempotency
+
+Usage:
+  idemcheck run   [flags]          conformance of a payment endpoint under faults (run --help)
+  idemcheck check FILE [flags]     check a recorded history offline (check --help)
+  idemcheck psp   --listen ADDR    the fake PSP, standalone (psp --help)
+  idemcheck demo  [--out DIR]      the main job: the reference stack passes, a mutant is caught
+  idemcheck version
+
+Exit codes: 0 pass, 1 violation, 2 config or usage error, 3 target unreachable.
+`
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "dev"
+
+func main() {
+	// A re-executed copy of this binary may be a tier of the reference stack.
+	tier.Dispatch()
+	os.Exit(dispatch(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func dispatch(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	switch args[0] {
+	case "run":
+		return cmdRun(args[1:], stdout, stderr)
+	case "check":
+		return cmdCheck(args[1:], stdout, stderr)
+	case "psp":
+		return cmdPSP(args[1:], stdout, stderr)
+	case "demo":
+		return cmdDemo(args[1:], stdout, stderr)
+	case "version", "--version":
+		fmt.Fprintln(stdout, "idemcheck", version)
+		return 0
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return 0
+	default:
+		fmt.Fprintf(stderr, "idemcheck: unknown command %q\n\n%s", args[0], usage)
+		return 2
+	}
+}

@@ -1,0 +1,104 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/idemcheck/idemcheck/conform"
+	"github.com/idemcheck/idemcheck/conform/config"
+	"github.com/idemcheck/idemcheck/conform/reference"
+)
+
+// cmdRun is `idemcheck run`: conformance of a payment endpoint under faults.
+// Exit codes: 0 pass, 1 violation, 2 config or usage error, 3 target unreachable.
+func cmdRun(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("idemcheck run", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	cfgPath := fs.String("config", "idemcheck.yaml", "target config file (YAML)")
+	initCfg := fs.Bool("init", false, "write a commented starter config to --config and exit")
+	strict := fs.Bool("strict", false, "protocol deviations fail the run too")
+	jsonOut := fs.String("json", "", "write the JSON report to `FILE`")
+	junitOut := fs.String("junit", "", "write a JUnit XML report to `FILE`")
+	htmlOut := fs.String("html", "", "write the HTML report (with porcupine pictures) into `DIR`")
+	only := fs.String("only", "", "comma-separated check IDs to run (e.g. A2,A5,P-conflict)")
+	seedStr := fs.String("seed", "", "seed for every random choice (printed when drawn)")
+	chaos := fs.Bool("chaos", false, "randomized mode: seeded faults mixed with concurrent traffic, whole history checked")
+	duration := fs.Duration("duration", 10*time.Second, "length of --chaos traffic")
+	maxWait := fs.Duration("max-wait", 30*time.Second, "longest wait for a key window or retry horizon")
+	quiet := fs.Bool("quiet", false, "no per-request log lines")
+	ref := fs.Bool("reference", false, "the main job: start the reference stack on local servers and run every check against it")
+	mut := fs.String("mutant", "", "with --reference: switch guards off (comma-separated names of package targets/mutant)")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: idemcheck run [--config FILE] [--strict] [--json FILE] [--junit FILE] [--html DIR] [--only IDS] [--chaos --seed N --duration D]")
+		fmt.Fprintln(stderr, "       idemcheck run --init [--config FILE]")
+		fmt.Fprintln(stderr, "       idemcheck run --reference [--mutant NAME] [--html DIR]")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return conform.ExitUsage
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "idemcheck run: unexpected argument %q\n", fs.Arg(0))
+		return conform.ExitUsage
+	}
+	if *initCfg {
+		f, err := os.OpenFile(*cfgPath, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if err != nil {
+			fmt.Fprintf(stderr, "idemcheck run --init: %v (refusing to overwrite)\n", err)
+			return conform.ExitUsage
+		}
+		_, err = f.WriteString(config.Starter)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "idemcheck run --init: %v\n", err)
+			return conform.ExitUsage
+		}
+		fmt.Fprintf(stdout, "wrote %s; edit it, then: idemcheck run --config %s\n", *cfgPath, *cfgPath)
+		return 0
+	}
+	var seed uint64
+	if *seedStr != "" {
+		s, err := strconv.ParseUint(*seedStr, 10, 64)
+		if err != nil || s == 0 {
+			fmt.Fprintf(stderr, "idemcheck run: --seed %q: want a positive integer\n", *seedStr)
+			return conform.ExitUsage
+		}
+		seed = s
+	}
+	var ids []string
+	for _, id := range strings.Split(*only, ",") {
+		if id = strings.TrimSpace(id); id != "" {
+			ids = append(ids, id)
+		}
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	o := conform.Options{
+		Config: *cfgPath, Strict: *strict, JSON: *jsonOut, JUnit: *junitOut, HTML: *htmlOut, Only: ids,
+		Seed: seed, Chaos: *chaos, Duration: *duration, MaxWait: *maxWait, Stdout: stdout, Stderr: stderr, Quiet: *quiet,
+	}
+	if *mut != "" && !*ref {
+		fmt.Fprintln(stderr, "idemcheck run: --mutant needs --reference")
+		return conform.ExitUsage
+	}
+	if *ref {
+		code, _ := reference.Run(ctx, o, *mut)
+		return code
+	}
+	code, _ := conform.Run(ctx, o)
+	return code
+}

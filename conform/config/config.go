@@ -1,0 +1,173 @@
+// Package config loads and validates the YAML file that describes a target
+// payment endpoint for `idemcheck run`. Every error names file, line and field.
+package config
+
+import "time"
+
+// Config is one target description. Durations are parsed by Validate into the
+// unexported fields so errors can point at the YAML line.
+type Config struct {
+	Target   Target   `yaml:"target"`
+	Create   Request  `yaml:"create"`
+	Callers  []Caller `yaml:"callers"`
+	Outcomes Outcomes `yaml:"outcomes"`
+	Lookup   *Request `yaml:"lookup"`
+	// Refund, optional, undoes a payment ({{payment_id}}); with a key when
+	// key.header or key.body_field is set. Enables the multi-step check.
+	Refund   *Request          `yaml:"refund"`
+	Effects  Effects           `yaml:"effects"`
+	Proxy    *Proxy            `yaml:"toxiproxy"`
+	Profile  string            `yaml:"profile"`
+	Protocol *ProtocolOverride `yaml:"protocol"`
+	// RetryHorizon is how long the target's clients may retry one payment.
+	RetryHorizon string `yaml:"retry_horizon"`
+	// KeyWindow is how long the target documents that it keeps a key.
+	KeyWindow string `yaml:"key_window"`
+	// Required lists protocol vector IDs whose deviation fails the run.
+	Required []string `yaml:"required"`
+	Strict   bool     `yaml:"strict"`
+	// Concurrency is N for the concurrent-copies scenario (A2).
+	Concurrency int `yaml:"concurrency"`
+	// Timeout bounds one HTTP attempt.
+	Timeout string `yaml:"timeout"`
+	// Settle is how long effects must stay unchanged before a scenario is judged.
+	Settle string `yaml:"settle"`
+
+	// File is the path the config was read from; Positions maps a dotted
+	// field path (create.path, callers[1].name) to its line.
+	File      string         `yaml:"-"`
+	Positions map[string]int `yaml:"-"`
+
+	retryHorizon, keyWindow, timeout, settle time.Duration
+	proto                                    Protocol
+}
+
+// Target says where the service is and, optionally, how to start it.
+type Target struct {
+	// BaseURLs are the instances; ${PORT_0}, ${PORT_1}... are replaced by the
+	// ports idemcheck picks when it starts the command itself.
+	BaseURLs []string `yaml:"base_urls"`
+	// Command starts one instance; idemcheck then owns the process (kill,
+	// pause, restart). Its env gets PORT, PSP_URL, PSP_KEY, STATE_DIR.
+	Command   []string          `yaml:"command"`
+	Env       map[string]string `yaml:"env"`
+	Instances int               `yaml:"instances"`
+	// Ready is a path polled with GET until any HTTP answer arrives.
+	Ready        string `yaml:"ready"`
+	StartTimeout string `yaml:"start_timeout"`
+
+	startTimeout time.Duration
+}
+
+// Request is an HTTP request template. {{field}} placeholders in Path and
+// Body are filled by idemcheck: order_id, amount, currency, payment_method,
+// payment_id, key.
+type Request struct {
+	Method      string            `yaml:"method"`
+	Path        string            `yaml:"path"`
+	ContentType string            `yaml:"content_type"`
+	Headers     map[string]string `yaml:"headers"`
+	Body        string            `yaml:"body"`
+	Key         Key               `yaml:"key"`
+}
+
+// Key says where the idempotency key goes: a header or a top-level JSON body field.
+type Key struct {
+	Header    string `yaml:"header"`
+	BodyField string `yaml:"body_field"`
+}
+
+// Caller is one authenticated client of the target.
+type Caller struct {
+	Name    string            `yaml:"name"`
+	Headers map[string]string `yaml:"headers"`
+}
+
+// Outcomes maps responses to HISTORY.md outcomes: the first matching rule wins.
+type Outcomes struct {
+	Rules []OutcomeRule `yaml:"rules"`
+	// PaymentID is a dotted JSON path (e.g. "id" or "data.payment.id").
+	PaymentID string `yaml:"payment_id"`
+}
+
+// OutcomeRule matches a status code and, optionally, a JSON field value.
+type OutcomeRule struct {
+	Status  []int  `yaml:"status"`
+	Field   string `yaml:"field"`
+	Equals  string `yaml:"equals"`
+	Outcome string `yaml:"outcome"`
+}
+
+// Effects says how idemcheck observes money movement.
+type Effects struct {
+	// FakePSP: idemcheck starts fakepsp and gives its URL and key to the target.
+	FakePSP bool `yaml:"fakepsp"`
+	// FakePSPListen and FakePSPKey fix fakepsp's address and secret key, for
+	// a service started before idemcheck and configured with them.
+	FakePSPListen string       `yaml:"fakepsp_listen"`
+	FakePSPKey    string       `yaml:"fakepsp_secret_key"`
+	Counter       *HTTPCounter `yaml:"http_counter"`
+	SQL           *SQLCounter  `yaml:"sql_counter"`
+}
+
+// HTTPCounter is a GET endpoint whose JSON field counts charges.
+type HTTPCounter struct {
+	URL   string `yaml:"url"`
+	Field string `yaml:"field"`
+}
+
+// SQLCounter is a query returning one integer: the number of charges.
+type SQLCounter struct {
+	DSN   string `yaml:"dsn"`
+	Query string `yaml:"query"`
+}
+
+// Proxy names the target's dependencies to front with Toxiproxy links; the
+// link address is given to the command as env var <NAME>_ADDR.
+type Proxy struct {
+	Links []Link `yaml:"links"`
+}
+
+// Link is one Toxiproxy link to a dependency of the target. Upstream is
+// host:port, or "fakepsp" for the PSP idemcheck starts.
+type Link struct {
+	Name     string `yaml:"name"`
+	Upstream string `yaml:"upstream"`
+}
+
+// Durations, parsed by Validate.
+func (c *Config) RetryHorizonD() time.Duration { return c.retryHorizon }
+
+// KeyWindowD is the documented key window (0: not documented).
+func (c *Config) KeyWindowD() time.Duration { return c.keyWindow }
+
+// TimeoutD bounds one HTTP attempt.
+func (c *Config) TimeoutD() time.Duration { return c.timeout }
+
+// SettleD is the quiet period before effects are judged.
+func (c *Config) SettleD() time.Duration { return c.settle }
+
+// StartTimeoutD bounds waiting for a started target to answer.
+func (c *Config) StartTimeoutD() time.Duration { return c.Target.startTimeout }
+
+// Proto is the effective protocol profile (profile plus overrides).
+func (c *Config) Proto() Protocol { return c.proto }
+
+// Line returns the line of a dotted field path, or of its nearest parent.
+func (c *Config) Line(path string) int {
+	for p := path; p != ""; p = parent(p) {
+		if l, ok := c.Positions[p]; ok {
+			return l
+		}
+	}
+	return 1
+}
+
+func parent(p string) string {
+	for i := len(p) - 1; i >= 0; i-- {
+		if p[i] == '.' || p[i] == '[' {
+			return p[:i]
+		}
+	}
+	return ""
+}

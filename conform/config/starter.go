@@ -1,0 +1,86 @@
+package config
+
+// Starter is the commented config `idemcheck run --init` writes. It parses and
+// validates as is (a test keeps it so).
+const Starter = `# idemcheck run config: describes one payment endpoint to test under faults.
+# Every field is documented here; delete what you do not need.
+
+target:
+  # Where the service answers. With target.command set, ${PORT_0} (${PORT_1} ...)
+  # is a free port idemcheck picks and passes to the command as $PORT.
+  base_urls: ["http://127.0.0.1:${PORT_0}"]
+  # Optional: the command that starts ONE instance. idemcheck then owns the process
+  # and can kill, pause and restart it (scenarios A3, A4, restart). Its environment
+  # gets PORT, PSP_URL, PSP_KEY (fakepsp) and STATE_DIR (a temp dir kept across restarts).
+  command: ["./my-payment-service"]
+  instances: 1            # >1 starts replicas (the replicas check)
+  ready: /healthz         # polled with GET until it answers
+  start_timeout: 20s
+
+# The request that creates a payment. {{amount}}, {{currency}}, {{order_id}},
+# {{payment_method}} are filled by idemcheck; {{amount}} is required.
+create:
+  method: POST
+  path: /payments
+  key:
+    header: Idempotency-Key     # or: body_field: idempotency_key (Square style)
+  content_type: application/json
+  body: |
+    {"order_id": "{{order_id}}", "amount": {{amount}}, "currency": "{{currency}}", "payment_method": "{{payment_method}}"}
+
+# Each caller is one authenticated client; two are needed for A6 (cross-caller).
+# Authorization values are redacted in every report.
+callers:
+  - name: u1
+    headers: {Authorization: "Bearer token-of-u1"}
+  - name: u2
+    headers: {Authorization: "Bearer token-of-u2"}
+
+# Response -> outcome (succeeded, failed, processing, in_progress, mismatch, void, error).
+# First matching rule wins; field/equals look at a JSON field of the body.
+outcomes:
+  payment_id: id
+  rules:
+    - {status: [200, 201], field: status, equals: succeeded, outcome: succeeded}
+    - {status: [200, 201, 202], outcome: processing}
+    - {status: [402], outcome: failed}
+    - {status: [409], outcome: in_progress}
+    - {status: [422], outcome: mismatch}
+    - {status: [400, 500, 502, 503], outcome: error}
+
+# Optional "did it happen?" request.
+lookup:
+  method: GET
+  path: /payments/{{payment_id}}
+
+# How idemcheck sees money move: fakepsp (started by idemcheck; point your service
+# at the printed URL and secret key, or read $PSP_URL / $PSP_KEY), or a counter.
+effects:
+  fakepsp: true
+  # For a service you start yourself, fix fakepsp's address and key so the
+  # service can be configured with them before idemcheck runs:
+  # fakepsp_listen: 127.0.0.1:12111
+  # fakepsp_secret_key: sk_test_idemcheck
+  # http_counter: {url: "http://127.0.0.1:8080/debug/charges", field: count}
+  # sql_counter: {dsn: "postgres://...", query: "SELECT count(*) FROM charges"}
+
+# Optional Toxiproxy links for the service's own dependencies; the command gets
+# <NAME>_ADDR (e.g. DB_ADDR) to connect through.
+# toxiproxy:
+#   links:
+#     - {name: DB, upstream: "127.0.0.1:5432"}
+
+profile: ietf            # ietf (default), stripe, custom
+# protocol:              # overrides of the profile
+#   mismatch_status: 422
+#   replay_header: Idempotent-Replayed
+#   retry_after: required
+
+retry_horizon: 24h       # how long your clients retry one payment
+key_window: 24h          # how long you document keeping a key
+required: []             # protocol vectors whose deviation fails the run (e.g. [P-conflict])
+strict: false            # true: every protocol deviation fails the run
+concurrency: 8           # copies sent at once in A2
+timeout: 10s             # one HTTP attempt
+settle: 300ms            # effects must stay unchanged this long before judging
+`

@@ -1,0 +1,314 @@
+package config
+
+import (
+	"fmt"
+	"net"
+	"net/url"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+)
+
+// VectorIDs are the protocol vectors a config may mark required.
+var VectorIDs = []string{
+	"P-once", "P-replay", "P-mismatch", "P-mismatch-no-poison", "P-conflict", "P-retry-after",
+	"P-missing-key", "P-quoted-key", "P-header-case", "P-get-ignores-key", "P-two-keys",
+	"P-expiry", "P-replay-header", "P-4xx-replayed", "P-5xx-stored", "P-empty-key",
+	"P-long-key", "P-problem-json",
+}
+
+// Placeholders idemcheck fills in request templates.
+var Placeholders = []string{"order_id", "amount", "currency", "payment_method", "payment_id", "key", "caller", "now_ns"}
+
+var outcomeNames = []string{"succeeded", "failed", "processing", "in_progress", "mismatch", "void", "error"}
+
+var placeholderRE = regexp.MustCompile(`\{\{\s*([a-zA-Z0-9_]+)\s*\}\}`)
+
+type validator struct {
+	c    *Config
+	errs Errors
+}
+
+func (v *validator) bad(field, format string, args ...any) {
+	v.errs = append(v.errs, FieldError{File: v.c.File, Line: v.c.Line(field), Field: field, Msg: fmt.Sprintf(format, args...)})
+}
+
+func (v *validator) dur(field, s string, def time.Duration, dst *time.Duration) {
+	if s == "" {
+		*dst = def
+		return
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d < 0 {
+		v.bad(field, "%q is not a duration (e.g. 2s, 24h)", s)
+		return
+	}
+	*dst = d
+}
+
+// Validate fills defaults and returns every problem, each with file, line and field.
+func (c *Config) Validate() Errors {
+	v := &validator{c: c}
+	v.target()
+	v.create()
+	v.callers()
+	v.outcomes()
+	v.lookup()
+	v.refund()
+	v.effects()
+	v.profile()
+	v.dur("retry_horizon", c.RetryHorizon, 24*time.Hour, &c.retryHorizon)
+	v.dur("key_window", c.KeyWindow, 0, &c.keyWindow)
+	v.dur("timeout", c.Timeout, 10*time.Second, &c.timeout)
+	v.dur("settle", c.Settle, 300*time.Millisecond, &c.settle)
+	if c.Concurrency == 0 {
+		c.Concurrency = 8
+	} else if c.Concurrency < 2 || c.Concurrency > 64 {
+		v.bad("concurrency", "must be between 2 and 64, got %d", c.Concurrency)
+	}
+	for i, r := range c.Required {
+		if !slices.Contains(VectorIDs, r) {
+			v.bad(fmt.Sprintf("required[%d]", i), "unknown vector %q (known: %s)", r, strings.Join(VectorIDs, ", "))
+		}
+	}
+	return v.errs
+}
+
+func (v *validator) target() {
+	t := &v.c.Target
+	if t.Instances == 0 {
+		t.Instances = 1
+	} else if t.Instances < 1 || t.Instances > 8 {
+		v.bad("target.instances", "must be between 1 and 8, got %d", t.Instances)
+	}
+	if len(t.BaseURLs) == 0 {
+		v.bad("target.base_urls", "at least one base URL is required (use http://127.0.0.1:${PORT_0} with target.command)")
+	}
+	for i, u := range t.BaseURLs {
+		f := fmt.Sprintf("target.base_urls[%d]", i)
+		if strings.Contains(u, "${PORT_") && len(t.Command) == 0 {
+			v.bad(f, "uses ${PORT_n} but target.command is not set, so idemcheck picks no port")
+			continue
+		}
+		pu, err := url.Parse(portless(u))
+		if err != nil || (pu.Scheme != "http" && pu.Scheme != "https") || pu.Host == "" {
+			v.bad(f, "%q is not an http(s) URL", u)
+		}
+	}
+	if len(t.Command) > 0 && len(t.BaseURLs) > 0 && len(t.BaseURLs) != t.Instances {
+		v.bad("target.base_urls", "names %d URLs but target.instances is %d (one URL per started instance)", len(t.BaseURLs), t.Instances)
+	}
+	if len(t.Command) == 0 && t.Instances > 1 {
+		v.bad("target.instances", "needs target.command (idemcheck starts the instances)")
+	}
+	if t.Ready != "" && !strings.HasPrefix(t.Ready, "/") {
+		v.bad("target.ready", "must be a path starting with /, got %q", t.Ready)
+	}
+	v.dur("target.start_timeout", t.StartTimeout, 20*time.Second, &t.startTimeout)
+}
+
+func (v *validator) request(prefix string, r *Request, needKey bool) {
+	if r.Method == "" {
+		if needKey {
+			r.Method = "POST"
+		} else {
+			r.Method = "GET"
+		}
+	}
+	r.Method = strings.ToUpper(r.Method)
+	if !slices.Contains([]string{"GET", "POST", "PUT", "PATCH", "DELETE"}, r.Method) {
+		v.bad(prefix+".method", "unsupported method %q", r.Method)
+	}
+	if !strings.HasPrefix(r.Path, "/") {
+		v.bad(prefix+".path", "must start with /, got %q", r.Path)
+	}
+	if r.ContentType == "" && r.Body != "" {
+		r.ContentType = "application/json"
+	}
+	parts := []struct{ field, text string }{{prefix + ".path", r.Path}, {prefix + ".body", r.Body}}
+	for k, v := range r.Headers {
+		parts = append(parts, struct{ field, text string }{prefix + ".headers." + k, v})
+	}
+	for _, part := range parts {
+		for _, m := range placeholderRE.FindAllStringSubmatch(part.text, -1) {
+			if !slices.Contains(Placeholders, m[1]) {
+				v.bad(part.field, "unknown placeholder {{%s}} (known: %s)", m[1], strings.Join(Placeholders, ", "))
+			}
+		}
+	}
+	if !needKey {
+		return
+	}
+	if r.Key.Header != "" && r.Key.BodyField != "" {
+		v.bad(prefix+".key", "set header or body_field, not both")
+	}
+	if r.Key.Header == "" && r.Key.BodyField == "" {
+		r.Key.Header = "Idempotency-Key"
+	}
+	if r.Key.BodyField != "" && !strings.Contains(r.ContentType, "json") {
+		v.bad(prefix+".key.body_field", "needs a JSON body (content_type %q)", r.ContentType)
+	}
+	if r.Body == "" {
+		v.bad(prefix+".body", "a body template is required")
+	} else if !strings.Contains(r.Body, "{{amount}}") && !strings.Contains(r.Body, "{{ amount }}") {
+		v.bad(prefix+".body", "must contain {{amount}}: idemcheck changes the amount to make a mismatch and to tell intents apart")
+	}
+}
+
+func (v *validator) create() { v.request("create", &v.c.Create, true) }
+
+func (v *validator) lookup() {
+	if v.c.Lookup == nil {
+		return
+	}
+	v.request("lookup", v.c.Lookup, false)
+	if !strings.Contains(v.c.Lookup.Path, "payment_id") {
+		v.bad("lookup.path", "must contain {{payment_id}}")
+	}
+}
+
+func (v *validator) refund() {
+	r := v.c.Refund
+	if r == nil {
+		return
+	}
+	if r.Method == "" {
+		r.Method = "POST"
+	}
+	v.request("refund", r, false)
+	if !strings.Contains(r.Path, "payment_id") {
+		v.bad("refund.path", "must contain {{payment_id}}")
+	}
+	if r.Key.BodyField != "" && !strings.Contains(r.ContentType, "json") {
+		v.bad("refund.key.body_field", "needs a JSON body (content_type %q)", r.ContentType)
+	}
+}
+
+func (v *validator) callers() {
+	if len(v.c.Callers) == 0 {
+		v.bad("callers", "at least one caller is required (two for the cross-caller scenario A6)")
+	}
+	seen := map[string]bool{}
+	for i, c := range v.c.Callers {
+		f := fmt.Sprintf("callers[%d].name", i)
+		if c.Name == "" {
+			v.bad(f, "a caller needs a name")
+		} else if seen[c.Name] {
+			v.bad(f, "duplicate caller %q", c.Name)
+		}
+		seen[c.Name] = true
+	}
+}
+
+func (v *validator) outcomes() {
+	o := &v.c.Outcomes
+	if len(o.Rules) == 0 {
+		v.bad("outcomes.rules", "at least one rule mapping a status code to an outcome is required")
+	}
+	for i, r := range o.Rules {
+		f := fmt.Sprintf("outcomes.rules[%d]", i)
+		if len(r.Status) == 0 {
+			v.bad(f+".status", "list at least one status code")
+		}
+		for _, s := range r.Status {
+			if s < 100 || s > 599 {
+				v.bad(f+".status", "%d is not an HTTP status code", s)
+			}
+		}
+		if !slices.Contains(outcomeNames, r.Outcome) {
+			v.bad(f+".outcome", "unknown outcome %q (one of %s)", r.Outcome, strings.Join(outcomeNames, ", "))
+		}
+		if r.Equals != "" && r.Field == "" {
+			v.bad(f+".equals", "needs field")
+		}
+	}
+}
+
+func (v *validator) effects() {
+	e := &v.c.Effects
+	n := 0
+	if e.FakePSP {
+		n++
+	}
+	if e.FakePSPListen != "" {
+		host, _, err := net.SplitHostPort(e.FakePSPListen)
+		if ip := net.ParseIP(host); err != nil || ip == nil || !ip.IsLoopback() {
+			v.bad("effects.fakepsp_listen", "%q must be a loopback host:port such as 127.0.0.1:12111", e.FakePSPListen)
+		}
+	}
+	if e.FakePSPKey != "" && !strings.HasPrefix(e.FakePSPKey, "sk_test_") {
+		v.bad("effects.fakepsp_secret_key", "must start with sk_test_")
+	}
+	if (e.FakePSPListen != "" || e.FakePSPKey != "") && !e.FakePSP {
+		v.bad("effects.fakepsp", "fakepsp_listen and fakepsp_secret_key need fakepsp: true")
+	}
+	if e.Counter != nil {
+		n++
+		if u, err := url.Parse(portless(e.Counter.URL)); err != nil || u.Host == "" {
+			v.bad("effects.http_counter.url", "%q is not a URL", e.Counter.URL)
+		}
+		if e.Counter.Field == "" {
+			v.bad("effects.http_counter.field", "name the JSON field that counts charges")
+		}
+	}
+	if e.SQL != nil {
+		n++
+		if e.SQL.DSN == "" {
+			v.bad("effects.sql_counter.dsn", "required")
+		}
+		if e.SQL.Query == "" {
+			v.bad("effects.sql_counter.query", "required (a query returning one integer)")
+		}
+	}
+	if n != 1 {
+		v.bad("effects", "choose exactly one of fakepsp: true, http_counter, sql_counter (got %d)", n)
+	}
+	if v.c.Proxy != nil {
+		for i, l := range v.c.Proxy.Links {
+			f := fmt.Sprintf("toxiproxy.links[%d]", i)
+			if !regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]*$`).MatchString(l.Name) {
+				v.bad(f+".name", "%q must be a letter followed by letters, digits or _", l.Name)
+			}
+			switch {
+			case l.Upstream == "fakepsp" && !e.FakePSP:
+				v.bad(f+".upstream", "fakepsp needs effects.fakepsp: true")
+			case l.Upstream != "fakepsp" && !strings.Contains(l.Upstream, ":"):
+				v.bad(f+".upstream", "%q must be host:port (or fakepsp)", l.Upstream)
+			}
+		}
+	}
+}
+
+func (v *validator) profile() {
+	c := v.c
+	if c.Profile == "" {
+		c.Profile = "ietf"
+	}
+	p, ok := Profiles[c.Profile]
+	if !ok {
+		v.bad("profile", "unknown profile %q (ietf, stripe, custom)", c.Profile)
+		return
+	}
+	c.proto = applyOverride(p, c.Protocol)
+	pr := c.proto
+	if !slices.Contains([]string{"", "required", "forbidden"}, pr.RetryAfter) {
+		v.bad("protocol.retry_after", "%q: use required, forbidden or leave unset", pr.RetryAfter)
+	}
+	if !slices.Contains([]string{"", "stored", "not_stored"}, pr.Stores5xx) {
+		v.bad("protocol.stores_5xx", "%q: use stored, not_stored or leave unset", pr.Stores5xx)
+	}
+	for f, s := range map[string]int{"protocol.missing_key_status": pr.MissingKeyStatus, "protocol.in_progress_status": pr.InProgressStatus, "protocol.mismatch_status": pr.MismatchStatus} {
+		if s < 100 || s > 599 {
+			v.bad(f, "%d is not an HTTP status code", s)
+		}
+	}
+	if pr.MaxKeyLength < 1 {
+		v.bad("protocol.max_key_length", "must be positive")
+	}
+}
+
+var portRE = regexp.MustCompile(`\$\{PORT_[0-9]+\}`)
+
+// portless puts a dummy port where idemcheck will put a picked one.
+func portless(u string) string { return portRE.ReplaceAllString(u, "1") }

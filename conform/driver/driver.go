@@ -1,0 +1,351 @@
+package driver
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/conform/config"
+)
+
+// KeyMode says how the idempotency key is presented.
+type KeyMode int
+
+// Key presentations used by the protocol vectors.
+const (
+	KeyNormal KeyMode = iota
+	KeyOmit
+	KeyQuoted      // Structured-Field string: "K"
+	KeyHeaderLower // header name in lower case
+)
+
+// Send is one request to make.
+type Send struct {
+	Step     string
+	Caller   int
+	Instance int
+	// Via replaces the instance's base URL (a Toxiproxy link in front of it).
+	Via     string
+	Meaning Meaning
+	Key     string
+	KeyMode KeyMode
+	// Reorder sends the same meaning with members reordered and an extra one.
+	Reorder bool
+	// Method overrides the create method (the GET-ignores-key vector).
+	Method string
+	// NoHistory keeps the attempt out of the checker history (vectors whose
+	// request is not a create: GET, missing key).
+	NoHistory bool
+	Timeout   time.Duration
+}
+
+// Driver builds requests from a config, sends each exactly once, and records
+// every copy and a checker history.
+type Driver struct {
+	cfg      *config.Config
+	bases    []string
+	client   *http.Client
+	Recorder *checker.Recorder
+
+	mu       sync.Mutex
+	seq      int
+	attempts []*Attempt
+	offset   time.Duration
+}
+
+// SetClockOffset moves the {{now_ns}} idemcheck sends by d: after the
+// harness advanced the target's clocks, a stamp must be in the target's time.
+func (d *Driver) SetClockOffset(off time.Duration) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.offset = off
+}
+
+func (d *Driver) nowNS() string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return strconv.FormatInt(checker.Now()+int64(d.offset), 10)
+}
+
+// New returns a driver for the target at bases (one URL per instance).
+func New(cfg *config.Config, bases []string) *Driver {
+	tr := &http.Transport{
+		// No connection is ever reused, so net/http has no "dead reused
+		// connection" to retry on: each Do is exactly one copy on the wire.
+		DisableKeepAlives:  true,
+		DialContext:        (&net.Dialer{Timeout: 5 * time.Second}).DialContext,
+		DisableCompression: true,
+		Proxy:              nil,
+	}
+	return &Driver{
+		cfg:   cfg,
+		bases: bases,
+		client: &http.Client{
+			Transport:     tr,
+			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+		},
+		Recorder: checker.NewRecorder(),
+	}
+}
+
+// Bases are the instances' base URLs.
+func (d *Driver) Bases() []string { return d.bases }
+
+// Attempts returns every copy sent so far, in send order.
+func (d *Driver) Attempts() []*Attempt {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return slices.Clone(d.attempts)
+}
+
+// Intent names the scope of a key for a caller, as HISTORY.md: endpoint:caller:key.
+func (d *Driver) Intent(caller int, key string) string {
+	return strings.Trim(d.cfg.Create.Path, "/") + ":" + d.cfg.Callers[caller].Name + ":" + key
+}
+
+// Fingerprint is idemcheck's own fingerprint of a meaning, for the history.
+func Fingerprint(m Meaning) string {
+	h := sha256.Sum256(fmt.Appendf(nil, "%s|%d|%s|%s", m.OrderID, m.Amount, m.Currency, m.PaymentMethod))
+	return hex.EncodeToString(h[:8])
+}
+
+// Create sends one create request.
+func (d *Driver) Create(ctx context.Context, s Send) *Attempt {
+	c := d.cfg.Create
+	method := c.Method
+	if s.Method != "" {
+		method = s.Method
+	}
+	vals := s.Meaning.vals()
+	vals["key"] = s.Key
+	vals["caller"] = d.cfg.Callers[s.Caller].Name
+	body := []byte(Fill(c.Body, vals))
+	var err error
+	if c.Key.BodyField != "" && s.KeyMode != KeyOmit && method != "GET" {
+		body, err = SetField(body, c.Key.BodyField, keyValue(s))
+	}
+	if err == nil && s.Reorder {
+		body, err = Reorder(body, "client_sent_at", time.Now().UTC().Format(time.RFC3339Nano))
+	}
+	if method == "GET" {
+		body = nil
+	}
+	a := &Attempt{Step: s.Step, Caller: d.cfg.Callers[s.Caller].Name, Instance: s.Instance, Method: method, Amount: s.Meaning.Amount}
+	if s.Key != "" && !s.NoHistory {
+		a.Intent = d.Intent(s.Caller, s.Key)
+	}
+	base := s.Via
+	if base == "" {
+		base = d.bases[s.Instance%len(d.bases)]
+	}
+	a.URL = strings.TrimRight(base, "/") + Fill(c.Path, vals)
+	if err != nil {
+		a.Err = "idemcheck could not build the body: " + err.Error()
+		d.keep(a)
+		return a
+	}
+	req, rerr := http.NewRequestWithContext(ctx, method, a.URL, bytes.NewReader(body))
+	if rerr != nil {
+		a.Err = rerr.Error()
+		d.keep(a)
+		return a
+	}
+	if body == nil {
+		req.Body, req.ContentLength = http.NoBody, 0
+	}
+	req.GetBody = nil // nothing may rebuild the body for a resend
+	if c.ContentType != "" && body != nil {
+		req.Header.Set("Content-Type", c.ContentType)
+	}
+	vals["now_ns"] = d.nowNS()
+	for k, v := range c.Headers {
+		req.Header.Set(k, Fill(v, vals))
+	}
+	for k, v := range d.cfg.Callers[s.Caller].Headers {
+		req.Header.Set(k, Fill(v, vals))
+	}
+	if c.Key.Header != "" && s.KeyMode != KeyOmit {
+		name := http.CanonicalHeaderKey(c.Key.Header)
+		if s.KeyMode == KeyHeaderLower {
+			name = strings.ToLower(name)
+		}
+		// Direct map access keeps a lower-case name on the wire as given.
+		req.Header[name] = []string{keyValue(s)}
+	}
+	a.ReqBody = string(body)
+	var pend *checker.Pending
+	if a.Intent != "" {
+		pend = d.Recorder.Begin(fmt.Sprintf("client-%s-%d", a.Caller, d.nextProc()), checker.OpCreate, a.Intent,
+			checker.Input{Fingerprint: Fingerprint(s.Meaning), Amount: checker.Int64(s.Meaning.Amount), Currency: s.Meaning.Currency})
+	}
+	d.do(req, a, s.Timeout)
+	if pend != nil {
+		if a.Unknown() {
+			_ = pend.Unknown()
+		} else {
+			if a.PaymentID != "" {
+				pend.SetPaymentID(a.PaymentID)
+			}
+			_ = pend.End(checker.Output{Outcome: a.Outcome, PaymentID: a.PaymentID})
+		}
+	}
+	d.keep(a)
+	return a
+}
+
+func keyValue(s Send) string {
+	if s.KeyMode == KeyQuoted {
+		return `"` + s.Key + `"`
+	}
+	return s.Key
+}
+
+// Lookup asks the target whether a payment happened.
+func (d *Driver) Lookup(ctx context.Context, step string, caller, instance int, paymentID string) *Attempt {
+	return d.Call(ctx, d.cfg.Lookup, step, caller, instance, paymentID, "")
+}
+
+// Call sends a follow-up request (lookup, refund) about a payment, with key
+// when the request template carries one.
+func (d *Driver) Call(ctx context.Context, l *config.Request, step string, caller, instance int, paymentID, key string) *Attempt {
+	vals := map[string]string{"payment_id": paymentID, "caller": d.cfg.Callers[caller].Name, "key": key}
+	a := &Attempt{Step: step, Caller: d.cfg.Callers[caller].Name, Instance: instance, Method: l.Method}
+	a.URL = strings.TrimRight(d.bases[instance%len(d.bases)], "/") + Fill(l.Path, vals)
+	body := []byte(Fill(l.Body, vals))
+	if l.Key.BodyField != "" && key != "" {
+		if len(body) == 0 {
+			body = []byte("{}")
+		}
+		var err error
+		if body, err = SetField(body, l.Key.BodyField, key); err != nil {
+			a.Err = "idemcheck could not build the body: " + err.Error()
+			d.keep(a)
+			return a
+		}
+	}
+	var rd io.Reader = http.NoBody
+	if len(body) > 0 {
+		rd = bytes.NewReader(body)
+		a.ReqBody = string(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, l.Method, a.URL, rd)
+	if err != nil {
+		a.Err = err.Error()
+		d.keep(a)
+		return a
+	}
+	req.GetBody = nil
+	if l.ContentType != "" && len(body) > 0 {
+		req.Header.Set("Content-Type", l.ContentType)
+	}
+	vals["now_ns"] = d.nowNS()
+	for k, v := range l.Headers {
+		req.Header.Set(k, Fill(v, vals))
+	}
+	for k, v := range d.cfg.Callers[caller].Headers {
+		req.Header.Set(k, Fill(v, vals))
+	}
+	if l.Key.Header != "" && key != "" {
+		req.Header.Set(l.Key.Header, key)
+	}
+	d.do(req, a, 0)
+	d.keep(a)
+	return a
+}
+
+func (d *Driver) nextProc() int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.seq++
+	return d.seq
+}
+
+func (d *Driver) keep(a *Attempt) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	a.Seq = len(d.attempts) + 1
+	d.attempts = append(d.attempts, a)
+}
+
+func (d *Driver) do(req *http.Request, a *Attempt, timeout time.Duration) {
+	if timeout == 0 {
+		timeout = d.cfg.TimeoutD()
+	}
+	ctx, cancel := context.WithTimeout(req.Context(), timeout)
+	defer cancel()
+	req = req.WithContext(ctx)
+	a.ReqHeaders = redact(req.Header)
+	a.Call = checker.Now()
+	resp, err := d.client.Do(req)
+	if err != nil {
+		a.Return = checker.Now()
+		a.Err = err.Error()
+		a.Outcome = "unknown"
+		return
+	}
+	b, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	resp.Body.Close()
+	a.Return = checker.Now()
+	if err != nil {
+		// Headers came but the body did not: the outcome is still unknown.
+		a.Err = "reading body: " + err.Error()
+		a.Outcome = "unknown"
+		return
+	}
+	a.Status = resp.StatusCode
+	a.RespHeaders = flat(resp.Header)
+	a.RespBody = string(b)
+	a.Outcome = d.outcome(resp.StatusCode, b)
+	if p := d.cfg.Outcomes.PaymentID; p != "" {
+		a.PaymentID, _ = JSONPath(b, p)
+	}
+}
+
+func (d *Driver) outcome(status int, body []byte) string {
+	for _, r := range d.cfg.Outcomes.Rules {
+		if !slices.Contains(r.Status, status) {
+			continue
+		}
+		if r.Field != "" {
+			v, ok := JSONPath(body, r.Field)
+			if !ok || (r.Equals != "" && v != r.Equals) {
+				continue
+			}
+		}
+		return r.Outcome
+	}
+	return checker.OutcomeError
+}
+
+// Reachable reports whether anything answers HTTP at base; it returns the
+// transport error otherwise.
+func (d *Driver) Reachable(ctx context.Context, base, path string) error {
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, "GET", strings.TrimRight(base, "/")+path, nil)
+	if err != nil {
+		return err
+	}
+	resp, err := d.client.Do(req)
+	if err != nil {
+		var ue interface{ Unwrap() error }
+		if errors.As(err, &ue) && ue.Unwrap() != nil {
+			return ue.Unwrap()
+		}
+		return err
+	}
+	resp.Body.Close()
+	return nil
+}

@@ -1,0 +1,179 @@
+package conform
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/idemcheck/idemcheck/conform/report"
+	"github.com/idemcheck/idemcheck/conform/scenario"
+)
+
+var paysvcBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "idemcheck-conform-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	paysvcBin = filepath.Join(dir, "paysvc")
+	out, err := exec.Command("go", "build", "-o", paysvcBin, "./testdata/services/paysvc").CombinedOutput()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "build paysvc: %v\n%s", err, out)
+		os.Exit(2)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// fixture describes one run of paysvc under idemcheck.
+type fixture struct {
+	flaw      string
+	instances int
+	ttl       string // the service's real key window
+	window    string // what the config documents
+	horizon   string
+	extra     string // appended YAML
+	effects   string // replaces "fakepsp: true"
+	env       string // target.env entries, YAML flow mapping body
+	profile   string // default ietf
+}
+
+func (f fixture) config(t *testing.T) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "idemcheck.yaml")
+	if err := os.WriteFile(p, []byte(f.configText(t)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func (f fixture) configText(t *testing.T) string {
+	t.Helper()
+	if f.instances == 0 {
+		f.instances = 1
+	}
+	if f.ttl == "" {
+		f.ttl = "1h"
+	}
+	if f.window == "" {
+		f.window = "2s"
+	}
+	if f.profile == "" {
+		f.profile = "ietf"
+	}
+	if f.effects == "" {
+		f.effects = "fakepsp: true"
+	}
+	if f.horizon == "" {
+		f.horizon = "1s"
+	}
+	var urls []string
+	for i := 0; i < f.instances; i++ {
+		urls = append(urls, fmt.Sprintf(`"http://127.0.0.1:${PORT_%d}"`, i))
+	}
+	text := fmt.Sprintf(`# paysvc --flaw %[1]s
+target:
+  base_urls: [%[2]s]
+  command: [%[3]q, "--flaw", %[1]q, "--ttl", %[4]q, "--lease", "1s", "--hold", "100ms"]
+  instances: %[5]d
+  ready: /healthz
+  start_timeout: 15s
+  env: {%[10]s}
+create:
+  method: POST
+  path: /payments
+  key: {header: Idempotency-Key}
+  body: '{"order_id": "{{order_id}}", "amount": {{amount}}, "currency": "{{currency}}", "payment_method": "{{payment_method}}"}'
+callers:
+  - {name: u1, headers: {Authorization: "Bearer secret-token-u1"}}
+  - {name: u2, headers: {Authorization: "Bearer secret-token-u2"}}
+outcomes:
+  payment_id: id
+  rules:
+    - {status: [200, 201], field: status, equals: succeeded, outcome: succeeded}
+    - {status: [200, 201, 202], field: status, equals: processing, outcome: processing}
+    - {status: [402, 502], field: status, equals: failed, outcome: failed}
+    - {status: [409], outcome: in_progress}
+    - {status: [422], outcome: mismatch}
+lookup:
+  path: /payments/{{payment_id}}
+refund:
+  path: /payments/{{payment_id}}/refund
+effects:
+  %[9]s
+profile: %[11]s
+protocol:
+  replay_header: Idempotent-Replayed
+  retry_after: required
+retry_horizon: %[6]s
+key_window: %[7]s
+concurrency: 6
+timeout: 3s
+settle: 150ms
+%[8]s`, f.flaw, strings.Join(urls, ", "), paysvcBin, f.ttl, f.instances, f.horizon, f.window, f.extra, f.effects, f.env, f.profile)
+	return text
+}
+
+func (f fixture) run(t *testing.T, o Options) (int, *report.Report, string) {
+	t.Helper()
+	return runConfig(t, f.config(t), f.flaw, o)
+}
+
+func runText(t *testing.T, text string, o Options) (int, *report.Report, string) {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "idemcheck.yaml")
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return runConfig(t, p, "(external)", o)
+}
+
+func runConfig(t *testing.T, path, label string, o Options) (int, *report.Report, string) {
+	t.Helper()
+	o.Config = path
+	var out, errb bytes.Buffer
+	o.Stdout, o.Stderr = &out, &errb
+	if o.Seed == 0 {
+		o.Seed = 42
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	code, rep := Run(ctx, o)
+	t.Logf("flaw %s exit %d\n%s", label, code, out.String())
+	if testing.Verbose() || code != 0 {
+		t.Logf("stderr:\n%s", errb.String())
+	}
+	return code, rep, out.String() + errb.String()
+}
+
+func kinds(rep *report.Report) map[string]bool {
+	m := map[string]bool{}
+	if rep == nil {
+		return m
+	}
+	for _, r := range rep.Results {
+		for _, f := range r.Findings {
+			m[f.Kind] = true
+		}
+	}
+	return m
+}
+
+func verdicts(rep *report.Report, v scenario.Verdict) []string {
+	var out []string
+	for _, r := range rep.Results {
+		if r.Verdict == v {
+			out = append(out, r.ID+": "+r.Why)
+		}
+	}
+	return out
+}

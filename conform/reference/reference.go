@@ -1,0 +1,213 @@
+// Package reference is the main job of `idemcheck run`: it starts the
+// reference stack (targets/refstack) on the real local servers, with
+// idemcheck's fakepsp, and runs every black-box check against it; with a
+// mutant switched on, the same run must fail and name the violation.
+package reference
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/idemcheck/idemcheck/conform"
+	"github.com/idemcheck/idemcheck/conform/config"
+	"github.com/idemcheck/idemcheck/conform/report"
+	"github.com/idemcheck/idemcheck/conform/scenario"
+	"github.com/idemcheck/idemcheck/fakepsp"
+	"github.com/idemcheck/idemcheck/faults"
+	_ "github.com/idemcheck/idemcheck/targets/all" // this binary can become any tier
+	"github.com/idemcheck/idemcheck/targets/mutant"
+	"github.com/idemcheck/idemcheck/targets/refstack"
+	"github.com/idemcheck/idemcheck/targets/services"
+	"github.com/idemcheck/idemcheck/targets/storytime"
+)
+
+// Config is the idemcheck config that describes the reference API. The API
+// servers are addressed directly (two replicas); the arrival stamp the load
+// balancer would add is sent by idemcheck in the API's own time.
+func Config(apiURLs []string) (*config.Config, error) {
+	var urls []string
+	for _, u := range apiURLs {
+		urls = append(urls, fmt.Sprintf("%q", u))
+	}
+	s := func(sec float64) string { return storytime.D(sec).String() }
+	text := fmt.Sprintf(`# the reference API (targets/api), addressed directly
+target:
+  base_urls: [%s]
+  ready: /payments/none
+create:
+  method: POST
+  path: /payments
+  key: {header: Idempotency-Key}
+  headers: {X-Idemcheck-Arrival: "{{now_ns}}"}
+  body: '{"order_id": "{{order_id}}", "amount": {{amount}}, "currency": "{{currency}}", "payment_method": "{{payment_method}}"}'
+callers:
+  - {name: u1, headers: {Authorization: "Bearer u1"}}
+  - {name: u2, headers: {Authorization: "Bearer u2"}}
+outcomes:
+  payment_id: payment_id
+  rules:
+    - {status: [200], outcome: succeeded}
+    - {status: [402], outcome: failed}
+    - {status: [202], outcome: processing}
+    - {status: [409], field: status, equals: void, outcome: void}
+    - {status: [409], outcome: in_progress}
+    - {status: [422], outcome: mismatch}
+lookup:
+  path: /payments/{{payment_id}}
+# The refund is idempotent by payment id (no key of its own).
+refund:
+  path: /payments/{{payment_id}}/refund
+effects:
+  fakepsp: true
+# The reference answers JSON {payment_id, status, error}, not problem+json,
+# and treats a quoted key as another key: a custom profile says so.
+profile: custom
+protocol: {problem_json: false, quoted_key_same: false}
+# The buyer comes back at 7200 story seconds; the durable guard answers for
+# that long although the key record's own window is 3600.
+retry_horizon: %s
+key_window: %s
+timeout: %s
+settle: 300ms
+concurrency: 6
+`, strings.Join(urls, ", "), s(7200), s(7200), s(10))
+	return config.Parse("reference.yaml", []byte(text))
+}
+
+// tierInstance lets checks kill, pause and restart one API server.
+type tierInstance struct {
+	st *refstack.Stack
+	t  *refstack.Tier
+}
+
+func (ti tierInstance) Kill() error {
+	if err := ti.t.Proc.Kill(); err != nil {
+		return err
+	}
+	_ = ti.t.Proc.Wait(10 * time.Second)
+	return nil
+}
+func (ti tierInstance) Pause() error  { return ti.t.Proc.Pause() }
+func (ti tierInstance) Resume() error { return ti.t.Proc.Resume() }
+func (ti tierInstance) Restart() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	return ti.st.Restart(ctx, ti.t)
+}
+
+// Run starts the servers, fakepsp and the reference stack with the given
+// mutants (comma-separated switch names of package mutant; "" for none), runs
+// idemcheck against it with o, and stops everything. Without o.HTML the HTML
+// report goes to a new directory whose path is printed.
+func Run(ctx context.Context, o conform.Options, mutants string) (int, *report.Report) {
+	return RunStack(ctx, o, Stack{Mutants: mutants})
+}
+
+// Stack says how to run the reference stack.
+type Stack struct {
+	// Mutants are comma-separated switch names of package mutant.
+	Mutants string
+	// NoResolver leaves the resolver out: its sweep settles a dead owner's
+	// payment with the derived key and so hides a takeover mutant (A3).
+	NoResolver bool
+}
+
+// RunStack is Run with the stack's options.
+func RunStack(ctx context.Context, o conform.Options, sk Stack) (int, *report.Report) {
+	if o.Stderr == nil {
+		o.Stderr = os.Stderr
+	}
+	set, err := mutant.Parse(sk.Mutants)
+	if err != nil {
+		fmt.Fprintf(o.Stderr, "idemcheck run --mutant: %v\n", err)
+		return conform.ExitUsage, nil
+	}
+	if o.HTML == "" {
+		dir, err := os.MkdirTemp("", "idemcheck-report-")
+		if err != nil {
+			fmt.Fprintln(o.Stderr, "idemcheck run:", err)
+			return conform.ExitUsage, nil
+		}
+		o.HTML = dir
+	}
+	svc, err := services.Start(ctx, services.Options{Postgres: true, Valkey: true, Log: o.Stderr})
+	if err != nil {
+		fmt.Fprintf(o.Stderr, "idemcheck run: reference stack unreachable: starting Postgres and Valkey: %v\n", err)
+		return conform.ExitUnreachable, nil
+	}
+	defer func() {
+		sctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		_ = svc.Stop(sctx)
+	}()
+	psp, err := fakepsp.Start(fakepsp.Config{KeyWindow: 24 * time.Hour, RateLimits: fakepsp.RateLimits{Disabled: true}})
+	if err != nil {
+		fmt.Fprintln(o.Stderr, "idemcheck run: start fakepsp:", err)
+		return conform.ExitUsage, nil
+	}
+	defer psp.Close()
+	// The API servers reach the PSP through a Toxiproxy link, so the
+	// dependency check can lose the PSP's replies on the wire too.
+	tp, err := faults.StartToxiproxy()
+	if err != nil {
+		fmt.Fprintln(o.Stderr, "idemcheck run: start Toxiproxy:", err)
+		return conform.ExitUsage, nil
+	}
+	defer tp.Stop()
+	pspLink, err := tp.Link("PSP", strings.TrimPrefix(psp.URL(), "http://"))
+	if err != nil {
+		fmt.Fprintln(o.Stderr, "idemcheck run: Toxiproxy link to fakepsp:", err)
+		return conform.ExitUsage, nil
+	}
+	st, err := refstack.Start(ctx, refstack.Config{
+		PostgresDSN: svc.Postgres.Endpoint(), ValkeyAddr: svc.Valkey.Endpoint(),
+		PSPURL: "http://" + pspLink.Addr(), PSPKey: psp.SecretKey(), WebhookSecret: psp.WebhookSecret(), Mutants: set,
+		NoResolver: sk.NoResolver,
+	})
+	if err != nil {
+		fmt.Fprintf(o.Stderr, "idemcheck run: reference stack unreachable: %v\n", err)
+		return conform.ExitUnreachable, nil
+	}
+	defer st.Stop()
+	var urls []string
+	var inst []scenario.Instance
+	for _, t := range st.APIs {
+		urls = append(urls, t.URL)
+		inst = append(inst, tierInstance{st: st, t: t})
+	}
+	cfg, err := Config(urls)
+	if err != nil {
+		fmt.Fprintf(o.Stderr, "idemcheck run: reference config: %v\n", err)
+		return conform.ExitUsage, nil
+	}
+	label := "reference"
+	if len(set) > 0 {
+		label = "mutant " + set.String()
+	}
+	fmt.Fprintf(o.Stderr, "idemcheck run: %s stack up: APIs %s, fakepsp %s, logs %s\n", label, strings.Join(urls, ", "), psp.URL(), st.LogDir())
+	o.Cfg, o.PSP, o.Bases, o.Instances = cfg, psp, urls, inst
+	o.WaitReady = func(ctx context.Context, i int) error { return ready(ctx, urls[i]) }
+	o.Advance = st.AdvanceClocks
+	o.Links = []scenario.DepLink{{Name: "PSP", Link: pspLink}}
+	return conform.Run(ctx, o)
+}
+
+func ready(ctx context.Context, base string) error {
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		req, _ := http.NewRequestWithContext(ctx, "GET", base+"/payments/none", nil)
+		resp, err := (&http.Client{Transport: &http.Transport{DisableKeepAlives: true}, Timeout: time.Second}).Do(req)
+		if err == nil {
+			resp.Body.Close()
+			return nil
+		}
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			return fmt.Errorf("%s did not answer: %w", base, err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}

@@ -1,0 +1,111 @@
+package reference
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/idemcheck/idemcheck/conform"
+	"github.com/idemcheck/idemcheck/conform/scenario"
+	"github.com/idemcheck/idemcheck/targets/tier"
+)
+
+// Run with: flock /tmp/idemcheck-realservers.lock go test ./conform/reference/
+func TestMain(m *testing.M) {
+	tier.Dispatch()
+	os.Exit(m.Run())
+}
+
+func run(t *testing.T, mutants string, only []string) (int, string, []scenario.Result) {
+	return runStack(t, Stack{Mutants: mutants}, only)
+}
+
+func runStack(t *testing.T, sk Stack, only []string) (int, string, []scenario.Result) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	var out, errb bytes.Buffer
+	code, rep := RunStack(ctx, conform.Options{Seed: 7, Stdout: &out, Stderr: &errb, Only: only, HTML: t.TempDir()}, sk)
+	t.Logf("stack %+v exit %d\n%s", sk, code, out.String())
+	if code != 0 || testing.Verbose() {
+		t.Logf("stderr:\n%s", errb.String())
+	}
+	if rep == nil {
+		return code, out.String(), nil
+	}
+	return code, out.String(), rep.Results
+}
+
+func TestReferencePassesEveryApplicableCheck(t *testing.T) {
+	code, _, results := run(t, "", nil)
+	for _, r := range results {
+		if r.Verdict != scenario.Pass && r.Verdict != scenario.NA {
+			t.Errorf("%s %s: %s", r.ID, r.Verdict, r.Why)
+		}
+	}
+	if code != conform.ExitPass {
+		t.Fatalf("exit %d, want 0", code)
+	}
+}
+
+func TestReferenceUnderChaos(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	var out, errb bytes.Buffer
+	code, rep := Run(ctx, conform.Options{Seed: 11, Chaos: true, Duration: 4 * time.Second, Quiet: true, Stdout: &out, Stderr: &errb, HTML: t.TempDir()}, "")
+	t.Logf("exit %d\n%s", code, out.String())
+	if code != conform.ExitPass || rep == nil || len(rep.Schedule) == 0 {
+		t.Fatalf("chaos against the reference: exit %d\n%s", code, errb.String())
+	}
+}
+
+func TestMutantFailsWithViolationNamedAndHTMLPath(t *testing.T) {
+	code, out, _ := run(t, "key-not-scoped", nil)
+	if code != conform.ExitViolation {
+		t.Fatalf("exit %d, want 1", code)
+	}
+	if !strings.Contains(out, "inconsistent-answer") || !strings.Contains(out, "HTML report: ") {
+		t.Fatalf("output lacks the violation kind or the HTML path:\n%s", out)
+	}
+}
+
+// Every guard a black box can observe: its mutant must be caught by the
+// checks that exercise it, with the named kind. check-then-insert and
+// complete-unconditional are left out: the derived PSP key and the answers
+// rendered from the ledger row mask them from any history (the reference
+// suite catches them by the tiers' own counters, see suites/reference A2, A4).
+func TestMutantsCaughtByTheirScenario(t *testing.T) {
+	cases := []struct {
+		mutant     string
+		noResolver bool
+		only       []string
+		kind       string
+	}{
+		{"takeover-new-psp-key", true, []string{"A3"}, "double-charge"},
+		{"fingerprint-raw-bytes", false, []string{"A5"}, "false-mismatch"},
+		{"no-fingerprint-check", false, []string{"A5"}, "mismatch-accepted"},
+		{"resolver-fresh-psp-key", false, []string{"A1"}, "double-charge"},
+		{"no-durable-guard-random-id", false, []string{"B4"}, "double-charge"},
+		{"read-path-trusts-presence", false, []string{"B5"}, "inconsistent-answer"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.mutant, func(t *testing.T) {
+			code, out, results := runStack(t, Stack{Mutants: tc.mutant, NoResolver: tc.noResolver}, tc.only)
+			kinds := map[string]bool{}
+			for _, r := range results {
+				for _, f := range r.Findings {
+					kinds[f.Kind] = true
+				}
+			}
+			if code != conform.ExitViolation {
+				t.Errorf("exit %d, want 1: the mutant was not caught\n%s", code, out)
+			}
+			if !kinds[tc.kind] {
+				t.Errorf("want %s, got %v", tc.kind, kinds)
+			}
+		})
+	}
+}

@@ -1,0 +1,77 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/idemcheck/idemcheck/conform/scenario"
+)
+
+// Console writes one line per check: ID, level, verdict, why; then a summary.
+func Console(w io.Writer, r *Report) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "CHECK\tLEVEL\tVERDICT\tWHY")
+	for _, res := range r.Results {
+		v := strings.ToUpper(string(res.Verdict))
+		if res.Verdict == scenario.Deviation && !r.Fails(res) {
+			v = "deviation (not gating)"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", res.ID, res.Level, v, oneLine(res.Why, 160))
+	}
+	_ = tw.Flush()
+	c := r.Counts()
+	fmt.Fprintf(w, "\nsafety: %d violation(s); protocol: %d deviation(s); %d pass, %d n/a, %d error(s); seed %d\n",
+		c[scenario.Violation], c[scenario.Deviation], c[scenario.Pass], c[scenario.NA], c[scenario.Errored], r.Seed)
+	for _, res := range r.Results {
+		for _, f := range res.Findings {
+			fmt.Fprintf(w, "  %s [%s] %s: %s (rule: %s)\n", res.ID, f.Level, f.Kind, oneLine(f.Message, 300), f.Rule)
+		}
+	}
+	if len(r.Schedule) > 0 {
+		fmt.Fprintf(w, "chaos schedule (seed %d; the same --seed replays it):\n", r.Seed)
+		for _, l := range r.Schedule {
+			fmt.Fprintf(w, "  %s\n", l)
+		}
+	}
+	if r.HTMLPath != "" {
+		fmt.Fprintf(w, "HTML report: %s\n", r.HTMLPath)
+	}
+	switch r.Exit() {
+	case 0:
+		fmt.Fprintln(w, "verdict: PASS")
+	default:
+		fmt.Fprintln(w, "verdict: FAIL")
+	}
+}
+
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > n {
+		return s[:n-3] + "..."
+	}
+	return s
+}
+
+// Progress prints a line as each check starts and ends.
+type Progress struct {
+	W     io.Writer
+	Total int
+	n     int
+}
+
+// Start announces a check.
+func (p *Progress) Start(c *scenario.Check) {
+	p.n++
+	if p.W != nil {
+		fmt.Fprintf(p.W, "[%d/%d] %s %s ...\n", p.n, p.Total, c.ID, c.Title)
+	}
+}
+
+// Done reports a check's verdict.
+func (p *Progress) Done(r scenario.Result) {
+	if p.W != nil {
+		fmt.Fprintf(p.W, "[%d/%d] %s %s (%s)\n", p.n, p.Total, r.ID, strings.ToUpper(string(r.Verdict)), r.Elapsed.Round(1e6))
+	}
+}

@@ -1,0 +1,163 @@
+package report
+
+import (
+	"fmt"
+	"html/template"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/conform/driver"
+	"github.com/idemcheck/idemcheck/conform/scenario"
+)
+
+type htmlFinding struct {
+	scenario.Finding
+	Attempts []*driver.Attempt
+}
+
+type htmlResult struct {
+	scenario.Result
+	Gating      bool
+	HistoryFile string
+	Pictures    []string
+	Items       []htmlFinding
+}
+
+// WriteHTML writes DIR/index.html and, for every check with a safety finding
+// the checker saw, porcupine's pictures under DIR/<check>/. It returns the
+// index path.
+func WriteHTML(dir string, r *Report) (string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	var rows []htmlResult
+	for _, res := range r.Results {
+		hr := htmlResult{Result: res, Gating: r.Fails(res)}
+		if len(res.History) > 0 {
+			// The history as checked, for `idemcheck check` offline.
+			rel := filepath.Join("history", safeName(res.ID)+".jsonl")
+			if err := writeHistory(filepath.Join(dir, rel), res.History); err != nil {
+				return "", err
+			}
+			hr.HistoryFile = rel
+		}
+		if res.Checker != nil && !res.Checker.OK() {
+			paths, err := res.Checker.WriteHTML(filepath.Join(dir, safeName(res.ID)))
+			if err != nil {
+				return "", fmt.Errorf("porcupine pictures for %s: %w", res.ID, err)
+			}
+			for _, p := range paths {
+				rel, _ := filepath.Rel(dir, p)
+				hr.Pictures = append(hr.Pictures, rel)
+			}
+		}
+		for _, f := range res.Findings {
+			hf := htmlFinding{Finding: f}
+			for _, a := range res.Attempts {
+				for _, s := range f.Seqs {
+					if a.Seq == s {
+						hf.Attempts = append(hf.Attempts, a)
+					}
+				}
+			}
+			hr.Items = append(hr.Items, hf)
+		}
+		rows = append(rows, hr)
+	}
+	path := filepath.Join(dir, "index.html")
+	f, err := os.Create(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	counts := map[string]int{}
+	for k, v := range r.Counts() {
+		counts[string(k)] = v
+	}
+	err = page.Execute(f, map[string]any{"R": r, "Rows": rows, "Counts": counts, "Exit": r.Exit()})
+	if err != nil {
+		return "", err
+	}
+	return path, f.Close()
+}
+
+func safeName(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '/' || r == ' ' || r == ':' {
+			return '_'
+		}
+		return r
+	}, s)
+}
+
+func chargeID(c checker.Op) string {
+	if c.Output != nil {
+		return c.Output.ChargeID
+	}
+	return "(unknown)"
+}
+
+func amount(c checker.Op) int64 {
+	if c.Input.Amount != nil {
+		return *c.Input.Amount
+	}
+	return 0
+}
+
+var page = template.Must(template.New("page").Funcs(template.FuncMap{
+	"chargeID": chargeID, "amount": amount,
+	"upper": func(v scenario.Verdict) string { return strings.ToUpper(string(v)) },
+}).Parse(`<!doctype html>
+<html><head><meta charset="utf-8"><title>idemcheck run</title>
+<style>
+body{font-family:system-ui,sans-serif;margin:2em;max-width:1400px}
+table{border-collapse:collapse;width:100%}td,th{border:1px solid #ccc;padding:4px 6px;vertical-align:top;font-size:13px}
+.pass{background:#e6f4ea}.violation{background:#f8d7da}.deviation{background:#fff3cd}.error{background:#f5c2c7}.na{color:#777}
+pre{white-space:pre-wrap;word-break:break-all;margin:0;font-size:12px}
+.side{display:grid;grid-template-columns:1fr 1fr;gap:1em}
+</style></head><body>
+<h1>idemcheck run: {{if eq .Exit 0}}PASS{{else}}FAIL{{end}}</h1>
+<p>config {{.R.Config}} · targets {{range .R.Targets}}{{.}} {{end}}· profile {{.R.Profile}} · seed {{.R.Seed}} · strict {{.R.Strict}} · {{.R.Started.Format "2006-01-02 15:04:05Z07:00"}}</p>
+<p>safety violations {{index .Counts "violation"}} · protocol deviations {{index .Counts "deviation"}} · pass {{index .Counts "pass"}} · n/a {{index .Counts "n/a"}} · errors {{index .Counts "error"}}</p>
+<table><tr><th>check</th><th>level</th><th>verdict</th><th>rule</th><th>why</th></tr>
+{{range .Rows}}<tr class="{{if eq .Verdict "n/a"}}na{{else}}{{.Verdict}}{{end}}"><td><a href="#{{.ID}}">{{.ID}}</a> {{.Title}}</td><td>{{.Level}}</td><td>{{upper .Verdict}}{{if and (eq .Verdict "deviation") (not .Gating)}} (not gating){{end}}</td><td>{{.Rule}}</td><td>{{.Why}}</td></tr>
+{{end}}</table>
+{{if .R.Schedule}}<h2>chaos schedule (seed {{.R.Seed}})</h2><pre>{{range .R.Schedule}}{{.}}
+{{end}}</pre>{{end}}
+{{range .Rows}}{{if .Items}}
+<h2 id="{{.ID}}">{{.ID}}: {{.Title}} — {{upper .Verdict}}</h2>
+{{range .Pictures}}<p>porcupine visualisation: <a href="{{.}}">{{.}}</a></p>{{end}}
+{{if .HistoryFile}}<p>history (HISTORY.md JSONL, re-check with <code>idemcheck check</code>): <a href="{{.HistoryFile}}">{{.HistoryFile}}</a></p>{{end}}
+{{range .Items}}
+<h3>[{{.Level}}] {{.Kind}}</h3><p>{{.Message}}<br>rule: {{.Rule}}{{if .Intent}} · intent {{.Intent}}{{end}}</p>
+<div class="side"><div><h4>what the client was told</h4>
+{{range .Attempts}}<p><b>#{{.Seq}}</b> {{.Step}}</p><pre>{{.Method}} {{.URL}}
+{{range $k, $v := .ReqHeaders}}{{$k}}: {{$v}}
+{{end}}
+{{.ReqBody}}</pre><pre>{{if .Err}}no answer: {{.Err}}{{else}}→ {{.Status}} ({{.Outcome}}{{if .PaymentID}}, {{.PaymentID}}{{end}})
+{{range $k, $v := .RespHeaders}}{{$k}}: {{$v}}
+{{end}}
+{{.RespBody}}{{end}}</pre>{{end}}
+</div><div><h4>PSP ground truth</h4>
+{{if .Charges}}<table><tr><th>charge</th><th>PSP key</th><th>amount</th></tr>{{range .Charges}}<tr><td>{{chargeID .}}</td><td>{{.Input.PSPKey}}</td><td>{{amount .}}</td></tr>{{end}}</table>{{else}}<p>no PSP charges attached to this finding</p>{{end}}
+</div></div>
+{{end}}{{end}}{{end}}
+</body></html>
+`))
+
+func writeHistory(path string, h checker.History) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := checker.WriteJSONL(f, h); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}

@@ -1,0 +1,57 @@
+// Package report renders an idemcheck run: a console table, JSON, JUnit and
+// an HTML page. Every format carries both levels, safety and protocol.
+package report
+
+import (
+	"time"
+
+	"github.com/idemcheck/idemcheck/conform/scenario"
+)
+
+// Report is one run.
+type Report struct {
+	Config   string            `json:"config"`
+	Targets  []string          `json:"targets"`
+	Profile  string            `json:"profile"`
+	Seed     uint64            `json:"seed"`
+	Strict   bool              `json:"strict"`
+	Started  time.Time         `json:"started"`
+	Elapsed  time.Duration     `json:"elapsed_ns"`
+	Results  []scenario.Result `json:"results"`
+	Schedule []string          `json:"chaos_schedule,omitempty"`
+	ExitCode int               `json:"exit_code"`
+	// HTMLPath is set once the HTML report was written.
+	HTMLPath string `json:"html,omitempty"`
+}
+
+// Fails reports whether a result fails the run: any safety violation, an
+// error (a check idemcheck could not judge is not a pass), and a protocol
+// deviation only when strict or required.
+func (r *Report) Fails(res scenario.Result) bool {
+	switch res.Verdict {
+	case scenario.Violation, scenario.Errored:
+		return true
+	case scenario.Deviation:
+		return r.Strict || res.Required
+	}
+	return false
+}
+
+// Counts tallies verdicts.
+func (r *Report) Counts() map[scenario.Verdict]int {
+	m := map[scenario.Verdict]int{}
+	for _, res := range r.Results {
+		m[res.Verdict]++
+	}
+	return m
+}
+
+// Exit computes the exit code: 1 if anything fails the run, else 0.
+func (r *Report) Exit() int {
+	for _, res := range r.Results {
+		if r.Fails(res) {
+			return 1
+		}
+	}
+	return 0
+}

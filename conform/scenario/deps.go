@@ -1,0 +1,48 @@
+package scenario
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/idemcheck/idemcheck/checker"
+)
+
+// DepsCheck loses one reply on each link between the target and its own
+// dependencies (its database, its PSP) during a create, then retries.
+func DepsCheck() *Check {
+	return &Check{ID: "S-deps", Title: "a dependency's reply lost (Toxiproxy links of the config)", Level: Safety,
+		Rule: "issue 7 §1 Toxiproxy links; SCENARIOS.md A1 (gray failure)", Needs: func(e *Env) string {
+			if len(e.Links) == 0 {
+				return "no toxiproxy.links in the config"
+			}
+			return ""
+		}, Run: runDeps}
+}
+
+func runDeps(ctx context.Context, e *Env, t *T) {
+	var ins []Intent
+	var why []string
+	for _, dl := range e.Links {
+		in := e.NewIntent(0)
+		ins = append(ins, in)
+		undo, err := dl.Link.LoseReply()
+		if err != nil {
+			t.Errorf("link %s: %v", dl.Name, err)
+			return
+		}
+		before := dl.Link.Fired()
+		start := checker.Now()
+		a := t.Send(ctx, fmt.Sprintf("the reply from %s is lost", dl.Name), in, nil)
+		_ = undo()
+		e.NoteFault("reply lost on link "+dl.Name, start, checker.Now())
+		if dl.Link.Fired() == before {
+			t.Errorf("no traffic of the create crossed link %s: is the service pointed at $%s_ADDR?", dl.Name, dl.Name)
+			return
+		}
+		rs := t.RetryUntilFinal(ctx, "client retries", in, 20, 200*time.Millisecond, nil)
+		why = append(why, fmt.Sprintf("%s: %s then %s", dl.Name, describeResp(a), describeResp(last(rs))))
+	}
+	t.Judge(ctx, nil, ins...)
+	t.Passf("%v; one charge each", why)
+}

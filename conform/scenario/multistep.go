@@ -1,0 +1,91 @@
+package scenario
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/conform/driver"
+	"github.com/idemcheck/idemcheck/fakepsp"
+)
+
+func needRefund(e *Env) string {
+	if e.Cfg.Refund == nil {
+		return "no refund request in the config"
+	}
+	return needPSP(e)
+}
+
+// MultiStepCheck: create, then refund (its PSP reply lost once), each step
+// repeated; no repeat may move money again.
+func MultiStepCheck() *Check {
+	return &Check{ID: "S-multistep", Title: "create then refund, each step repeated (refund's PSP reply lost)", Level: Safety,
+		Rule: "issue 8 §3 multi-step flows; SCENARIOS.md B6", Needs: needRefund, Run: runMultiStep}
+}
+
+func refundsFor(e *Env, amount int64) []checker.Op {
+	charges, _ := e.ChargesFor(context.Background(), amount)
+	var ids []string
+	for _, c := range charges {
+		if c.Output != nil {
+			ids = append(ids, c.Output.ChargeID)
+		}
+	}
+	var out []checker.Op
+	for _, r := range e.PSP.Refunds() {
+		if (r.Input.Amount != nil && *r.Input.Amount == amount) || (r.Input.ChargeID != "" && slices.Contains(ids, r.Input.ChargeID)) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func runMultiStep(ctx context.Context, e *Env, t *T) {
+	in := e.NewIntent(0)
+	a := final(ctx, t, "create", in, nil)
+	if a.Outcome != checker.OutcomeSucceeded || a.PaymentID == "" {
+		t.Errorf("the create did not succeed with a payment id (%s); nothing to refund", describeResp(a))
+		return
+	}
+	f := e.PSP.Faults().LoseReplyAfterCharge(fakepsp.Match{Op: "refund", Times: 1})
+	defer f.Remove()
+	key := in.Key + ":refund"
+	var rs []*driver.Attempt
+	for i := 0; i < 4; i++ {
+		step := "refund"
+		if i > 0 {
+			step = fmt.Sprintf("refund repeated (%d)", i)
+		}
+		r := e.D.Call(ctx, e.Cfg.Refund, t.check.ID+": "+step, 0, 0, a.PaymentID, key)
+		e.Logf("  %s #%d %s -> %s", t.check.ID, r.Seq, step, describeResp(r))
+		rs = append(rs, r)
+		time.Sleep(200 * time.Millisecond)
+	}
+	if f.Fired() == 0 {
+		t.Errorf("the refund of payment %s never reached fakepsp: is the refund request right?", a.PaymentID)
+		return
+	}
+	again := t.Send(ctx, "create repeated after the refund", in, nil)
+	// The refund may settle asynchronously (a resolver): wait for it, bounded.
+	deadline := time.Now().Add(5 * time.Second)
+	for len(refundsFor(e, in.Meaning.Amount)) == 0 && time.Now().Before(deadline) {
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Judge(ctx, nil, in)
+	refunds := refundsFor(e, in.Meaning.Amount)
+	if len(refunds) > 1 {
+		var seqs []int
+		for _, r := range rs {
+			seqs = append(seqs, r.Seq)
+		}
+		fd := t.Safety("double-refund", "issue 8 §3 multi-step flows; SCENARIOS.md B6",
+			"%d PSP refunds for payment %s (PSP keys %v): a repeated refund moved money again", len(refunds), a.PaymentID, pspKeys(refunds))
+		fd.Intent, fd.Amount, fd.Charges, fd.Seqs = a.Intent, in.Meaning.Amount, refunds, seqs
+	}
+	if len(refunds) == 0 {
+		t.Errorf("no refund reached the PSP within 5s")
+	}
+	t.Passf("one charge, one refund across %d refund calls; the repeated create answered %s", len(rs), describeResp(again))
+}

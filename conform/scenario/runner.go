@@ -1,0 +1,74 @@
+package scenario
+
+import (
+	"context"
+	"fmt"
+	"runtime/debug"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/idemcheck/idemcheck/checker"
+)
+
+// RunCheck runs one check and turns what it found into a Result.
+func RunCheck(ctx context.Context, e *Env, c *Check) (r Result) {
+	r = Result{ID: c.ID, Title: c.Title, Level: c.Level, Rule: c.Rule}
+	r.Required = c.Level == Protocol && slices.Contains(e.Cfg.Required, c.ID)
+	if c.Needs != nil {
+		if why := c.Needs(e); why != "" {
+			r.Verdict, r.Why = NA, why
+			return r
+		}
+	}
+	start := time.Now()
+	t := &T{check: c, env: e, intents: map[string]bool{}, start: checker.Now()}
+	t.first = len(e.D.Attempts()) + 1
+	t.countBefore = e.Count(ctx)
+	func() {
+		defer func() {
+			if p := recover(); p != nil {
+				t.Errorf("idemcheck bug: panic: %v\n%s", p, debug.Stack())
+			}
+		}()
+		c.Run(ctx, e, t)
+	}()
+	r.Elapsed = time.Since(start)
+	r.Attempts = t.attempts()
+	for i := range t.findings {
+		// A finding that names no requests is about the whole check: every
+		// request it sent is its evidence.
+		if len(t.findings[i].Seqs) == 0 {
+			for _, a := range r.Attempts {
+				t.findings[i].Seqs = append(t.findings[i].Seqs, a.Seq)
+			}
+		}
+	}
+	attachTruth(e, t.findings, r.Attempts)
+	r.Findings = t.findings
+	r.History = t.history
+	r.Checker = t.checkerRes
+	var safety, proto []string
+	for _, f := range t.findings {
+		if f.Level == Safety {
+			safety = append(safety, f.Kind+": "+f.Message)
+		} else {
+			proto = append(proto, f.Message)
+		}
+	}
+	switch {
+	case len(safety) > 0:
+		r.Verdict, r.Why = Violation, strings.Join(safety, "; ")
+	case len(proto) > 0:
+		r.Verdict, r.Why = Deviation, strings.Join(proto, "; ")
+	case t.err != "":
+		r.Verdict, r.Why = Errored, t.err
+	case t.na != "":
+		r.Verdict, r.Why = NA, t.na
+	case ctx.Err() != nil:
+		r.Verdict, r.Why = Errored, fmt.Sprintf("interrupted: %v", ctx.Err())
+	default:
+		r.Verdict, r.Why = Pass, t.why
+	}
+	return r
+}

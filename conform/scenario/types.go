@@ -1,0 +1,129 @@
+// Package scenario holds idemcheck run's checks: black-box fault scenarios
+// (SCENARIOS.md IDs), the protocol vectors of public conformance suites, and
+// the payment-only safety checks. Each check yields one Result with a
+// verdict at its level and the evidence behind it.
+package scenario
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/conform/driver"
+)
+
+// Level separates "can it charge twice" from "does it follow the protocol".
+type Level string
+
+// The two levels.
+const (
+	Safety   Level = "safety"
+	Protocol Level = "protocol"
+)
+
+// Verdict of one check.
+type Verdict string
+
+// Verdicts.
+const (
+	Pass      Verdict = "pass"
+	Violation Verdict = "violation" // safety broken
+	Deviation Verdict = "deviation" // protocol not followed
+	NA        Verdict = "n/a"
+	Errored   Verdict = "error" // idemcheck could not run the check
+)
+
+// Finding is one broken rule with its evidence.
+type Finding struct {
+	Level   Level        `json:"level"`
+	Kind    string       `json:"kind"`
+	Rule    string       `json:"rule"`
+	Message string       `json:"message"`
+	Intent  string       `json:"intent,omitempty"`
+	Amount  int64        `json:"amount,omitempty"`
+	Seqs    []int        `json:"attempts,omitempty"`
+	Charges []checker.Op `json:"psp_charges,omitempty"`
+	// Violation is the checker's own report, when the checker found it.
+	Violation *checker.Violation `json:"checker_violation,omitempty"`
+}
+
+// Result is one line of the report.
+type Result struct {
+	ID       string            `json:"id"`
+	Title    string            `json:"title"`
+	Level    Level             `json:"level"`
+	Rule     string            `json:"rule"`
+	Verdict  Verdict           `json:"verdict"`
+	Why      string            `json:"why"`
+	Required bool              `json:"required,omitempty"`
+	Findings []Finding         `json:"findings,omitempty"`
+	Attempts []*driver.Attempt `json:"evidence,omitempty"`
+	History  checker.History   `json:"-"`
+	// Checker is the checker's result over History, for its pictures.
+	Checker *checker.Result `json:"-"`
+	Elapsed time.Duration   `json:"elapsed_ns"`
+}
+
+// Check is one scenario, vector or payment-only check.
+type Check struct {
+	ID    string
+	Title string
+	Level Level
+	// Rule the check comes from: a SCENARIOS.md row, a draft section, a profile setting.
+	Rule string
+	// Needs returns why the check does not apply to this target ("" = applies).
+	Needs func(e *Env) string
+	Run   func(ctx context.Context, e *Env, t *T)
+}
+
+// T collects what one check found.
+type T struct {
+	check       *Check
+	env         *Env
+	mu          sync.Mutex
+	findings    []Finding
+	why         string
+	na          string
+	err         string
+	first       int   // first attempt seq of this check
+	start       int64 // checker.Now() when the check began
+	intents     map[string]bool
+	history     checker.History
+	countBefore int64
+	checkerRes  *checker.Result
+}
+
+// Safety records a safety violation of a given kind.
+func (t *T) Safety(kind, rule, format string, args ...any) *Finding {
+	return t.add(Finding{Level: Safety, Kind: kind, Rule: rule, Message: fmt.Sprintf(format, args...)})
+}
+
+// Deviation records a protocol deviation.
+func (t *T) Deviation(rule, format string, args ...any) *Finding {
+	return t.add(Finding{Level: Protocol, Kind: "deviation", Rule: rule, Message: fmt.Sprintf(format, args...)})
+}
+
+func (t *T) add(f Finding) *Finding {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.findings = append(t.findings, f)
+	return &t.findings[len(t.findings)-1]
+}
+
+// Passf sets the "why" of a passing check.
+func (t *T) Passf(format string, args ...any) { t.why = fmt.Sprintf(format, args...) }
+
+// NotApplicable marks the check n/a with a reason found while running.
+func (t *T) NotApplicable(format string, args ...any) { t.na = fmt.Sprintf(format, args...) }
+
+// Errorf marks the check as not run to completion by idemcheck's fault.
+func (t *T) Errorf(format string, args ...any) { t.err = fmt.Sprintf(format, args...) }
+
+// Failed reports whether anything was found so far.
+func (t *T) Failed() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return len(t.findings) > 0
+}

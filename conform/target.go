@@ -1,0 +1,149 @@
+package conform
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/idemcheck/idemcheck/conform/config"
+	"github.com/idemcheck/idemcheck/faults"
+)
+
+// proc adapts a faults.Process to the instance control checks use.
+type proc struct{ p *faults.Process }
+
+func (p proc) Kill() error {
+	if err := p.p.Kill(); err != nil {
+		return err
+	}
+	// Wait reports the kill itself as the exit error; what matters is that it ended.
+	_ = p.p.Wait(10 * time.Second)
+	if !p.p.Exited() {
+		return fmt.Errorf("%s (pid %d) still runs after SIGKILL", p.p.Name(), p.p.PID())
+	}
+	return nil
+}
+func (p proc) Pause() error  { return p.p.Pause() }
+func (p proc) Resume() error { return p.p.Resume() }
+
+// Restart stops a running process gracefully (or finds it dead) and starts a fresh copy.
+func (p proc) Restart() error {
+	if !p.p.Exited() {
+		if err := p.p.Stop(5 * time.Second); err != nil {
+			return err
+		}
+	}
+	return p.p.Restart()
+}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// started is what startTargets brought up.
+type started struct {
+	procs []*faults.Process
+	bases []string
+	// expand replaces ${PORT_n} with the picked ports.
+	expand func(string) string
+}
+
+// startTargets starts target.instances copies of target.command, each on its
+// own free port, sharing STATE_DIR so the copies can share a store and a
+// restarted copy finds its files.
+func startTargets(cfg *config.Config, env map[string]string, stateDir, logDir string) (*started, error) {
+	st := &started{}
+	ports := map[string]string{}
+	for i := 0; i < cfg.Target.Instances; i++ {
+		port, err := freePort()
+		if err != nil {
+			return st, err
+		}
+		ports[fmt.Sprintf("${PORT_%d}", i)] = strconv.Itoa(port)
+	}
+	expand := func(s string) string {
+		for k, v := range ports {
+			s = strings.ReplaceAll(s, k, v)
+		}
+		return s
+	}
+	st.expand = expand
+	for _, b := range cfg.Target.BaseURLs {
+		st.bases = append(st.bases, expand(b))
+	}
+	for i := 0; i < cfg.Target.Instances; i++ {
+		port := ports[fmt.Sprintf("${PORT_%d}", i)]
+		args := make([]string, len(cfg.Target.Command))
+		for j, a := range cfg.Target.Command {
+			args[j] = os.Expand(expand(a), func(k string) string {
+				if k == "PORT" {
+					return port
+				}
+				if v, ok := env[k]; ok {
+					return v
+				}
+				return os.Getenv(k)
+			})
+		}
+		cmd := exec.Command(args[0], args[1:]...)
+		cmd.Env = append(os.Environ(), "PORT="+port, "STATE_DIR="+stateDir, fmt.Sprintf("INSTANCE=%d", i))
+		for k, v := range env {
+			cmd.Env = append(cmd.Env, k+"="+v)
+		}
+		for k, v := range cfg.Target.Env {
+			cmd.Env = append(cmd.Env, k+"="+os.Expand(v, func(k string) string {
+				if k == "PORT" {
+					return port
+				}
+				if v, ok := env[k]; ok {
+					return v
+				}
+				return os.Getenv(k)
+			}))
+		}
+		p, err := faults.StartProcess(fmt.Sprintf("target-%d", i), cmd, logDir)
+		if err != nil {
+			return st, fmt.Errorf("start %q: %w", strings.Join(cfg.Target.Command, " "), err)
+		}
+		st.procs = append(st.procs, p)
+	}
+	return st, nil
+}
+
+func (st *started) stop() {
+	for _, p := range st.procs {
+		_ = p.Stop(5 * time.Second)
+	}
+}
+
+// waitReady polls base+path until any HTTP answer, the process dies, or the deadline.
+func waitReady(ctx context.Context, reach func(context.Context) error, p *faults.Process, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	var last error
+	for {
+		if last = reach(ctx); last == nil {
+			return nil
+		}
+		if p != nil && p.Exited() {
+			return fmt.Errorf("the target process exited (log: %s): %v", p.LogPath(), last)
+		}
+		if time.Now().After(deadline) {
+			return last
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}

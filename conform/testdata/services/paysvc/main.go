@@ -1,0 +1,403 @@
+// Command paysvc is a tiny payment service used as a test target for
+// `idemcheck run`. With --flaw none it is correct: a durable key store (a JSON
+// file, flock + fsync), a canonical fingerprint, keys scoped to the caller, a
+// payment id and PSP key derived from the scope, and an unknown PSP outcome
+// kept unknown. Each --flaw switches one of those guards off.
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"flag"
+
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"time"
+)
+
+var flaws = map[string]string{
+	"none":              "correct",
+	"no-key":            "ignores the idempotency key",
+	"check-then-insert": "checks the key store, then inserts, without atomicity",
+	"raw-fingerprint":   "fingerprints the raw body bytes",
+	"unscoped":          "keys not scoped to the caller",
+	"memory-store":      "key store in memory, lost on restart",
+	"short-ttl":         "key records expire after --ttl regardless of the documented window",
+	"protocol-only":     "safe, but waits and answers 200 instead of 409, and 417 instead of 422",
+	"mismatch-accepted": "no fingerprint check: replays the first answer for a different body",
+	"reexec-after-5xx":  "treats a PSP 5xx as a definite failure, releases the key, charges again on retry",
+	"new-psp-key":       "mints a new PSP idempotency key per attempt",
+	"fresh-refund-key":  "refunds with a new PSP key per call and keeps no refund state",
+}
+
+type server struct {
+	flaw   string
+	psp    string
+	pspKey string
+	store  store
+	ttl    time.Duration
+	lease  time.Duration
+	hold   time.Duration
+	me     string
+	client *http.Client
+	// charged counts PSP charges answered as succeeded.
+	charged atomic.Int64
+}
+
+func main() {
+	addr := flag.String("addr", "127.0.0.1:"+os.Getenv("PORT"), "listen address")
+	flaw := flag.String("flaw", "none", "guard to switch off")
+	dir := flag.String("state-dir", os.Getenv("STATE_DIR"), "directory of the key store file")
+	ttl := flag.Duration("ttl", time.Hour, "key record window")
+	lease := flag.Duration("lease", 2*time.Second, "in-progress lease before a takeover")
+	hold := flag.Duration("hold", 150*time.Millisecond, "work before the PSP call (widens race windows)")
+	flag.Parse()
+	if _, ok := flaws[*flaw]; !ok {
+		log.Fatalf("unknown --flaw %q", *flaw)
+	}
+	s := &server{flaw: *flaw, psp: os.Getenv("PSP_URL"), pspKey: os.Getenv("PSP_KEY"), ttl: *ttl, lease: *lease, hold: *hold,
+		me: randHex(6), client: &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}}
+	if s.psp == "" || s.pspKey == "" {
+		log.Fatal("PSP_URL and PSP_KEY must be set")
+	}
+	if *flaw == "memory-store" {
+		s.store = newMemStore()
+	} else {
+		if *dir == "" {
+			log.Fatal("--state-dir or STATE_DIR is required")
+		}
+		s.store = &fileStore{path: filepath.Join(*dir, "keys.json")}
+	}
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		log.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(200) })
+	mux.HandleFunc("POST /payments", s.create)
+	mux.HandleFunc("GET /payments", func(w http.ResponseWriter, _ *http.Request) { writeJSON(w, 200, map[string]any{"data": []any{}}) })
+	mux.HandleFunc("GET /payments/{id}", s.lookup)
+	mux.HandleFunc("POST /payments/{id}/refund", s.refund)
+	// The service's own count of charges the PSP confirmed, for idemcheck's
+	// http_counter effects mode (this process's lifetime only).
+	mux.HandleFunc("GET /debug/charges", func(w http.ResponseWriter, _ *http.Request) {
+		writeJSON(w, 200, map[string]any{"count": s.charged.Load()})
+	})
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+	go func() { <-ctx.Done(); _ = srv.Close() }()
+	log.Printf("paysvc flaw=%s listening on %s", *flaw, ln.Addr())
+	if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		log.Fatal(err)
+	}
+}
+
+func randHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+func problem(w http.ResponseWriter, status int, code, title string) {
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(map[string]any{"type": "https://idemcheck.dev/problems/" + code, "title": title, "status": status, "code": code})
+}
+
+type meaning struct {
+	OrderID       string      `json:"order_id"`
+	Amount        json.Number `json:"amount"`
+	Currency      string      `json:"currency"`
+	PaymentMethod string      `json:"payment_method"`
+}
+
+func (m meaning) fingerprint() string {
+	h := sha256.Sum256([]byte(strings.Join([]string{m.OrderID, m.Amount.String(), strings.ToUpper(m.Currency), m.PaymentMethod}, "\x00")))
+	return hex.EncodeToString(h[:])
+}
+
+func (s *server) lookup(w http.ResponseWriter, r *http.Request) {
+	rec, err := s.store.find(r.PathValue("id"))
+	if err != nil {
+		problem(w, 500, "store_error", err.Error())
+		return
+	}
+	if rec == nil {
+		problem(w, 404, "not_found", "no such payment")
+		return
+	}
+	writeJSON(w, 200, map[string]any{"id": rec.PaymentID, "status": rec.status()})
+}
+
+func (s *server) caller(r *http.Request) string {
+	return strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
+}
+
+// parseKey accepts a bare key or an RFC 8941 string ("...").
+func parseKey(v string) string {
+	if len(v) >= 2 && v[0] == '"' && v[len(v)-1] == '"' {
+		return v[1 : len(v)-1]
+	}
+	return v
+}
+
+func (s *server) create(w http.ResponseWriter, r *http.Request) {
+	caller := s.caller(r)
+	if caller == "" {
+		problem(w, 401, "unauthenticated", "missing bearer token")
+		return
+	}
+	raw, err := io.ReadAll(io.LimitReader(r.Body, 1<<16))
+	if err != nil {
+		problem(w, 400, "bad_body", err.Error())
+		return
+	}
+	var m meaning
+	dec := json.NewDecoder(strings.NewReader(string(raw)))
+	dec.UseNumber()
+	if err := dec.Decode(&m); err != nil {
+		problem(w, 400, "bad_body", "body is not JSON: "+err.Error())
+		return
+	}
+	amount, err := m.Amount.Int64()
+	if err != nil || amount <= 0 {
+		problem(w, 400, "invalid_amount", "amount must be a positive integer")
+		return
+	}
+	if s.flaw == "no-key" {
+		s.charge(w, &record{PaymentID: "pay_" + randHex(6), Amount: amount, Currency: m.Currency, PaymentMethod: m.PaymentMethod})
+		return
+	}
+	hv, present := r.Header["Idempotency-Key"]
+	if !present {
+		problem(w, 400, "idempotency_key_missing", "Idempotency-Key header is required")
+		return
+	}
+	key := parseKey(strings.Join(hv, ","))
+	if key == "" || len(key) > 255 {
+		problem(w, 400, "idempotency_key_invalid", "Idempotency-Key must be 1 to 255 characters")
+		return
+	}
+	scope := caller + "\x00" + key
+	if s.flaw == "unscoped" {
+		scope = key
+	}
+	fp := m.fingerprint()
+	if s.flaw == "raw-fingerprint" {
+		h := sha256.Sum256(raw)
+		fp = hex.EncodeToString(h[:])
+	}
+	s.claimAndRun(w, r.Context(), scope, fp, amount, m)
+}
+
+func (s *server) derivedID(scope string) string {
+	h := sha256.Sum256([]byte(scope))
+	return "pay_" + hex.EncodeToString(h[:6])
+}
+
+func (s *server) randomIDs() bool {
+	switch s.flaw {
+	case "check-then-insert", "memory-store", "short-ttl", "reexec-after-5xx":
+		return true
+	}
+	return false
+}
+
+func (s *server) claimAndRun(w http.ResponseWriter, ctx context.Context, scope, fp string, amount int64, m meaning) {
+	for {
+		now := time.Now()
+		fresh := &record{Scope: scope, Fingerprint: fp, State: "in_progress", Owner: s.me, LeaseUntil: now.Add(s.lease),
+			Amount: amount, Currency: m.Currency, PaymentMethod: m.PaymentMethod, ExpiresAt: now.Add(s.ttl)}
+		fresh.PaymentID = s.derivedID(scope)
+		if s.randomIDs() {
+			fresh.PaymentID = "pay_" + randHex(6)
+		}
+		fresh.PSPKey = fresh.PaymentID + ":charge"
+		var rec *record
+		var claimed bool
+		var err error
+		if s.flaw == "check-then-insert" {
+			rec, claimed, err = s.checkThenInsert(fresh, now)
+		} else {
+			rec, claimed, err = s.store.claim(fresh, now)
+		}
+		if err != nil {
+			problem(w, 500, "store_error", err.Error())
+			return
+		}
+		if claimed {
+			s.charge(w, rec)
+			return
+		}
+		if rec.Fingerprint != fp && s.flaw != "mismatch-accepted" {
+			status := 422
+			if s.flaw == "protocol-only" {
+				status = 417
+			}
+			problem(w, status, "idempotency_key_reused", "this key was used with a different request")
+			return
+		}
+		switch rec.State {
+		case "done":
+			w.Header().Set("Idempotent-Replayed", "true")
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(rec.Status)
+			_, _ = w.Write([]byte(rec.Body))
+			return
+		case "in_progress", "unknown":
+			if rec.State == "unknown" || now.After(rec.LeaseUntil) {
+				// The outcome is unknown or the owner is gone: take over and
+				// ask the PSP again under the same key.
+				if took, err := s.store.takeover(rec.Scope, s.me, now.Add(s.lease), rec.Owner); err != nil {
+					problem(w, 500, "store_error", err.Error())
+					return
+				} else if took != nil {
+					s.charge(w, took)
+					return
+				}
+				continue
+			}
+			if s.flaw == "protocol-only" {
+				select {
+				case <-ctx.Done():
+					return
+				case <-time.After(50 * time.Millisecond):
+				}
+				continue
+			}
+			w.Header().Set("Retry-After", "1")
+			problem(w, 409, "idempotency_key_in_use", "a request with this key is in progress")
+			return
+		}
+		problem(w, 500, "store_error", "record in unknown state "+rec.State)
+		return
+	}
+}
+
+func (s *server) checkThenInsert(fresh *record, now time.Time) (*record, bool, error) {
+	rec, err := s.store.get(fresh.Scope, now)
+	if err != nil || rec != nil {
+		return rec, false, err
+	}
+	time.Sleep(s.hold) // the gap a concurrent copy falls into
+	return fresh, true, s.store.put(fresh)
+}
+
+// charge calls the PSP and stores the answer, completing only if this
+// process still owns the record.
+func (s *server) charge(w http.ResponseWriter, rec *record) {
+	if s.flaw != "check-then-insert" {
+		time.Sleep(s.hold)
+	}
+	pspKey := rec.PSPKey
+	if s.flaw == "new-psp-key" || s.flaw == "no-key" {
+		pspKey = rec.PaymentID + ":" + randHex(4)
+	}
+	status, chargeID, err := s.callPSP(pspKey, rec)
+	body := map[string]any{"id": rec.PaymentID, "amount": rec.Amount, "currency": rec.Currency}
+	switch {
+	case err != nil || status >= 500 || status == 429 || status == 409:
+		// No answer, a server error, a rate limit, or the PSP still executing
+		// this key: the outcome is unknown, never a failure.
+		if s.flaw == "reexec-after-5xx" {
+			_ = s.store.remove(rec.Scope, s.me)
+			body["status"] = "failed"
+			writeJSON(w, 502, body)
+			return
+		}
+		_ = s.store.markUnknown(rec.Scope, s.me)
+		body["status"] = "processing"
+		writeJSON(w, 202, body)
+		return
+	case status >= 400:
+		body["status"] = "failed"
+		s.complete(w, rec, 402, body)
+	default:
+		s.charged.Add(1)
+		body["status"] = "succeeded"
+		body["charge"] = chargeID
+		s.complete(w, rec, 201, body)
+	}
+}
+
+func (s *server) complete(w http.ResponseWriter, rec *record, status int, body map[string]any) {
+	b, _ := json.Marshal(body)
+	if rec.Scope == "" { // no-key: nothing stored
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(status)
+		_, _ = w.Write(b)
+		return
+	}
+	final, err := s.store.complete(rec.Scope, s.me, status, string(b))
+	if err != nil {
+		problem(w, 500, "store_error", err.Error())
+		return
+	}
+	// A zombie whose lease was taken over answers from the record.
+	w.Header().Set("Content-Type", "application/json")
+	if final.State != "done" {
+		w.Header().Set("Retry-After", "1")
+		writeJSON(w, 202, map[string]any{"id": final.PaymentID, "status": "processing"})
+		return
+	}
+	w.WriteHeader(final.Status)
+	_, _ = w.Write([]byte(final.Body))
+}
+
+func (s *server) callPSP(key string, rec *record) (int, string, error) {
+	form := url.Values{}
+	form.Set("amount", strconv.FormatInt(rec.Amount, 10))
+	form.Set("currency", strings.ToLower(rec.Currency))
+	form.Set("payment_method", rec.PaymentMethod)
+	form.Set("confirm", "true")
+	form.Set("metadata[payment_id]", rec.PaymentID)
+	req, err := http.NewRequest("POST", s.psp+"/v1/payment_intents", strings.NewReader(form.Encode()))
+	if err != nil {
+		return 0, "", err
+	}
+	req.Header.Set("Authorization", "Bearer "+s.pspKey)
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Idempotency-Key", key)
+	resp, err := s.client.Do(req)
+	if err != nil {
+		return 0, "", err
+	}
+	defer resp.Body.Close()
+	var out struct {
+		ID     string `json:"id"`
+		Status string `json:"status"`
+	}
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return 0, "", err
+	}
+	_ = json.Unmarshal(b, &out)
+	if resp.StatusCode < 300 && out.Status != "succeeded" {
+		return 402, out.ID, nil
+	}
+	if resp.StatusCode >= 300 {
+		log.Printf("psp answered %d: %s", resp.StatusCode, b)
+	}
+	return resp.StatusCode, out.ID, nil
+}

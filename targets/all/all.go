@@ -1,0 +1,14 @@
+// Package all registers every tier of the reference stack: import it for its
+// side effects in any binary that must be able to become a tier (the CLI, a
+// suite's test binary). Other tiers append one blank import each.
+package all
+
+import (
+	_ "github.com/idemcheck/idemcheck/targets/api"      // api
+	_ "github.com/idemcheck/idemcheck/targets/lb"       // lb
+	_ "github.com/idemcheck/idemcheck/targets/push"     // push provider (issue 6)
+	_ "github.com/idemcheck/idemcheck/targets/relay"    // relay (issue 6)
+	_ "github.com/idemcheck/idemcheck/targets/resolver" // resolver
+	_ "github.com/idemcheck/idemcheck/targets/webhook"  // webhook
+	_ "github.com/idemcheck/idemcheck/targets/worker"   // worker (issue 6)
+)

@@ -1,0 +1,60 @@
+package api
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestParseRequestRejectsBadInput(t *testing.T) {
+	for body, want := range map[string]string{
+		`{"order_id":"42","amount":3000,`:                                            "malformed JSON",
+		`{"order_id":"42","amount":3000,"currency":"USD","payment_method":"pm_1"} x`: "malformed JSON",
+		`{"amount":3000,"currency":"USD","payment_method":"pm_1"}`:                   `"order_id" is required`,
+		`{"order_id":"42","amount":-1,"currency":"USD","payment_method":"pm_1"}`:     `must be positive`,
+		`{"order_id":"42","amount":0,"currency":"USD","payment_method":"pm_1"}`:      `must be positive`,
+		`{"order_id":"42","amount":1.5,"currency":"USD","payment_method":"pm_1"}`:    `must be an integer`,
+		`{"order_id":"42","amount":"30","currency":"USD","payment_method":"pm_1"}`:   `must be an integer`,
+		`{"order_id":"42","amount":30,"currency":"usd","payment_method":"pm_1"}`:     `unknown currency`,
+		`{"order_id":"42","amount":30,"currency":"USD"}`:                             `"payment_method" is required`,
+		`[1,2]`: "malformed JSON",
+	} {
+		_, err := ParseRequest([]byte(body))
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("ParseRequest(%s) = %v, want error containing %q", body, err, want)
+		}
+	}
+}
+
+func TestFingerprintIsTheMeaning(t *testing.T) {
+	a, err := ParseRequest([]byte(`{"order_id":"42","amount":3000,"currency":"USD","payment_method":"pm_1"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := ParseRequest([]byte(`{"payment_method":"pm_1","client_ts":"x","currency":"USD","amount":3000,"order_id":"42"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, _ := ParseRequest([]byte(`{"order_id":"42","amount":3500,"currency":"USD","payment_method":"pm_1"}`))
+	if Fingerprint(a) != Fingerprint(b) {
+		t.Error("a reordered body with an extra field changed the fingerprint")
+	}
+	if Fingerprint(a) == Fingerprint(c) {
+		t.Error("a different amount kept the fingerprint")
+	}
+	if RawFingerprint([]byte(`{"a":1,"b":2}`)) == RawFingerprint([]byte(`{"b":2,"a":1}`)) {
+		t.Error("raw fingerprint ignored byte order")
+	}
+}
+
+func TestIDsAreDerived(t *testing.T) {
+	s := Scope("u1", "K1", true)
+	if s != "payments:u1:K1" || Scope("u1", "K1", false) != "payments:K1" {
+		t.Fatalf("scope %q", s)
+	}
+	if PaymentID(s) != PaymentID("payments:u1:K1") || PaymentID(s) == PaymentID(Scope("u2", "K1", true)) {
+		t.Fatal("payment id not derived from the scope alone")
+	}
+	if ChargeKey("pay_7") != "pay_7:charge" || RefundKey("pay_7") != "pay_7:cancel:refund" {
+		t.Fatal("derived PSP keys")
+	}
+}

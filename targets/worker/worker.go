@@ -1,0 +1,221 @@
+package worker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/valkey-io/valkey-go"
+
+	"github.com/idemcheck/idemcheck/targets/dedup"
+	"github.com/idemcheck/idemcheck/targets/failpoint"
+	"github.com/idemcheck/idemcheck/targets/push"
+)
+
+// Failpoints of the worker.
+const (
+	// AfterCommitBeforePush: inbox, credit and notification intent are
+	// committed; nothing was pushed (branch R).
+	AfterCommitBeforePush = "after-commit-before-push"
+	// AfterPushBeforeSent: the phone got the push; the intent still says
+	// PENDING (branch N, seed P4).
+	AfterPushBeforeSent = "after-push-before-sent"
+	// BeforeOffsetCommit: the batch is fully handled; Kafka does not know.
+	BeforeOffsetCommit = "before-offset-commit"
+)
+
+// Failpoints lists the worker's points, in the order a record meets them.
+var Failpoints = []string{AfterCommitBeforePush, AfterPushBeforeSent, BeforeOffsetCommit}
+
+func init() {
+	// See relay's init: the delivery tiers add their points to the catalogue.
+	failpoint.Register(Failpoints...)
+}
+
+// Worker is one consumer-group member.
+type Worker struct {
+	cfg   Config
+	pool  *pgxpool.Pool
+	kc    *kgo.Client
+	push  *push.Client
+	vk    valkey.Client
+	guard *dedup.Guard
+}
+
+// New connects to Postgres, Kafka, the push provider and (optionally) Valkey,
+// and creates the worker's tables.
+func New(ctx context.Context, cfg Config) (*Worker, error) {
+	if cfg.Name == "" || cfg.Postgres == "" || len(cfg.Brokers) == 0 || cfg.Topic == "" || cfg.Group == "" || cfg.PushURL == "" {
+		return nil, errors.New("worker: name, postgres, brokers, topic, group and push URL are required")
+	}
+	if cfg.Log == nil {
+		cfg.Log = log.Default()
+	}
+	if cfg.SessionTimeout <= 0 {
+		cfg.SessionTimeout = 6 * time.Second
+	}
+	if cfg.DedupWindow <= 0 {
+		cfg.DedupWindow = time.Hour
+	}
+	w := &Worker{cfg: cfg, push: push.NewClient(cfg.PushURL), guard: &dedup.Guard{Off: true}}
+	var err error
+	if w.pool, err = pgxpool.New(ctx, cfg.Postgres); err != nil {
+		return nil, fmt.Errorf("worker: postgres: %w", err)
+	}
+	if err := Migrate(ctx, w.pool); err != nil {
+		w.pool.Close()
+		return nil, err
+	}
+	if cfg.Valkey != "" {
+		if w.vk, err = dedup.Dial(cfg.Valkey); err != nil {
+			w.pool.Close()
+			return nil, fmt.Errorf("worker: valkey %s: %w", cfg.Valkey, err)
+		}
+		w.guard = &dedup.Guard{Client: w.vk, Window: cfg.DedupWindow, Cap: cfg.UserCap, Off: !cfg.Guards.DedupKey}
+		if err := dedup.CheckNoEviction(ctx, w.vk); err != nil {
+			// An alarm, not a refusal: the guard still works until
+			// memory runs out, and failing open is the policy anyway.
+			cfg.Log.Printf("worker %s: ALARM: %v", cfg.Name, err)
+		}
+	}
+	iso := kgo.ReadUncommitted()
+	if cfg.Guards.ReadCommitted {
+		iso = kgo.ReadCommitted()
+	}
+	w.kc, err = kgo.NewClient(
+		kgo.SeedBrokers(cfg.Brokers...),
+		kgo.ConsumerGroup(cfg.Group),
+		kgo.ConsumeTopics(cfg.Topic),
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
+		kgo.FetchIsolationLevel(iso),
+		// Offsets are committed by hand, after the database transaction.
+		kgo.DisableAutoCommit(),
+		// A static member id lets the harness remove a dead worker from
+		// the group at once (as an orchestrator would) instead of waiting
+		// for its session to time out.
+		kgo.InstanceID(cfg.Name),
+		kgo.SessionTimeout(cfg.SessionTimeout),
+		kgo.HeartbeatInterval(cfg.SessionTimeout/6),
+		kgo.FetchMaxWait(200*time.Millisecond),
+		// No rebalance while a polled batch is in hand: the batch is
+		// handled and committed by one owner.
+		kgo.BlockRebalanceOnPoll(),
+	)
+	if err != nil {
+		w.Close()
+		return nil, fmt.Errorf("worker: kafka: %w", err)
+	}
+	return w, nil
+}
+
+// Close releases the connections.
+func (w *Worker) Close() {
+	if w.kc != nil {
+		w.kc.Close()
+	}
+	if w.vk != nil {
+		w.vk.Close()
+	}
+	w.pool.Close()
+}
+
+// Run consumes until ctx ends.
+func (w *Worker) Run(ctx context.Context) error {
+	for {
+		fs := w.kc.PollRecords(ctx, 256)
+		if ctx.Err() != nil {
+			return nil
+		}
+		fs.EachError(func(t string, p int32, err error) {
+			w.cfg.Log.Printf("worker %s: fetch %s/%d: %v", w.cfg.Name, t, p, err)
+		})
+		recs := fs.Records()
+		for _, r := range recs {
+			if err := w.process(ctx, r); err != nil {
+				return nil // only ctx ends process
+			}
+		}
+		if len(recs) > 0 {
+			if err := failpoint.Hit(BeforeOffsetCommit); err != nil {
+				// An injected commit failure: the batch is redelivered
+				// to whoever owns the partition next.
+				w.cfg.Log.Printf("worker %s: %v", w.cfg.Name, err)
+			} else if err := w.kc.CommitRecords(ctx, recs...); err != nil {
+				w.cfg.Log.Printf("worker %s: offset commit: %v", w.cfg.Name, err)
+			}
+		}
+		w.kc.AllowRebalance()
+	}
+}
+
+// process handles r until it succeeds. Only transient failures (database,
+// push provider) come back here; poison is dead-lettered inside handle.
+func (w *Worker) process(ctx context.Context, r *kgo.Record) error {
+	backoff := 50 * time.Millisecond
+	for {
+		err := w.handle(ctx, r)
+		if err == nil {
+			return nil
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		w.cfg.Log.Printf("worker %s: %s/%d@%d: retry in %v: %v", w.cfg.Name, r.Topic, r.Partition, r.Offset, backoff, err)
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(backoff):
+		}
+		backoff = min(2*backoff, 2*time.Second)
+	}
+}
+
+// handle applies one delivery of a record.
+func (w *Worker) handle(ctx context.Context, r *kgo.Record) error {
+	m, err := decode(r)
+	if err != nil {
+		return w.deadLetter(ctx, r, err.Error())
+	}
+	var n push.Notification
+	var fresh bool
+	switch {
+	case m.pay != nil:
+		recipient, known, err := w.lookupPayment(ctx, m.pay.PaymentID)
+		if err != nil {
+			return err
+		}
+		if !known {
+			return w.deadLetter(ctx, r, fmt.Sprintf("unknown payment: the ledger has no payment %q", m.pay.PaymentID))
+		}
+		n = push.Notification{Recipient: recipient, PaymentID: m.pay.PaymentID, EventID: m.eventID, Title: "Payment received"}
+		if w.cfg.Guards.ReplaceID {
+			n.ReplaceID = m.pay.PaymentID
+		}
+		if fresh, err = w.applyPayment(ctx, m.pay, n); err != nil {
+			return err
+		}
+	default:
+		// The business key names what a reminder announces (an
+		// invoice), as a payment id does for a payment's notification:
+		// the history groups notifications by it, so two copies of one
+		// logical message on a screen read as stacked.
+		n = push.Notification{Recipient: m.rem.Recipient, Intent: m.rem.Intent(), PaymentID: m.rem.BusinessKey, EventID: m.eventID, Title: m.rem.Template}
+		if w.cfg.Guards.ReplaceID {
+			n.ReplaceID = m.eventID
+		}
+		if fresh, err = w.applyReminder(ctx, m.rem, n); err != nil {
+			return err
+		}
+	}
+	if err := failpoint.Hit(AfterCommitBeforePush); err != nil {
+		return err
+	}
+	if !fresh && !w.cfg.Guards.FinishOnRedelivery {
+		return nil // the mutant only acknowledges a repeat
+	}
+	return w.notify(ctx, m, n)
+}
