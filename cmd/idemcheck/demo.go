@@ -46,8 +46,11 @@ func cmdDemo(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "reference stack (all guards on): exit %d, want 0: the reference failed a check\n", ref)
 	}
 	if mut == conform.ExitViolation {
-		fmt.Fprintf(stdout, "mutant %s: CAUGHT (exit 1), as it must be; report: %s\n", demoMutant,
-			filepath.Join(*out, "mutant-"+demoMutant, "index.html"))
+		report, err := filepath.Abs(filepath.Join(*out, "mutant-"+demoMutant, "index.html"))
+		if err != nil {
+			report = filepath.Join(*out, "mutant-"+demoMutant, "index.html")
+		}
+		fmt.Fprintf(stdout, "mutant %s: CAUGHT (exit 1), as it must be; report: %s\n", demoMutant, report)
 	} else {
 		ok = false
 		fmt.Fprintf(stdout, "mutant %s: exit %d, want 1: the harness missed a broken guard\n", demoMutant, mut)

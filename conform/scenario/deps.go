@@ -12,7 +12,7 @@ import (
 // dependencies (its database, its PSP) during a create, then retries.
 func DepsCheck() *Check {
 	return &Check{ID: "S-deps", Title: "a dependency's reply lost (Toxiproxy links of the config)", Level: Safety,
-		Rule: "issue 7 §1 Toxiproxy links; SCENARIOS.md A1 (gray failure)", Needs: func(e *Env) string {
+		Rule: "dependency links; SCENARIOS.md A1 (gray failure)", Needs: func(e *Env) string {
 			if len(e.Links) == 0 {
 				return "no toxiproxy.links in the config"
 			}

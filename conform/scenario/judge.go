@@ -131,7 +131,7 @@ func (t *T) Judge(ctx context.Context, expect map[int64]int, ins ...Intent) {
 			}
 			for _, a := range atts {
 				if a.Intent == intent && a.Outcome == checker.OutcomeFailed && len(charges) > 0 {
-					f := t.Safety("failed-but-charged", "issue 8 §3 5xx after the charge; SCENARIOS.md A7",
+					f := t.Safety("failed-but-charged", "payment check: 5xx after the charge; SCENARIOS.md A7",
 						"the client was told \"failed\" (attempt #%d, %d) although the PSP charged %d: the client will pay again under a new key", a.Seq, a.Status, amount)
 					f.Amount, f.Charges, f.Intent, f.Seqs = amount, charges, intent, []int{a.Seq}
 				}

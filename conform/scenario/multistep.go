@@ -22,7 +22,7 @@ func needRefund(e *Env) string {
 // repeated; no repeat may move money again.
 func MultiStepCheck() *Check {
 	return &Check{ID: "S-multistep", Title: "create then refund, each step repeated (refund's PSP reply lost)", Level: Safety,
-		Rule: "issue 8 §3 multi-step flows; SCENARIOS.md B6", Needs: needRefund, Run: runMultiStep}
+		Rule: "payment check: multi-step flows; SCENARIOS.md B6", Needs: needRefund, Run: runMultiStep}
 }
 
 func refundsFor(e *Env, amount int64) []checker.Op {
@@ -80,7 +80,7 @@ func runMultiStep(ctx context.Context, e *Env, t *T) {
 		for _, r := range rs {
 			seqs = append(seqs, r.Seq)
 		}
-		fd := t.Safety("double-refund", "issue 8 §3 multi-step flows; SCENARIOS.md B6",
+		fd := t.Safety("double-refund", "payment check: multi-step flows; SCENARIOS.md B6",
 			"%d PSP refunds for payment %s (PSP keys %v): a repeated refund moved money again", len(refunds), a.PaymentID, pspKeys(refunds))
 		fd.Intent, fd.Amount, fd.Charges, fd.Seqs = a.Intent, in.Meaning.Amount, refunds, seqs
 	}

@@ -56,18 +56,18 @@ func SafetyChecks() []*Check {
 	return []*Check{
 		{ID: "A2", Title: "N concurrent copies of one request", Level: Safety, Rule: "SCENARIOS.md A2", Run: runA2},
 		{ID: "A5", Title: "mismatch; reordered fields plus an extra field", Level: Safety, Rule: "SCENARIOS.md A5", Run: runA5},
-		{ID: "A6", Title: "one key from two callers (same and different bodies)", Level: Safety, Rule: "SCENARIOS.md A6; issue 8 §3 cross-caller", Needs: needCallers, Run: runA6},
-		{ID: "A1", Title: "PSP charges, its reply is lost", Level: Safety, Rule: "SCENARIOS.md A1; issue 8 §3 stable downstream key", Needs: needPSP, Run: runA1},
-		{ID: "S-5xx-after-charge", Title: "PSP charges, then answers 500", Level: Safety, Rule: "issue 8 §3 5xx after the charge", Needs: needPSP, Run: run5xxAfterCharge},
+		{ID: "A6", Title: "one key from two callers (same and different bodies)", Level: Safety, Rule: "SCENARIOS.md A6; payment check: cross-caller", Needs: needCallers, Run: runA6},
+		{ID: "A1", Title: "PSP charges, its reply is lost", Level: Safety, Rule: "SCENARIOS.md A1; payment check: stable downstream key", Needs: needPSP, Run: runA1},
+		{ID: "S-5xx-after-charge", Title: "PSP charges, then answers 500", Level: Safety, Rule: "payment check: 5xx after the charge", Needs: needPSP, Run: run5xxAfterCharge},
 		{ID: "A7", Title: "the client's own reply lost (Toxiproxy)", Level: Safety, Rule: "SCENARIOS.md A7", Run: runA7},
-		{ID: "S-restart", Title: "restart between the first attempt and the retry", Level: Safety, Rule: "issue 8 §3 restart", Needs: needProcs, Run: runRestart},
-		{ID: "A3", Title: "owner SIGKILLed while its PSP call is in flight", Level: Safety, Rule: "SCENARIOS.md A3; issue 8 §3 stable key across restart", Needs: needAll(needPSP, needProcs), Run: runA3},
-		{ID: "A4", Title: "owner frozen (SIGSTOP), another instance takes over", Level: Safety, Rule: "SCENARIOS.md A4; issue 8 §3 takeover", Needs: needAll(needPSP, needProcs, needReplicas), Run: runA4},
-		{ID: "S-replicas", Title: "duplicates to two instances at once", Level: Safety, Rule: "issue 8 §3 replicas", Needs: needReplicas, Run: runReplicas},
+		{ID: "S-restart", Title: "restart between the first attempt and the retry", Level: Safety, Rule: "payment check: restart", Needs: needProcs, Run: runRestart},
+		{ID: "A3", Title: "owner SIGKILLed while its PSP call is in flight", Level: Safety, Rule: "SCENARIOS.md A3; payment check: stable key across restart", Needs: needAll(needPSP, needProcs), Run: runA3},
+		{ID: "A4", Title: "owner frozen (SIGSTOP), another instance takes over", Level: Safety, Rule: "SCENARIOS.md A4; payment check: takeover", Needs: needAll(needPSP, needProcs, needReplicas), Run: runA4},
+		{ID: "S-replicas", Title: "duplicates to two instances at once", Level: Safety, Rule: "payment check: replicas", Needs: needReplicas, Run: runReplicas},
 		B5Check(),
 		DepsCheck(),
 		MultiStepCheck(),
-		{ID: "B4", Title: "retry at the retry horizon; key window against the horizon", Level: Safety, Rule: "SCENARIOS.md B4; issue 8 §3 key lifetime", Needs: needHorizon, Run: runB4},
+		{ID: "B4", Title: "retry at the retry horizon; key window against the horizon", Level: Safety, Rule: "SCENARIOS.md B4; payment check: key lifetime", Needs: needHorizon, Run: runB4},
 	}
 }
 
@@ -322,7 +322,7 @@ func runRestart(ctx context.Context, e *Env, t *T) {
 	e.NoteFault("restart", start, checker.Now())
 	b := last(t.RetryUntilFinal(ctx, "retry after restart", in, 10, 150*time.Millisecond, nil))
 	if a.PaymentID != "" && b.PaymentID != "" && a.PaymentID != b.PaymentID {
-		f := t.Safety(checker.KindInconsistentAnswer, "issue 8 §3 restart", "payment %s before the restart, %s after, for one key", a.PaymentID, b.PaymentID)
+		f := t.Safety(checker.KindInconsistentAnswer, "payment check: restart", "payment %s before the restart, %s after, for one key", a.PaymentID, b.PaymentID)
 		f.Intent, f.Seqs = a.Intent, []int{a.Seq, b.Seq}
 	}
 	t.Judge(ctx, nil, in)
@@ -410,7 +410,7 @@ func needHorizon(e *Env) string {
 func runB4(ctx context.Context, e *Env, t *T) {
 	h, w := e.Cfg.RetryHorizonD(), e.Cfg.KeyWindowD()
 	if w > 0 && w < h {
-		t.Safety("key-window-short", "issue 8 §3 key lifetime against the retry horizon",
+		t.Safety("key-window-short", "payment check: key lifetime against the retry horizon",
 			"the documented key window %s is shorter than the clients' retry horizon %s: a late retry is a new payment", w, h)
 	}
 	in := e.NewIntent(0)

@@ -14,7 +14,7 @@ import (
 const draft = "draft-ietf-httpapi-idempotency-key-header"
 
 // VectorChecks are the protocol vectors public conformance suites check
-// (issue 8 §2), judged against the configured profile.
+// (the protocol vectors), judged against the configured profile.
 func VectorChecks() []*Check {
 	return []*Check{
 		{ID: "P-once", Title: "POST executes once", Level: Protocol, Rule: draft + " §2", Run: vOnce},

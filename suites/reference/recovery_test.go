@@ -19,7 +19,7 @@ import (
 )
 
 // Every charged payment must end SUCCEEDED with its outbox row, whichever
-// tier dies at whichever point (issue 5's acceptance).
+// tier dies at whichever point.
 var _ = Describe("Recovery after a crash at any failpoint", Label("recovery"), func() {
 	DescribeTable("an API server crashes, restarts; the phone retries; the resolver runs",
 		func(ctx SpecContext, point string) {

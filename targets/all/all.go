@@ -6,9 +6,9 @@ package all
 import (
 	_ "github.com/idemcheck/idemcheck/targets/api"      // api
 	_ "github.com/idemcheck/idemcheck/targets/lb"       // lb
-	_ "github.com/idemcheck/idemcheck/targets/push"     // push provider (issue 6)
-	_ "github.com/idemcheck/idemcheck/targets/relay"    // relay (issue 6)
+	_ "github.com/idemcheck/idemcheck/targets/push"     // push provider
+	_ "github.com/idemcheck/idemcheck/targets/relay"    // outbox relay
 	_ "github.com/idemcheck/idemcheck/targets/resolver" // resolver
 	_ "github.com/idemcheck/idemcheck/targets/webhook"  // webhook
-	_ "github.com/idemcheck/idemcheck/targets/worker"   // worker (issue 6)
+	_ "github.com/idemcheck/idemcheck/targets/worker"   // worker
 )
