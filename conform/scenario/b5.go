@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/idemcheck/idemcheck/checker"
-	"github.com/idemcheck/idemcheck/fakepsp"
 )
 
 // B5Check: the owner dies after the PSP charged, leaving its key record in
@@ -18,26 +17,8 @@ func B5Check() *Check {
 
 func runB5(ctx context.Context, e *Env, t *T) {
 	in := e.NewIntent(0)
-	f := e.PSP.Faults().HoldReplyAfterCharge(fakepsp.Match{Amount: in.Meaning.Amount, Times: 1})
-	defer f.Remove()
-	start := checker.Now()
-	first := background(ctx, t, "owner charges at the PSP, then is killed", in, nil)
-	if err := waitFired(ctx, f, e.Cfg.TimeoutD()); err != nil {
-		t.Errorf("the target made no PSP charge of %d: %v", in.Meaning.Amount, err)
-		<-first
-		return
-	}
-	if err := e.Procs[0].Kill(); err != nil {
-		t.Errorf("kill: %v", err)
-	}
-	f.Remove()
-	<-first
-	if err := e.Procs[0].Restart(); err != nil {
-		t.Errorf("restart after kill: %v", err)
-		return
-	}
-	if err := e.WaitReady(ctx, 0); err != nil {
-		t.Errorf("target did not come back after the kill: %v", err)
+	_, start, ok := killOwnerAfterCharge(ctx, e, t, in)
+	if !ok {
 		return
 	}
 	e.NoteFault("B5 owner killed after the charge", start, checker.Now())

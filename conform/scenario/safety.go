@@ -342,28 +342,40 @@ func waitFired(ctx context.Context, f *fakepsp.Fault, d time.Duration) error {
 	return f.WaitFired(c, 1)
 }
 
-func runA3(ctx context.Context, e *Env, t *T) {
-	in := e.NewIntent(0)
+// killOwnerAfterCharge sends in, holds the PSP's reply once the target has
+// charged, SIGKILLs the owner while it waits, and restarts it. It returns the
+// first attempt's answer and when the fault began; ok is false when the fault
+// could not be applied (already reported on t).
+func killOwnerAfterCharge(ctx context.Context, e *Env, t *T, in Intent) (a *driver.Attempt, start int64, ok bool) {
 	f := e.PSP.Faults().HoldReplyAfterCharge(fakepsp.Match{Amount: in.Meaning.Amount, Times: 1})
 	defer f.Remove()
-	start := checker.Now()
+	start = checker.Now()
 	first := background(ctx, t, "owner charges at the PSP, then is killed", in, nil)
 	if err := waitFired(ctx, f, e.Cfg.TimeoutD()); err != nil {
 		t.Errorf("the target made no PSP charge of %d: %v", in.Meaning.Amount, err)
 		<-first
-		return
+		return nil, start, false
 	}
 	if err := e.Procs[0].Kill(); err != nil {
 		t.Errorf("kill: %v", err)
 	}
 	f.Remove()
-	a := <-first
+	a = <-first
 	if err := e.Procs[0].Restart(); err != nil {
 		t.Errorf("restart after kill: %v", err)
-		return
+		return a, start, false
 	}
 	if err := e.WaitReady(ctx, 0); err != nil {
 		t.Errorf("target did not come back after the kill: %v", err)
+		return a, start, false
+	}
+	return a, start, true
+}
+
+func runA3(ctx context.Context, e *Env, t *T) {
+	in := e.NewIntent(0)
+	a, start, ok := killOwnerAfterCharge(ctx, e, t, in)
+	if !ok {
 		return
 	}
 	e.NoteFault("A3 owner killed", start, checker.Now())
