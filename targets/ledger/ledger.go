@@ -290,27 +290,23 @@ func (l *Ledger) SetRefundAmount(ctx context.Context, id, from, to, key, refundI
 // deadline (tier clock, unix ns) plus margin is before now; and refunds not
 // settled. At most limit rows, oldest first.
 func (l *Ledger) Sweep(ctx context.Context, nowNanos, marginNanos int64, limit int) ([]Payment, error) {
-	rows, err := l.Pool.Query(ctx, `SELECT `+cols+` FROM payments
+	out, err := l.payments(ctx, `SELECT `+cols+` FROM payments
  WHERE state = 'UNKNOWN' OR (state = 'PENDING' AND deadline_at + $2 < $1) OR refund_state IN ('REQUESTED','UNKNOWN')
  ORDER BY updated_at LIMIT $3`, nowNanos, marginNanos, limit)
 	if err != nil {
 		return nil, fmt.Errorf("ledger: sweep: %w", err)
 	}
-	defer rows.Close()
-	var out []Payment
-	for rows.Next() {
-		p, err := scan(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, *p)
-	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // All returns every payment, for assertions.
 func (l *Ledger) All(ctx context.Context) ([]Payment, error) {
-	rows, err := l.Pool.Query(ctx, `SELECT `+cols+` FROM payments ORDER BY created_at, payment_id`)
+	return l.payments(ctx, `SELECT `+cols+` FROM payments ORDER BY created_at, payment_id`)
+}
+
+// payments runs a query selecting cols and scans every row.
+func (l *Ledger) payments(ctx context.Context, sql string, args ...any) ([]Payment, error) {
+	rows, err := l.Pool.Query(ctx, sql, args...)
 	if err != nil {
 		return nil, err
 	}

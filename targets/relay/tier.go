@@ -38,7 +38,7 @@ func Main(ctx context.Context, args []string) error {
 	if brokers != "" {
 		cfg.Brokers = strings.Split(brokers, ",")
 	}
-	if err := ArmFlag(*arm); err != nil {
+	if err := failpoint.ArmList(*arm); err != nil {
 		return fmt.Errorf("relay: %w", err)
 	}
 	cfg.Log = log.New(os.Stderr, "relay ", log.LstdFlags|log.Lmicroseconds)

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/idemcheck/idemcheck/targets/failpoint"
-	"github.com/idemcheck/idemcheck/targets/relay"
 	"github.com/idemcheck/idemcheck/targets/tier"
 )
 
@@ -51,7 +50,7 @@ func Main(ctx context.Context, args []string) error {
 		g.ReadCommitted = false
 	}
 	cfg.Guards = g
-	if err := relay.ArmFlag(*arm); err != nil {
+	if err := failpoint.ArmList(*arm); err != nil {
 		return fmt.Errorf("worker: %w", err)
 	}
 	if brokers != "" {

@@ -1,0 +1,25 @@
+package failpoint
+
+import (
+	"fmt"
+	"strings"
+)
+
+// ArmList arms failpoints from a tier's "-failpoints" flag value
+// ("name=action;..."), for tiers that take the list on the command line
+// rather than in $IDEMCHECK_FAILPOINTS.
+func ArmList(v string) error {
+	for _, kv := range strings.Split(v, ";") {
+		if kv == "" {
+			continue
+		}
+		name, act, ok := strings.Cut(kv, "=")
+		if !ok {
+			return fmt.Errorf("-failpoints entry %q is not name=action", kv)
+		}
+		if err := Arm(name, act); err != nil {
+			return fmt.Errorf("-failpoints: %w", err)
+		}
+	}
+	return nil
+}
