@@ -82,7 +82,9 @@ func (c *container) Stop(ctx context.Context) error { return c.ctr.Terminate(ctx
 func startContainerPostgres(ctx context.Context) (Service, error) {
 	ctr, err := tcpostgres.Run(ctx, postgresImage,
 		tcpostgres.WithDatabase("postgres"), tcpostgres.WithUsername("postgres"),
-		tcpostgres.WithPassword("postgres"), tcpostgres.BasicWaitStrategies())
+		tcpostgres.WithPassword("postgres"), tcpostgres.BasicWaitStrategies(),
+		testcontainers.WithCmdArgs("-c", "wal_level=logical", "-c", "max_replication_slots=20",
+			"-c", "max_wal_senders=20"))
 	if err != nil {
 		return nil, fmt.Errorf("postgres (testcontainers): %w", err)
 	}

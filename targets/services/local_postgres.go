@@ -87,11 +87,14 @@ func startLocalPostgres(ctx context.Context) (Service, error) {
 	}
 	// fsync is off because the harness crashes tiers, never the database's
 	// host; commits still go through the WAL, so a lost COMMIT reply is still
-	// a committed row.
+	// a committed row. wal_level=logical lets the stream job's connector and
+	// the second Region read the ledger's change stream (pgoutput).
 	srv := exec.Command(filepath.Join(bin, "postgres"), "-D", data, "-p", strconv.Itoa(port),
 		"-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories="+dir,
 		"-c", "fsync=off", "-c", "full_page_writes=off", "-c", "max_connections=300",
-		"-c", "shared_buffers=128MB")
+		"-c", "shared_buffers=128MB", "-c", "wal_level=logical",
+		"-c", "max_replication_slots=20", "-c", "max_wal_senders=20",
+		"-c", "max_logical_replication_workers=8")
 	if err := asPostgresUser(srv, dir); err != nil {
 		return fail(err)
 	}
