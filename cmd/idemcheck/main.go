@@ -24,9 +24,6 @@ Usage:
 Exit codes: 0 pass, 1 violation, 2 config or usage error, 3 target unreachable.
 `
 
-// version is set at build time with -ldflags "-X main.version=...".
-var version = "dev"
-
 func main() {
 	// A re-executed copy of this binary may be a tier of the reference stack.
 	tier.Dispatch()
@@ -47,8 +44,8 @@ func dispatch(args []string, stdout, stderr io.Writer) int {
 		return cmdPSP(args[1:], stdout, stderr)
 	case "demo":
 		return cmdDemo(args[1:], stdout, stderr)
-	case "version", "--version":
-		fmt.Fprintln(stdout, "idemcheck", version)
+	case "version", "--version", "-version":
+		fmt.Fprintln(stdout, "idemcheck", versionString())
 		return 0
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)

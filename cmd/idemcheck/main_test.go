@@ -14,7 +14,8 @@ func TestDispatchExitCodes(t *testing.T) {
 	}{
 		{nil, 2, "Usage:"},
 		{[]string{"bogus"}, 2, `unknown command "bogus"`},
-		{[]string{"version"}, 0, "idemcheck dev"},
+		{[]string{"version"}, 0, "idemcheck devel"},
+		{[]string{"--version"}, 0, "idemcheck devel"},
 		{[]string{"help"}, 0, "idemcheck demo"},
 		{[]string{"check", "../../checker/testdata/legal.jsonl"}, 0, ""},
 		{[]string{"check", "../../checker/testdata/double-charge.jsonl"}, 1, "double-charge"},
