@@ -260,13 +260,13 @@ func TestShapeJSONLRoundTrip(t *testing.T) {
 func TestShapeBadLines(t *testing.T) {
 	cases := map[string]string{
 		`{"process":"D1","op":"write","call":1,"return":2,"input":{"device":"D1","item":"p1","value":"liked"},"output":{"outcome":"ok"}}`: "input.counter",
-		`{"process":"D1","op":"write","call":1,"return":2,"input":{"device":"D1","item":"p1","value":"liked","counter":41}}`:             "output.outcome",
-		`{"process":"D1","op":"write","call":1,"return":2,"input":{"device":"D1","item":"p1","value":"liked","counter":"41"}}`:           "input.counter",
-		`{"process":"u","op":"move","call":1,"return":2,"input":{"message":"m9","from":"Inbox"},"output":{"outcome":"ok"}}`:              "input.to",
-		`{"process":"u","op":"delete","call":1,"return":2,"input":{"message":"m9"},"output":{"outcome":"done"}}`:                         "output.outcome",
-		`{"process":"r","op":"locate","call":1,"return":2,"input":{"message":"m9"},"output":{}}`:                                         "output.folders",
-		`{"process":"r","op":"state","call":1,"return":2,"input":{"item":"p1"},"output":{}}`:                                             "output.value",
-		`{"process":"p","op":"store","call":1,"return":1,"input":{"message":"m9"},"output":{}}`:                                          "output.stored",
+		`{"process":"D1","op":"write","call":1,"return":2,"input":{"device":"D1","item":"p1","value":"liked","counter":41}}`:              "output.outcome",
+		`{"process":"D1","op":"write","call":1,"return":2,"input":{"device":"D1","item":"p1","value":"liked","counter":"41"}}`:            "input.counter",
+		`{"process":"u","op":"move","call":1,"return":2,"input":{"message":"m9","from":"Inbox"},"output":{"outcome":"ok"}}`:               "input.to",
+		`{"process":"u","op":"delete","call":1,"return":2,"input":{"message":"m9"},"output":{"outcome":"done"}}`:                          "output.outcome",
+		`{"process":"r","op":"locate","call":1,"return":2,"input":{"message":"m9"},"output":{}}`:                                          "output.folders",
+		`{"process":"r","op":"state","call":1,"return":2,"input":{"item":"p1"},"output":{}}`:                                              "output.value",
+		`{"process":"p","op":"store","call":1,"return":1,"input":{"message":"m9"},"output":{}}`:                                           "output.stored",
 	}
 	for line, field := range cases {
 		_, err := ReadJSONL(strings.NewReader("\n" + line + "\n"))

@@ -81,22 +81,33 @@ type Reply struct {
 // fresh connection, so net/http cannot resend it by itself and a fault on the
 // link applies to this copy; path names the network path in the history.
 func (d *Device) Send(ctx context.Context, path, baseURL string, e *Entry) Reply {
+	return <-d.Start(ctx, path, baseURL, e)
+}
+
+// Start is Send in the background: the op's call is recorded before Start
+// returns, so a copy started first is first in the history whatever the
+// network does with it after.
+func (d *Device) Start(ctx context.Context, path, baseURL string, e *Entry) <-chan Reply {
 	in := checker.Input{ShapeInput: checker.ShapeInput{Device: d.Name, Item: e.Item, Value: e.Value(),
 		Counter: checker.Int64(e.Counter), PhoneTime: checker.Int64(e.PhoneTime)}}
 	p := d.Rec.Begin(path, checker.OpWrite, "", in)
-	rep := d.post(ctx, baseURL, e.Write)
-	switch {
-	case !rep.Known:
-		_ = p.Unknown()
-	case rep.Status == http.StatusOK:
-		_ = p.End(checker.Output{Outcome: checker.OutcomeOK})
-		d.mu.Lock()
-		e.acked = true
-		d.mu.Unlock()
-	default:
-		_ = p.End(checker.Output{Outcome: checker.OutcomeError})
-	}
-	return rep
+	done := make(chan Reply, 1)
+	go func() {
+		rep := d.post(ctx, baseURL, e.Write)
+		switch {
+		case !rep.Known:
+			_ = p.Unknown()
+		case rep.Status == http.StatusOK:
+			_ = p.End(checker.Output{Outcome: checker.OutcomeOK})
+			d.mu.Lock()
+			e.acked = true
+			d.mu.Unlock()
+		default:
+			_ = p.End(checker.Output{Outcome: checker.OutcomeError})
+		}
+		done <- rep
+	}()
+	return done
 }
 
 func (d *Device) post(ctx context.Context, baseURL string, w Write) Reply {
