@@ -295,3 +295,22 @@ func TestShapeRecorder(t *testing.T) {
 		t.Fatalf("history %+v errors %v", rec.History(), rec.Errors())
 	}
 }
+
+// The files docs/history-shapes.md shows, with exactly their kinds.
+func TestShapeTestdata(t *testing.T) {
+	for file, want := range map[string][]string{
+		"shapes-legal.jsonl":        nil,
+		"stale-write-applied.jsonl": {KindStaleWriteApplied},
+		"effect-resurrected.jsonl":  {KindEffectResurrected, KindEffectResurrected},
+	} {
+		res := Check(readTestdata(t, file), CheckOptions{})
+		if got := kindsOf(res.Violations); !reflect.DeepEqual(got, want) || !res.Decided() {
+			t.Errorf("%s: kinds %v, want %v (decided %v)\n%s", file, got, want, res.Decided(), res.Text())
+		}
+		for _, v := range res.Violations {
+			if len(v.Ops) == 0 || v.Message == "" || v.Partition == "" {
+				t.Errorf("%s: violation without ops, message or place: %+v", file, v)
+			}
+		}
+	}
+}
