@@ -53,6 +53,7 @@ func judgeMoves(h History) shapeVerdict {
 		}
 		byCall(m.user)
 		byCall(m.reads)
+		byCall(m.stores)
 		decided := false
 		for _, ri := range m.reads {
 			broken, where, judged := resurrected(h, m.user, &h[ri])

@@ -44,7 +44,9 @@ func judgeWrites(h History) shapeVerdict {
 	for _, item := range items {
 		it := by[item]
 		v.partitions++
-		sort.SliceStable(it.reads, func(a, b int) bool { return h[it.reads[a]].Call < h[it.reads[b]].Call })
+		for _, s := range [][]int{it.reads, it.writes} {
+			sort.SliceStable(s, func(a, b int) bool { return h[s[a]].Call < h[s[b]].Call })
+		}
 		decided := false
 		for _, ri := range it.reads {
 			latest, allowed, ok := allowedValues(h, it.writes, &h[ri])

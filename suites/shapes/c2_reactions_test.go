@@ -23,6 +23,9 @@ type c2 struct {
 	final    string
 	hwm      int64
 	arrivals []reactions.Arrival
+	// resend is what the service answered the late LIKE: the item's state
+	// as it found it, whether or not the LIKE applied.
+	resend reactions.Result
 }
 
 // runC2 plays branch V against the likes service with mutants switched on:
@@ -84,7 +87,7 @@ func runC2(ctx context.Context, mutants ...mutant.Switch) *c2 {
 	Expect(rr.Status).To(Equal(200))
 	Expect(dev.Unacked()).To(BeEmpty())
 
-	c := &c2{w: w}
+	c := &c2{w: w, resend: rr.Result}
 	c.arrivals, err = reactions.Arrivals(ctx, w.pool, post)
 	Expect(err).NotTo(HaveOccurred())
 	Expect(counters(c.arrivals)).To(Equal([]int64{41, 42, 41}), "the resent LIKE must arrive last")
@@ -136,6 +139,7 @@ var _ = Describe("C2: apply by version: LIKE 41, UNLIKE 42, the resent LIKE arri
 	It("holds: the per-device high-water mark drops the late LIKE; final state unliked", func(ctx SpecContext) {
 		c := runC2(ctx)
 		Expect(applied(c.arrivals)).To(Equal([]bool{true, true, false}))
+		Expect(c.resend).To(Equal(reactions.Result{Applied: false, State: reactions.Unliked}), "the late LIKE is answered from what is there")
 		Expect(c.final).To(Equal(reactions.Unliked))
 		Expect(c.hwm).To(Equal(int64(42)))
 		Expect(c.w.check()).To(matchers.HaveNoViolations())
@@ -143,12 +147,14 @@ var _ = Describe("C2: apply by version: LIKE 41, UNLIKE 42, the resent LIKE arri
 	It("caught: order-by-arrival applies the late LIKE; final state liked (stale-write-applied)", func(ctx SpecContext) {
 		c := runC2(ctx, mutant.OrderByArrival)
 		Expect(applied(c.arrivals)).To(Equal([]bool{true, true, true}))
+		Expect(c.resend).To(Equal(reactions.Result{Applied: true, State: reactions.Liked}))
 		Expect(c.final).To(Equal(reactions.Liked))
 		Expect(c.w.check()).To(matchers.HaveViolation(checker.KindStaleWriteApplied))
 	})
 	It("caught: order-by-phone-clock drops UNLIKE, stamped earlier by the skewed clock; final state liked (stale-write-applied)", func(ctx SpecContext) {
 		c := runC2(ctx, mutant.OrderByPhoneClock)
 		Expect(applied(c.arrivals)).To(Equal([]bool{true, false, false}))
+		Expect(c.resend).To(Equal(reactions.Result{Applied: false, State: reactions.Liked}))
 		Expect(c.final).To(Equal(reactions.Liked))
 		Expect(c.w.check()).To(matchers.HaveViolation(checker.KindStaleWriteApplied))
 	})

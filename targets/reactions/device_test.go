@@ -3,8 +3,11 @@ package reactions
 import (
 	"context"
 	"encoding/json"
+	"io"
+	"log"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -69,5 +72,27 @@ func TestWriteCheck(t *testing.T) {
 	}
 	if (Write{Action: Unlike}).Value() != Unliked || good.Value() != Liked {
 		t.Fatal("Value")
+	}
+}
+
+func TestHandlerRejectsBadWrites(t *testing.T) {
+	// Bad input is answered before the database is touched, so no pool.
+	srv := httptest.NewServer(Handler(nil, nil, log.New(io.Discard, "", 0)))
+	defer srv.Close()
+	for body, field := range map[string]string{
+		`{"item":"p1","action":"like","counter":1}`:               "device",
+		`{"device":"D1","item":"p1","action":"love","counter":1}`: "action",
+		`{"device":"D1","item":"p1","action":"like"}`:             "counter",
+		`{"device":`: "body",
+	} {
+		resp, err := http.Post(srv.URL+Path, "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		msg, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusBadRequest || !strings.HasPrefix(string(msg), field) {
+			t.Errorf("%s: %d %q, want 400 naming %s", body, resp.StatusCode, msg, field)
+		}
 	}
 }
