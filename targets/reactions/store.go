@@ -196,7 +196,8 @@ type Arrival struct {
 	Applied   bool
 }
 
-// Arrivals lists an item's arrivals in the order they committed.
+// Arrivals lists an item's arrivals in the order they were logged (one
+// row per arrival, written in the arrival's own transaction).
 func Arrivals(ctx context.Context, pool *pgxpool.Pool, item string) ([]Arrival, error) {
 	rows, err := pool.Query(ctx, `SELECT seq, device, value, counter, phone_time, applied FROM reaction_arrivals WHERE item = $1 ORDER BY seq`, item)
 	if err != nil {
