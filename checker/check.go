@@ -83,6 +83,7 @@ func Check(h History, opts CheckOptions) *Result {
 	<-globalDone
 	res.Violations = append(res.Violations, global...)
 	res.Violations = mergeViolations(res.Violations)
+	res.addShapes(h) // versioned writes and durable conditions (shape.go), apart from the merge
 	sortViolations(res.Violations)
 	return res
 }

@@ -49,6 +49,9 @@ type Input struct {
 	ReplaceID   string            `json:"replace_id,omitempty"`
 	Recipient   string            `json:"recipient,omitempty"`
 	Metadata    map[string]string `json:"metadata,omitempty"`
+
+	// The shape kinds' fields (shape.go).
+	ShapeInput
 }
 
 // Output holds the fields of every kind's output.
@@ -60,6 +63,9 @@ type Output struct {
 	Shown     *int   `json:"shown,omitempty"`
 	Alert     *bool  `json:"alert,omitempty"`
 	Balance   *int64 `json:"balance,omitempty"`
+
+	// The shape kinds' fields (shape.go).
+	ShapeOutput
 }
 
 // Int64 and friends make literal pointers for Input and Output fields.

@@ -170,6 +170,9 @@ func parseLine(b []byte) (Op, *InputError) {
 
 // validate applies HISTORY.md's per-kind required fields.
 func validate(op *Op) *InputError {
+	if isShapeOp(op.Op) {
+		return validateShape(op)
+	}
 	in := &op.Input
 	need := func(field, v string) *InputError {
 		if v == "" {
@@ -268,7 +271,7 @@ func jsonError(err error) *InputError {
 	}
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
-		field := te.Field
+		field := shapeFieldPath(te.Field)
 		if field == "" {
 			return &InputError{Msg: fmt.Sprintf("want a JSON object, got %s", te.Value)}
 		}

@@ -203,5 +203,5 @@ func knownOp(op string) bool {
 	case OpCreate, OpResolve, OpCharge, OpRefund, OpCredit, OpNotify, OpBalance:
 		return true
 	}
-	return false
+	return isShapeOp(op)
 }

@@ -49,7 +49,11 @@ func (r *Result) WriteText(w io.Writer) error {
 		fmt.Fprintf(&b, "\nNOT CHECKED %s\n", why)
 	}
 	for _, u := range r.Unknown {
-		fmt.Fprintf(&b, "\nUNDECIDED %s (%d ops): porcupine ran out of time; neither proven linearizable nor illegal\n", u.Name, u.Ops)
+		why := "porcupine ran out of time"
+		if u.Why != "" {
+			why = u.Why
+		}
+		fmt.Fprintf(&b, "\nUNDECIDED %s (%d ops): %s; neither proven linearizable nor illegal\n", u.Name, u.Ops, why)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

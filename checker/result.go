@@ -61,6 +61,7 @@ type Violation struct {
 type UnknownPartition struct {
 	Name string `json:"name"`
 	Ops  int    `json:"ops"`
+	Why  string `json:"why,omitempty"` // set when the reason is not porcupine's timeout
 }
 
 // Result is what Check found.

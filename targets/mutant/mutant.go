@@ -29,6 +29,9 @@ const (
 	ReadPathTrustsPresence Switch = "read-path-trusts-presence"
 	FreshRefundKey         Switch = "fresh-refund-key"
 	BlindWebhookUpdate     Switch = "blind-webhook-update"
+	OrderByArrival         Switch = "order-by-arrival"
+	OrderByPhoneClock      Switch = "order-by-phone-clock"
+	ConditionOnFolderItem  Switch = "condition-on-folder-item"
 )
 
 // Entry documents one switch: the guard it removes, the scenarios whose
@@ -58,6 +61,9 @@ var Catalogue = []Entry{
 	{ReadPathTrustsPresence, "api", "a key record with expires_at < now is read as absent", []string{"B5"}, "inconsistent-answer"},
 	{FreshRefundKey, "resolver", "refund retries carry the derived key <payment_id>:cancel:refund", []string{"B6"}, "two refunds in the PSP's log (no checker kind names it)"},
 	{BlindWebhookUpdate, "webhook", "the webhook inbox and compare-and-set moves with the derived event id", []string{"C1"}, "double-credit"},
+	{OrderByArrival, "reactions", "a write applies only if its device counter is above the per-device high-water mark (a row that never expires)", []string{"C2"}, "stale-write-applied"},
+	{OrderByPhoneClock, "reactions", "writes are ordered by the device's counter, never by the phone's clock", []string{"C2"}, "stale-write-applied"},
+	{ConditionOnFolderItem, "mailbox", "the parser's put-if-absent is conditioned on the locator M#<id>, which never moves and is a tombstone after delete", []string{"C3"}, "effect-resurrected"},
 }
 
 // Set is the switches a process runs with.
