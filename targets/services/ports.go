@@ -3,21 +3,14 @@ package services
 import (
 	"context"
 	"fmt"
-	"net"
 	"time"
+
+	"github.com/idemcheck/idemcheck/internal/freeport"
 )
 
-// freePort asks the kernel for a free loopback port. The port is released
-// before the server binds it; servers are started right after, so a clash is
-// rare, and a clash fails the start loudly rather than silently.
-func freePort() (int, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port, nil
-}
+// freePort is the one free-port helper: see internal/freeport for why ports
+// are drawn below the ephemeral range.
+func freePort() (int, error) { return freeport.Get() }
 
 // waitFor polls ready until it succeeds, ctx ends, or limit passes; it returns
 // the last error so a failed start says why.
