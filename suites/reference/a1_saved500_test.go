@@ -80,6 +80,29 @@ var _ = Describe("A1 PSP charges, answers 500 and replays it for the key", Label
 		Expect(w.check(ctx).OK()).To(BeTrue())
 	}, SpecTimeout(2*time.Minute))
 
+	It("holds (search not read-after-write): nothing found stays UNKNOWN, the charge is found once search sees it", func(ctx SpecContext) {
+		w := newWorld(ctx, worldOpts{})
+		id := pid("u1", "K1")
+		// Search answers from an hour ago until the fault is removed.
+		lag := w.psp.Faults().SearchLag(time.Hour)
+		ph, _, _ := saved500(ctx, w)
+		Eventually(func() int64 { return statsAt(w.st.Resolver.Admin)["searches"] }).WithTimeout(eventually(10)).
+			WithPolling(storytime.D(0.2)).Should(BeNumerically(">=", 2))
+		Expect(lag.Fired()).To(BeNumerically(">=", 1), "search never answered from the past")
+		Expect(w.payment(ctx, id).State).To(Equal(ledger.Unknown), "settled on a search that could not see the charge")
+		Expect(statsAt(w.st.Resolver.Admin)).To(HaveKeyWithValue("found", int64(0)))
+		lag.Remove()
+		Eventually(func() string { return w.payment(ctx, id).State }).WithTimeout(eventually(10)).
+			WithPolling(storytime.D(0.2)).Should(Equal(ledger.Succeeded))
+		final, err := ph.Retry(ctx, "K1", phone.Story())
+		Expect(err).NotTo(HaveOccurred())
+		Expect([]string{final.Outcome, final.PaymentID}).To(Equal([]string{checker.OutcomeSucceeded, id}))
+		Expect(pspKeys(w.psp.Charges())).To(Equal([]string{id + ":charge"}))
+		Expect(statsAt(w.st.Resolver.Admin)).To(HaveKeyWithValue("found", int64(1)))
+		Expect(w.outbox(ctx)).To(HaveLen(1))
+		Expect(w.check(ctx).OK()).To(BeTrue())
+	}, SpecTimeout(2*time.Minute))
+
 	It("caught: a resolver that only replays the key leaves the payment UNKNOWN while charged: failed-but-charged", func(ctx SpecContext) {
 		w := newWorld(ctx, worldOpts{mutants: []mutant.Switch{mutant.ResolverReplayOnly}})
 		id := pid("u1", "K1")
