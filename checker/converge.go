@@ -28,40 +28,43 @@ import (
 //   - an intent no client op names (a history of effects only) is not judged:
 //     nothing was recorded of what the client heard.
 func failedButCharged(h History, l *links) []Violation {
-	charges := map[string][]int{}
-	answers := map[string][]int{}
+	// Two passes: the charged intents first, so the client ops of the
+	// (many) intents nobody charged twice are never collected at all.
+	charges := make(map[string][]int, len(h)/8)
 	refunded := map[string]int64{} // charge id -> amount refunded
-	var intents []string
 	for i := range h {
-		in := l.intent[i]
 		switch h[i].Op {
 		case OpRefund:
 			if h[i].Input.Amount != nil {
 				refunded[h[i].Input.ChargeID] += *h[i].Input.Amount
 			}
 		case OpCharge:
-			if in == "" {
-				continue
+			if in := l.intent[i]; in != "" {
+				charges[in] = append(charges[in], i)
 			}
-			if _, ok := charges[in]; !ok {
-				intents = append(intents, in)
-			}
-			charges[in] = append(charges[in], i)
-		case OpCreate, OpResolve:
-			answers[in] = append(answers[in], i)
 		}
 	}
-	sort.Strings(intents)
-	var vs []Violation
-	for _, in := range intents {
-		open := uncovered(h, charges[in], refunded)
-		if len(open) == 0 || len(answers[in]) == 0 {
-			continue
+	open := make(map[string][]int, len(charges))
+	for in, cs := range charges {
+		if u := uncovered(h, cs, refunded); len(u) > 0 {
+			open[in] = u
 		}
-		if v, bad := judgeFinal(h, in, open, answers[in]); bad {
+	}
+	answers := make(map[string][]int, len(open))
+	for i := range h {
+		if op := h[i].Op; op == OpCreate || op == OpResolve {
+			if _, ok := open[l.intent[i]]; ok {
+				answers[l.intent[i]] = append(answers[l.intent[i]], i)
+			}
+		}
+	}
+	var vs []Violation
+	for in, ops := range answers {
+		if v, bad := judgeFinal(h, in, open[in], ops); bad {
 			vs = append(vs, v)
 		}
 	}
+	sort.Slice(vs, func(a, b int) bool { return vs[a].Intent < vs[b].Intent })
 	return vs
 }
 

@@ -79,3 +79,26 @@ func TestFailedButChargedAfterSuccess(t *testing.T) {
 		t.Fatalf("processing after the success: want failed-but-charged, got\n%s", res.Text())
 	}
 }
+
+// BenchmarkFailedButCharged measures the invariant alone and the whole Check
+// on one generated history, so the invariant's share of Check is one ratio
+// of one run.
+func BenchmarkFailedButCharged(b *testing.B) {
+	h, initial := Generate(GenOptions{Seed: 1, Ops: 100_000, UnknownRate: 0.01})
+	b.Run("invariant", func(b *testing.B) {
+		hh, _ := wellFormed(h)
+		l := link(hh)
+		for range b.N {
+			if vs := failedButCharged(hh, l); len(vs) != 0 {
+				b.Fatalf("a legal history flagged: %v", vs[0].Message)
+			}
+		}
+	})
+	b.Run("check", func(b *testing.B) {
+		for range b.N {
+			if res := Check(h, CheckOptions{InitialBalances: initial}); !res.OK() {
+				b.Fatal(res.Text())
+			}
+		}
+	})
+}
