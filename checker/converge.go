@@ -28,8 +28,8 @@ import (
 //   - an intent no client op names (a history of effects only) is not judged:
 //     nothing was recorded of what the client heard.
 func failedButCharged(h History, l *links) []Violation {
-	// Two passes: the charged intents first, so the client ops of the
-	// (many) intents nobody charged twice are never collected at all.
+	// Two passes: the charged, unrefunded intents first, so client ops are
+	// collected only for intents that can break the rule.
 	charges := make(map[string][]int, len(h)/8)
 	refunded := map[string]int64{} // charge id -> amount refunded
 	for i := range h {
