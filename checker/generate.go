@@ -19,8 +19,8 @@ type GenOptions struct {
 // Generate builds a legal history of a correct, exactly-once payment service
 // under concurrent clients, for tests and benchmarks: per intent a create, a
 // concurrent duplicate create from another process (answered in_progress),
-// the PSP's charge, the ledger's credit and the push, about 5 ops, plus
-// balance reads. Every op gets a linearization point inside its interval and
+// the PSP's charge, the ledger's credit and the push, about 5 ops (and the
+// app's retry when its first answer was lost), plus balance reads. Every op gets a linearization point inside its interval and
 // answers computed from those points, so the history is linearizable by
 // construction. It returns the merchants' initial balances too.
 func Generate(o GenOptions) (History, map[string]int64) {
@@ -88,6 +88,12 @@ func Generate(o GenOptions) (History, map[string]int64) {
 		push := Op{Process: proc("push"), Op: OpNotify, Call: s + 75, Return: Int64(s + 80), PaymentID: pid,
 			Input: Input{ReplaceID: pid, Recipient: fmt.Sprintf("user-%d", k)}, Output: &Output{Shown: Int(1), Alert: Bool(true)}}
 		h = append(h, first, dup, charge, cr, push)
+		if first.Return == nil {
+			// The app whose answer was lost retries with the same key and
+			// hears the outcome: a correct service converges (converge.go).
+			h = append(h, Op{Process: proc("phone"), Op: OpCreate, Call: s + 40, Return: Int64(s + 48), Intent: intent, Input: in,
+				Output: &Output{Outcome: OutcomeSucceeded, PaymentID: pid}})
+		}
 		if k%50 == 0 {
 			b := Op{Process: proc("reader"), Op: OpBalance, Call: s + 25 + rng.Int63n(40), Input: Input{Merchant: merchant}}
 			b.Return = Int64(b.Call + rng.Int63n(30))

@@ -114,6 +114,7 @@ func quiescence(h History, l *links, f *facts) []Violation {
 	if f.hasNotifies {
 		vs = append(vs, unnotified(h, l, f)...)
 	}
+	vs = append(vs, failedButCharged(h, l)...)
 	return append(vs, stacked(h, l)...)
 }
 

@@ -16,13 +16,16 @@ const (
 	KindNotificationStacked = "notification-stacked"
 	// KindSinkDivergence is reserved: v1 histories have no stream ops.
 	KindSinkDivergence = "sink-divergence"
+	// KindFailedButCharged: charged, not refunded, and the client's final
+	// answer is not succeeded (converge.go).
+	KindFailedButCharged = "failed-but-charged"
 )
 
 // Kinds lists every violation kind, in report order.
 var Kinds = []string{
 	KindDoubleCharge, KindDoubleCredit, KindLostEffect, KindInconsistentAnswer,
 	KindMismatchAccepted, KindFalseMismatch, KindEffectAfterVoid,
-	KindNotificationStacked, KindSinkDivergence,
+	KindNotificationStacked, KindSinkDivergence, KindFailedButCharged,
 }
 
 // FaultWindow is a fault the harness injected, drawn on the HTML pictures.

@@ -93,10 +93,12 @@ var _ = Describe("The resolver's rate cap", Label("resolver"), func() {
 		held := w.psp.Faults().HoldReplyAfterCharge(fakepsp.Match{Op: "charge", Times: n})
 		Expect(w.st.Resolver.Proc.Pause()).To(Succeed())
 		done := make(chan struct{}, n)
+		phones := make([]*phone.Phone, n)
 		for i := range n {
+			phones[i] = w.phone(fmt.Sprintf("phone-%d", i+1), fmt.Sprintf("u%d", i+1))
 			go func() {
 				defer GinkgoRecover()
-				ph := w.phone(fmt.Sprintf("phone-%d", i+1), fmt.Sprintf("u%d", i+1))
+				ph := phones[i]
 				ph.Journal("K1")
 				r := ph.Send(ctx, "K1", phone.Story(), false)
 				Expect(r.Outcome).To(Equal(checker.OutcomeProcessing), r.String())
@@ -123,6 +125,12 @@ var _ = Describe("The resolver's rate cap", Label("resolver"), func() {
 		}
 		Expect(time.Since(start).Seconds()).To(BeNumerically(">=", float64(n-burst-1)/rate), "settled faster than the cap allows")
 		Expect(w.psp.Charges()).To(HaveLen(n))
+		// Each buyer comes back and hears the settled payment: the history
+		// ends converged, as the failed-but-charged invariant requires.
+		for _, ph := range phones {
+			r := ph.Send(ctx, "K1", phone.Story(), true)
+			Expect(r.Outcome).To(Equal(checker.OutcomeSucceeded), r.String())
+		}
 		Expect(w.check(ctx).OK()).To(BeTrue())
 	}, SpecTimeout(time.Minute))
 })

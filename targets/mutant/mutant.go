@@ -15,6 +15,7 @@ type Switch string
 // The switches, one per guard.
 const (
 	ResolverFreshPSPKey    Switch = "resolver-fresh-psp-key"
+	ResolverReplayOnly     Switch = "resolver-replay-only"
 	CheckThenInsert        Switch = "check-then-insert"
 	TakeoverNewPSPKey      Switch = "takeover-new-psp-key"
 	CompleteUnconditional  Switch = "complete-unconditional"
@@ -47,6 +48,7 @@ type Entry struct {
 // Catalogue is every switch.
 var Catalogue = []Entry{
 	{ResolverFreshPSPKey, "resolver", "the resolver replays the derived PSP key <payment_id>:charge", []string{"A1"}, "double-charge"},
+	{ResolverReplayOnly, "resolver", "when the replay of the derived key leaves the outcome unknown (Stripe replays a saved 500), the resolver finds the charge at the PSP by the payment id in its metadata", []string{"A1"}, "failed-but-charged"},
 	{CheckThenInsert, "api", "the claim is one conditional write in the key store and the PENDING insert is conditional on UNIQUE (caller_id, client_key)", []string{"A2"}, "two claims and two PSP calls (API counters); the derived PSP key and the ledger's compare-and-set keep the history clean"},
 	{TakeoverNewPSPKey, "api", "a takeover reads the durable row and calls the PSP with the derived key", []string{"A3"}, "double-charge"},
 	{CompleteUnconditional, "api", "completion of the key record only if owner = me", []string{"A4"}, "the zombie overwrites the key record (seen in the record); answers are rendered from the ledger row, so the history stays clean"},

@@ -4,6 +4,11 @@
 // returns the saved result instead of charging again, and moves the payment
 // by compare-and-set, so racing a takeover or a webhook is harmless. Its own
 // rate cap keeps replays from starving live payments.
+//
+// A replay can only repeat what the PSP saved under the key, and Stripe saves
+// a 500 answered after the charge like any other result. When the replay
+// leaves the outcome unknown, the resolver looks the charge up at the PSP by
+// the payment id in its metadata (Part 5's "ask the system of record").
 package resolver
 
 import (
@@ -37,12 +42,16 @@ type Config struct {
 // Stats are counters a spec reads.
 type Stats struct {
 	Sweeps, Replays, Settled, RefundReplays, RefundsSettled, Throttled atomic.Int64
+	// Searches counts look-ups by metadata after an unknown replay; Found
+	// those that found the PSP's verdict (the replay could not give it).
+	Searches, Found atomic.Int64
 }
 
 // Snapshot returns Stats as numbers.
 func (s *Stats) Snapshot() map[string]int64 {
 	return map[string]int64{"sweeps": s.Sweeps.Load(), "replays": s.Replays.Load(), "settled": s.Settled.Load(),
-		"refund_replays": s.RefundReplays.Load(), "refunds_settled": s.RefundsSettled.Load(), "throttled": s.Throttled.Load()}
+		"refund_replays": s.RefundReplays.Load(), "refunds_settled": s.RefundsSettled.Load(), "throttled": s.Throttled.Load(),
+		"searches": s.Searches.Load(), "found": s.Found.Load()}
 }
 
 // Resolver sweeps the ledger.
@@ -123,6 +132,9 @@ func (r *Resolver) settle(ctx context.Context, p ledger.Payment) {
 	if err != nil {
 		r.cfg.Log.Printf("replay %s: %v", key, err)
 	}
+	if res.Verdict == api.Unknown && !r.cfg.Mutants.On(mutant.ResolverReplayOnly) {
+		res = r.find(ctx, p, res)
+	}
 	m := ledger.Move{ID: p.ID, From: []string{ledger.Pending, ledger.Unknown}, Charge: res.ChargeID}
 	switch res.Verdict {
 	case api.Succeeded:
@@ -143,6 +155,26 @@ func (r *Resolver) settle(ctx context.Context, p ledger.Payment) {
 	if moved && m.To != ledger.Unknown {
 		r.Stats.Settled.Add(1)
 	}
+}
+
+// find asks the PSP for the payment by its metadata after a replay that
+// settled nothing (a saved 500, a lost reply). Only a verdict the PSP's own
+// record states replaces the replay's; "not found" stays unknown.
+func (r *Resolver) find(ctx context.Context, p ledger.Payment, replay api.Result) api.Result {
+	cctx, cancel := context.WithTimeout(ctx, r.cfg.Timeout)
+	defer cancel()
+	r.Stats.Searches.Add(1)
+	res, err := r.psp.FindCharge(cctx, p.ID)
+	if err != nil {
+		r.cfg.Log.Printf("search %s: %v", p.ID, err)
+		return replay
+	}
+	if res.Verdict == api.Unknown {
+		r.cfg.Log.Printf("replay %s answered %d %q; %s", p.PSPKey, replay.Status, replay.Message, res.Message)
+		return replay
+	}
+	r.Stats.Found.Add(1)
+	return res
 }
 
 func (r *Resolver) settleRefund(ctx context.Context, p ledger.Payment) {

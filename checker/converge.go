@@ -1,0 +1,175 @@
+package checker
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// failedButCharged is the convergence invariant at quiescence: an intent the
+// PSP charged, with the charge not refunded in full, must end with the client
+// told "succeeded". An intent whose last answer is failed, an error or still
+// processing (or that got no answer at all) is failed-but-charged: the buyer
+// paid and the service never said so, and a buyer who is not told pays again.
+//
+// What counts as the client's final word:
+//   - an "error" answer tells the client nothing (the intent model reads it as
+//     unknown too), so it does not undo a "succeeded" heard before it; with
+//     no success at all, an error is as bad as any other non-answer;
+//   - "mismatch" answers another request that reused the key, not this
+//     payment, and is left out;
+//   - a non-success answer that overlaps a success (called before the success
+//     returned) may be ordered before it, as the model may: only a question
+//     asked after the success was heard and answered processing, in_progress
+//     or failed counts against it (the model names that inconsistent-answer
+//     too);
+//   - an intent answered "void" is left to effect-after-void, which any charge
+//     of a void intent already is;
+//   - an intent no client op names (a history of effects only) is not judged:
+//     nothing was recorded of what the client heard.
+func failedButCharged(h History, l *links) []Violation {
+	// Two passes: the charged, unrefunded intents first, so client ops are
+	// collected only for intents that can break the rule.
+	charges := make(map[string][]int, len(h)/8)
+	refunded := map[string]int64{} // charge id -> amount refunded
+	for i := range h {
+		switch h[i].Op {
+		case OpRefund:
+			if h[i].Input.Amount != nil {
+				refunded[h[i].Input.ChargeID] += *h[i].Input.Amount
+			}
+		case OpCharge:
+			if in := l.intent[i]; in != "" {
+				charges[in] = append(charges[in], i)
+			}
+		}
+	}
+	open := make(map[string][]int, len(charges))
+	for in, cs := range charges {
+		if u := uncovered(h, cs, refunded); len(u) > 0 {
+			open[in] = u
+		}
+	}
+	answers := make(map[string][]int, len(open))
+	for i := range h {
+		if op := h[i].Op; op == OpCreate || op == OpResolve {
+			if _, ok := open[l.intent[i]]; ok {
+				answers[l.intent[i]] = append(answers[l.intent[i]], i)
+			}
+		}
+	}
+	var vs []Violation
+	for in, ops := range answers {
+		if v, bad := judgeFinal(h, in, open[in], ops); bad {
+			vs = append(vs, v)
+		}
+	}
+	sort.Slice(vs, func(a, b int) bool { return vs[a].Intent < vs[b].Intent })
+	return vs
+}
+
+// uncovered returns the charges whose refunds do not add up to their amount.
+func uncovered(h History, cs []int, refunded map[string]int64) []int {
+	var out []int
+	for _, i := range cs {
+		id := ""
+		if h[i].Output != nil {
+			id = h[i].Output.ChargeID
+		}
+		if id != "" && h[i].Input.Amount != nil && refunded[id] >= *h[i].Input.Amount {
+			continue
+		}
+		out = append(out, i)
+	}
+	return out
+}
+
+// judgeFinal decides one charged intent from its client ops.
+func judgeFinal(h History, intent string, open, ops []int) (Violation, bool) {
+	var lastOK *int64
+	var final = -1 // latest-returning answer other than mismatch
+	for _, i := range ops {
+		op := h[i]
+		if op.Return == nil || op.Output == nil {
+			continue
+		}
+		switch op.Output.Outcome {
+		case OutcomeVoid:
+			return Violation{}, false
+		case OutcomeMismatch:
+			continue
+		case OutcomeSucceeded:
+			if lastOK == nil || *op.Return > *lastOK {
+				lastOK = op.Return
+			}
+		}
+		if final < 0 || *op.Return > *h[final].Return {
+			final = i
+		}
+	}
+	var against []int
+	if lastOK != nil {
+		for _, i := range ops {
+			op := h[i]
+			if op.Return == nil || op.Output == nil || op.Call <= *lastOK {
+				continue
+			}
+			switch op.Output.Outcome {
+			case OutcomeFailed, OutcomeProcessing, OutcomeInProgress:
+				against = append(against, i)
+			}
+		}
+		if len(against) == 0 {
+			return Violation{}, false
+		}
+	}
+	heard := "no answer (every attempt timed out)"
+	switch {
+	case len(against) > 0:
+		heard = fmt.Sprintf("%q after it had heard succeeded", h[against[len(against)-1]].Output.Outcome)
+	case final >= 0:
+		heard = fmt.Sprintf("%q", h[final].Output.Outcome)
+	}
+	var names []string
+	for _, i := range open {
+		names = append(names, chargeName(h[i]))
+	}
+	idx := append(append([]int(nil), open...), ops...)
+	return Violation{
+		Kind: KindFailedButCharged, Intent: intent, Ops: opsAt(h, idx),
+		Message: fmt.Sprintf("intent %s: the PSP charged (%s) and nothing refunded it, but the client's final answer was %s; answers: %s",
+			intent, strings.Join(names, "; "), heard, answerList(h, ops)),
+	}, true
+}
+
+func chargeName(op Op) string {
+	id := "charge"
+	if op.Output != nil && op.Output.ChargeID != "" {
+		id = op.Output.ChargeID
+	}
+	amount := "?"
+	if op.Input.Amount != nil {
+		amount = fmt.Sprint(*op.Input.Amount)
+	}
+	return fmt.Sprintf("%s of %s under PSP key %q", id, amount, op.Input.PSPKey)
+}
+
+// answerList renders the client's ops in call order: "create processing
+// pay_7, create ?, resolve succeeded".
+func answerList(h History, ops []int) string {
+	var parts []string
+	for _, op := range opsAt(h, ops) {
+		s := op.Op + " "
+		switch {
+		case op.Return == nil || op.Output == nil:
+			s += "?"
+		default:
+			s += op.Output.Outcome
+			if op.Output.PaymentID != "" {
+				s += " " + op.Output.PaymentID
+			}
+		}
+		parts = append(parts, s)
+	}
+	return strings.Join(parts, ", ")
+}
