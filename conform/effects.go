@@ -2,10 +2,13 @@ package conform
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -13,6 +16,7 @@ import (
 	"github.com/idemcheck/idemcheck/checker"
 	"github.com/idemcheck/idemcheck/conform/config"
 	"github.com/idemcheck/idemcheck/conform/driver"
+	"github.com/idemcheck/idemcheck/conform/scenario"
 	"github.com/idemcheck/idemcheck/fakepsp"
 )
 
@@ -43,11 +47,109 @@ func (h httpCounter) Count(ctx context.Context) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
+	if h.c.Field == "" {
+		return countArray(b, h.c.URL)
+	}
 	v, ok := driver.JSONPath(b, h.c.Field)
 	if !ok {
 		return 0, fmt.Errorf("effects counter %s: no field %q in %q", h.c.URL, h.c.Field, b)
 	}
+	if strings.HasPrefix(strings.TrimSpace(v), "[") {
+		return countArray([]byte(v), h.c.URL)
+	}
 	return strconv.ParseInt(v, 10, 64)
+}
+
+// countArray counts the elements of a JSON array (a list of charges).
+func countArray(b []byte, from string) (int64, error) {
+	var xs []json.RawMessage
+	if err := json.Unmarshal(b, &xs); err != nil {
+		return 0, fmt.Errorf("effects counter %s: want a JSON array or a field naming one: %v", from, err)
+	}
+	return int64(len(xs)), nil
+}
+
+// ledgerReader reads the service's own charges of one order (config ledger).
+type ledgerReader struct{ l *config.Ledger }
+
+func (r ledgerReader) Rows(ctx context.Context, orderID string) ([]scenario.LedgerRow, error) {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if r.l.URL != "" {
+		return r.httpRows(ctx, orderID)
+	}
+	conn, err := pgx.Connect(ctx, r.l.DSN)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close(ctx)
+	rows, err := conn.Query(ctx, r.l.Query, orderID)
+	if err != nil {
+		return nil, fmt.Errorf("ledger.query: %w", err)
+	}
+	maps, err := pgx.CollectRows(rows, pgx.RowToMap)
+	if err != nil {
+		return nil, fmt.Errorf("ledger.query: %w", err)
+	}
+	var out []scenario.LedgerRow
+	for _, m := range maps {
+		row := scenario.LedgerRow{OrderID: fmt.Sprint(m[r.l.OrderIDField])}
+		if _, has := m[r.l.OrderIDField]; !has {
+			row.OrderID = orderID
+		}
+		row.Amount, _ = strconv.ParseInt(fmt.Sprint(m[r.l.AmountField]), 10, 64)
+		if row.OrderID == orderID {
+			out = append(out, row)
+		}
+	}
+	return out, nil
+}
+
+func (r ledgerReader) httpRows(ctx context.Context, orderID string) ([]scenario.LedgerRow, error) {
+	u := driver.Fill(r.l.URL, map[string]string{"order_id": url.QueryEscape(orderID)})
+	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := (&http.Client{Transport: &http.Transport{DisableKeepAlives: true}}).Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode != 200 {
+		return nil, fmt.Errorf("ledger %s answered %d", u, resp.StatusCode)
+	}
+	list := b
+	if r.l.List != "" {
+		v, ok := driver.JSONPath(b, r.l.List)
+		if !ok {
+			return nil, fmt.Errorf("ledger %s: no field %q", u, r.l.List)
+		}
+		list = []byte(v)
+	}
+	var items []json.RawMessage
+	if err := json.Unmarshal(list, &items); err != nil {
+		return nil, fmt.Errorf("ledger %s: want a JSON list: %v", u, err)
+	}
+	var out []scenario.LedgerRow
+	for _, it := range items {
+		row := scenario.LedgerRow{OrderID: orderID}
+		if v, ok := driver.JSONPath(it, r.l.OrderIDField); ok {
+			row.OrderID = v
+		}
+		if v, ok := driver.JSONPath(it, r.l.AmountField); ok {
+			row.Amount, _ = strconv.ParseInt(v, 10, 64)
+		}
+		// A service may answer every row whatever the filter: count ours.
+		if row.OrderID == orderID {
+			out = append(out, row)
+		}
+	}
+	return out, nil
 }
 
 // sqlCounter runs the user's counting query on Postgres.

@@ -167,8 +167,9 @@ func TestReportsCarryBothLevelsAndRedact(t *testing.T) {
 	if err := xml.Unmarshal(b, &ju); err != nil || len(ju.Suites) != 2 {
 		t.Fatalf("JUnit does not parse into two suites: %v", err)
 	}
-	if s := ju.Suites[0]; s.Name != "idemcheck.safety" || s.Tests != 1 || s.Failures != 1 {
-		t.Errorf("safety suite %+v, want 1 test, 1 failure", s)
+	// The safety suite holds the check and the final recount.
+	if s := ju.Suites[0]; s.Name != "idemcheck.safety" || s.Tests != 2 || s.Failures != 1 {
+		t.Errorf("safety suite %+v, want 2 tests, 1 failure", s)
 	}
 	var js struct {
 		Results []struct {
@@ -177,7 +178,7 @@ func TestReportsCarryBothLevelsAndRedact(t *testing.T) {
 		ExitCode int `json:"exit_code"`
 	}
 	b, _ = os.ReadFile(filepath.Join(dir, "r.json"))
-	if err := json.Unmarshal(b, &js); err != nil || js.ExitCode != 1 || len(js.Results) != 2 {
+	if err := json.Unmarshal(b, &js); err != nil || js.ExitCode != 1 || len(js.Results) != 3 {
 		t.Fatalf("JSON report: %v %+v", err, js)
 	}
 	html, _ := os.ReadFile(filepath.Join(dir, "html/index.html"))

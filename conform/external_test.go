@@ -47,6 +47,19 @@ func TestServiceStartedByTheUser(t *testing.T) {
 			t.Errorf("%s: %s (%s), want %s", r.ID, r.Verdict, r.Why, want)
 		}
 	}
+	if na := rep.SafetyNA(); len(na) != 1 || !strings.HasPrefix(na[0], "S-restart (needs target.command") {
+		t.Errorf("safety n/a summary %v, want S-restart and why", na)
+	}
+	// A safety check that could not run fails the run when all are required,
+	// or when the config requires it by ID.
+	code, _, out := runText(t, text, Options{Only: []string{"A2", "S-restart"}, Seed: 4, RequireAllSafety: true})
+	if code != ExitViolation || !strings.Contains(out, "N/A (required)") {
+		t.Errorf("--require-all-safety with S-restart n/a: exit %d, want 1 and S-restart shown as required", code)
+	}
+	code, _, _ = runText(t, text+"required: [S-restart]\n", Options{Only: []string{"A2", "S-restart"}, Seed: 5})
+	if code != ExitViolation {
+		t.Errorf("required: [S-restart] with S-restart n/a: exit %d, want 1", code)
+	}
 }
 
 func removeLine(text, prefix string) string {

@@ -15,18 +15,24 @@ import (
 	"github.com/idemcheck/idemcheck/conform/scenario"
 )
 
-var paysvcBin string
+var paysvcBin, stripesvcBin string
 
 func TestMain(m *testing.M) {
+	if cfg := os.Getenv("IDEMCHECK_TEST_RUN"); cfg != "" {
+		// A run in a process of its own, for a test to SIGKILL.
+		code, _ := Run(context.Background(), Options{Config: cfg, Seed: 1, Only: []string{"A2"}, Stdout: os.Stdout, Stderr: os.Stderr})
+		os.Exit(code)
+	}
 	dir, err := os.MkdirTemp("", "idemcheck-conform-test-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
 	}
 	paysvcBin = filepath.Join(dir, "paysvc")
-	out, err := exec.Command("go", "build", "-o", paysvcBin, "./testdata/services/paysvc").CombinedOutput()
+	stripesvcBin = filepath.Join(dir, "stripesvc")
+	out, err := exec.Command("go", "build", "-o", dir, "./testdata/services/paysvc", "./testdata/services/stripesvc").CombinedOutput()
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "build paysvc: %v\n%s", err, out)
+		fmt.Fprintf(os.Stderr, "build the test services: %v\n%s", err, out)
 		os.Exit(2)
 	}
 	code := m.Run()
@@ -41,10 +47,14 @@ type fixture struct {
 	ttl       string // the service's real key window
 	window    string // what the config documents
 	horizon   string
-	extra     string // appended YAML
-	effects   string // replaces "fakepsp: true"
-	env       string // target.env entries, YAML flow mapping body
-	profile   string // default ietf
+	extra     string   // appended YAML
+	effects   string   // replaces "fakepsp: true"
+	env       string   // target.env entries, YAML flow mapping body
+	profile   string   // default ietf
+	args      []string // more paysvc flags
+	// command replaces the whole target.command (YAML flow sequence body).
+	command string
+	quiesce string // default 1s
 }
 
 func (f fixture) config(t *testing.T) string {
@@ -76,6 +86,15 @@ func (f fixture) configText(t *testing.T) string {
 	if f.horizon == "" {
 		f.horizon = "1s"
 	}
+	if f.quiesce == "" {
+		f.quiesce = "1s"
+	}
+	if f.command == "" {
+		f.command = fmt.Sprintf("%q, \"--flaw\", %q, \"--ttl\", %q, \"--lease\", \"1s\", \"--hold\", \"100ms\"", paysvcBin, f.flaw, f.ttl)
+		for _, a := range f.args {
+			f.command += fmt.Sprintf(", %q", a)
+		}
+	}
 	var urls []string
 	for i := 0; i < f.instances; i++ {
 		urls = append(urls, fmt.Sprintf(`"http://127.0.0.1:${PORT_%d}"`, i))
@@ -83,7 +102,7 @@ func (f fixture) configText(t *testing.T) string {
 	text := fmt.Sprintf(`# paysvc --flaw %[1]s
 target:
   base_urls: [%[2]s]
-  command: [%[3]q, "--flaw", %[1]q, "--ttl", %[4]q, "--lease", "1s", "--hold", "100ms"]
+  command: [%[3]s]
   instances: %[5]d
   ready: /healthz
   start_timeout: 15s
@@ -119,7 +138,9 @@ key_window: %[7]s
 concurrency: 6
 timeout: 3s
 settle: 150ms
-%[8]s`, f.flaw, strings.Join(urls, ", "), paysvcBin, f.ttl, f.instances, f.horizon, f.window, f.extra, f.effects, f.env, f.profile)
+converge_within: 6s
+quiesce: %[12]s
+%[8]s`, f.flaw, strings.Join(urls, ", "), f.command, f.ttl, f.instances, f.horizon, f.window, f.extra, f.effects, f.env, f.profile, f.quiesce)
 	return text
 }
 

@@ -8,15 +8,13 @@ import (
 	"io"
 	"os"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/idemcheck/idemcheck/conform/config"
-	"github.com/idemcheck/idemcheck/conform/driver"
+	"github.com/idemcheck/idemcheck/conform/pspfront"
 	"github.com/idemcheck/idemcheck/conform/report"
 	"github.com/idemcheck/idemcheck/conform/scenario"
 	"github.com/idemcheck/idemcheck/fakepsp"
-	"github.com/idemcheck/idemcheck/faults"
 )
 
 // Exit codes of `idemcheck run`.
@@ -33,9 +31,11 @@ type Options struct {
 	// Cfg, when set, is used instead of reading Config (tests, the reference job).
 	Cfg    *config.Config
 	Strict bool
-	JSON   string
-	JUnit  string
-	HTML   string
+	// RequireAllSafety fails the run when any safety check is n/a.
+	RequireAllSafety bool
+	JSON             string
+	JUnit            string
+	HTML             string
 	// Only runs the checks with these IDs (all when empty).
 	Only []string
 	// Seed drives every random choice; 0 means "draw one and print it".
@@ -53,18 +53,19 @@ type Options struct {
 
 	// A target idemcheck does not start from target.command (the reference
 	// job) hands over its parts here.
-	PSP       *fakepsp.PSP
-	Bases     []string
+	PSP   *fakepsp.PSP
+	Front *pspfront.Front
+	Bases []string
+	// Instances, WaitReady, Advance and Links: see scenario.Env.
 	Instances []scenario.Instance
 	WaitReady func(ctx context.Context, i int) error
-	// Advance moves the target's clocks to an offset (long windows unslept).
-	Advance func(offset time.Duration) error
-	// Links front the target's dependencies (its PSP, its database).
-	Links []scenario.DepLink
+	Advance   func(offset time.Duration) error
+	Links     []scenario.DepLink
 }
 
-// Run performs a whole run and returns the exit code and the report (nil
-// when the run never started: config error, unreachable target).
+// Run performs a whole run: start the target, run the checks, write the
+// reports. It returns the exit code and the report (nil when the run never
+// started: config error, unreachable target).
 func Run(ctx context.Context, o Options) (int, *report.Report) {
 	if o.Stdout == nil {
 		o.Stdout = io.Discard
@@ -97,127 +98,45 @@ func Run(ctx context.Context, o Options) (int, *report.Report) {
 	}
 	fmt.Fprintf(o.Stderr, "idemcheck run: seed %d (rerun with --seed %d)\n", o.Seed, o.Seed)
 
+	sweepStale()
 	tmp, err := os.MkdirTemp("", "idemcheck-run-")
 	if err != nil {
 		fmt.Fprintln(o.Stderr, "idemcheck run:", err)
 		return ExitUsage, nil
 	}
 	defer os.RemoveAll(tmp)
-	stateDir, logDir := tmp+"/state", tmp+"/logs"
-	_ = os.MkdirAll(stateDir, 0o755)
-	_ = os.MkdirAll(logDir, 0o755)
+	writeOwner(tmp)
+	logDir := tmp + "/logs"
+	if o.HTML != "" {
+		// The target's output is kept with the reports.
+		logDir = o.HTML + "/target-logs"
+	}
+	tg, code := startTarget(ctx, cfg, o, tmp, logDir)
+	defer tg.stop()
+	if tg.e == nil {
+		return code, nil
+	}
+	rep := &report.Report{Config: cfg.File, Targets: tg.e.D.Bases(), Profile: cfg.Proto().Name, Seed: o.Seed,
+		Strict: o.Strict || cfg.Strict, RequireAllSafety: o.RequireAllSafety, Started: time.Now(), TargetLogs: tg.logs()}
+	runChecks(ctx, tg.e, o, rep)
+	rep.Elapsed = time.Since(rep.Started)
+	rep.ExitCode = rep.Exit()
+	writeReports(o, rep)
+	if rep.ExitCode != ExitPass {
+		tg.printTails(o.Stderr)
+	}
+	return rep.ExitCode, rep
+}
 
-	env := map[string]string{}
-	for k, v := range o.Env {
-		env[k] = v
-	}
-	e := &scenario.Env{Cfg: cfg, MaxWait: o.MaxWait, Seed: o.Seed, Advance: o.Advance, Links: o.Links}
-	if !o.Quiet {
-		e.Log = o.Stderr
-	}
-	defer func() {
-		if e.TP != nil {
-			_ = e.TP.Stop()
-		}
-	}()
-
-	switch {
-	case cfg.Effects.FakePSP && o.PSP != nil:
-		e.PSP, e.Effects = o.PSP, pspEffects{o.PSP}
-	case cfg.Effects.FakePSP:
-		psp, err := fakepsp.Start(fakepsp.Config{RateLimits: fakepsp.RateLimits{Disabled: true},
-			Addr: cfg.Effects.FakePSPListen, SecretKey: cfg.Effects.FakePSPKey})
-		if err != nil {
-			fmt.Fprintln(o.Stderr, "idemcheck run: start fakepsp:", err)
-			return ExitUsage, nil
-		}
-		defer psp.Close()
-		e.PSP, e.Effects = psp, pspEffects{psp}
-		env["PSP_URL"], env["PSP_KEY"] = psp.URL(), psp.SecretKey()
-		fmt.Fprintf(o.Stderr, "idemcheck run: fakepsp at %s, secret key %s (give both to the service; a started command gets $PSP_URL and $PSP_KEY)\n", psp.URL(), psp.SecretKey())
-	case cfg.Effects.Counter != nil:
-		e.Effects = httpCounter{cfg.Effects.Counter}
-	case cfg.Effects.SQL != nil:
-		e.Effects = sqlCounter{cfg.Effects.SQL}
-	}
-
-	if cfg.Proxy != nil && len(cfg.Proxy.Links) > 0 {
-		tp, err := e.Proxy()
-		if err != nil {
-			fmt.Fprintln(o.Stderr, "idemcheck run: start Toxiproxy:", err)
-			return ExitUsage, nil
-		}
-		for _, l := range cfg.Proxy.Links {
-			up := l.Upstream
-			if up == "fakepsp" && e.PSP != nil {
-				up = strings.TrimPrefix(e.PSP.URL(), "http://")
-			}
-			link, err := tp.Link(l.Name, up)
-			if err != nil {
-				fmt.Fprintf(o.Stderr, "%s:%d: toxiproxy.links: %v\n", cfg.File, cfg.Line("toxiproxy.links"), err)
-				return ExitUsage, nil
-			}
-			env[strings.ToUpper(l.Name)+"_ADDR"] = link.Addr()
-			e.Links = append(e.Links, scenario.DepLink{Name: l.Name, Link: link})
-			fmt.Fprintf(o.Stderr, "idemcheck run: Toxiproxy link %s: %s -> %s (point the service at $%s_ADDR)\n", l.Name, link.Addr(), up, strings.ToUpper(l.Name))
+// runChecks probes the keys, runs every selected check, waits out the quiet
+// period and recounts every intent's charges across the run.
+func runChecks(ctx context.Context, e *scenario.Env, o Options, rep *report.Report) {
+	if !o.Chaos {
+		if msg := scenario.Probe(ctx, e); msg != "" {
+			rep.Probe = msg
+			fmt.Fprintf(o.Stderr, "idemcheck run: PROBE: %s\n", msg)
 		}
 	}
-
-	bases := cfg.Target.BaseURLs
-	if o.Bases != nil {
-		bases = o.Bases
-	}
-	e.Procs = o.Instances
-	var procs []*faults.Process
-	if len(cfg.Target.Command) > 0 && o.Bases == nil {
-		st, err := startTargets(cfg, env, stateDir, logDir)
-		defer st.stop()
-		if err != nil {
-			fmt.Fprintf(o.Stderr, "idemcheck run: target unreachable: %v\n", err)
-			return ExitUnreachable, nil
-		}
-		bases, procs = st.bases, st.procs
-		for _, p := range procs {
-			e.Procs = append(e.Procs, proc{p})
-		}
-		if c, ok := e.Effects.(httpCounter); ok {
-			// The counter may live on the started service's own port.
-			cc := *c.c
-			cc.URL = st.expand(cc.URL)
-			e.Effects = httpCounter{&cc}
-		}
-	}
-	d := driver.New(cfg, bases)
-	e.D = d
-	ready := cfg.Target.Ready
-	if ready == "" {
-		ready = "/"
-	}
-	e.WaitReady = o.WaitReady
-	if e.WaitReady == nil {
-		e.WaitReady = func(ctx context.Context, i int) error {
-			var p *faults.Process
-			if i < len(procs) {
-				p = procs[i]
-			}
-			return waitReady(ctx, func(ctx context.Context) error { return d.Reachable(ctx, bases[i], ready) }, p, cfg.StartTimeoutD())
-		}
-	}
-	for i, b := range bases {
-		timeout := 2 * time.Second
-		var p *faults.Process
-		if i < len(procs) {
-			timeout, p = cfg.StartTimeoutD(), procs[i]
-		}
-		err := waitReady(ctx, func(ctx context.Context) error { return d.Reachable(ctx, b, ready) }, p, timeout)
-		if err != nil {
-			fmt.Fprintf(o.Stderr, "idemcheck run: target unreachable: GET %s%s: %v\n", strings.TrimRight(b, "/"), ready, err)
-			return ExitUnreachable, nil
-		}
-	}
-
-	rep := &report.Report{Config: cfg.File, Targets: bases, Profile: cfg.Proto().Name, Seed: o.Seed,
-		Strict: o.Strict || cfg.Strict, Started: time.Now()}
 	checks := allChecks()
 	if o.Chaos {
 		checks = []*scenario.Check{chaosCheck(o.Duration, rep)}
@@ -235,8 +154,13 @@ func Run(ctx context.Context, o Options) (int, *report.Report) {
 		prog.Done(res)
 		rep.Results = append(rep.Results, res)
 	}
-	rep.Elapsed = time.Since(rep.Started)
-	rep.ExitCode = rep.Exit()
+	if ctx.Err() == nil && len(rep.Results) > 0 {
+		fmt.Fprintf(o.Stderr, "idemcheck run: quiet period %s, then the final recount of every intent's charges\n", e.Cfg.QuiesceD())
+		rep.Results = scenario.Recount(ctx, e, rep.Results)
+	}
+}
+
+func writeReports(o Options, rep *report.Report) {
 	if o.HTML != "" {
 		p, err := report.WriteHTML(o.HTML, rep)
 		if err != nil {
@@ -256,9 +180,6 @@ func Run(ctx context.Context, o Options) (int, *report.Report) {
 		}
 	}
 	report.Console(o.Stdout, rep)
-	return rep.ExitCode, rep
 }
 
-func allChecks() []*scenario.Check {
-	return append(scenario.SafetyChecks(), scenario.VectorChecks()...)
-}
+func allChecks() []*scenario.Check { return scenario.All() }

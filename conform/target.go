@@ -4,10 +4,12 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"net/url"
 	"os"
 	"os/exec"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/idemcheck/idemcheck/conform/config"
@@ -15,8 +17,15 @@ import (
 )
 
 // proc adapts a faults.Process to the instance control checks use.
-type proc struct{ p *faults.Process }
+type proc struct {
+	p    *faults.Process
+	base string
+	wd   *watchdog
+}
 
+// Kill SIGKILLs the instance's process group and returns once its port has
+// stopped answering: a restart that finds the old server still listening
+// (an orphan behind a wrapper) would test nothing.
 func (p proc) Kill() error {
 	if err := p.p.Kill(); err != nil {
 		return err
@@ -26,7 +35,26 @@ func (p proc) Kill() error {
 	if !p.p.Exited() {
 		return fmt.Errorf("%s (pid %d) still runs after SIGKILL", p.p.Name(), p.p.PID())
 	}
-	return nil
+	return p.portClosed()
+}
+
+func (p proc) portClosed() error {
+	u, err := url.Parse(p.base)
+	if err != nil || u.Host == "" {
+		return nil
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		c, err := net.DialTimeout("tcp", u.Host, 200*time.Millisecond)
+		if err != nil {
+			return nil
+		}
+		c.Close()
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%s still answers on %s 10s after %s was killed: something else serves the port", p.base, u.Host, p.p.Name())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 func (p proc) Pause() error  { return p.p.Pause() }
 func (p proc) Resume() error { return p.p.Resume() }
@@ -38,7 +66,14 @@ func (p proc) Restart() error {
 			return err
 		}
 	}
-	return p.p.Restart()
+	if err := p.portClosed(); err != nil {
+		return err
+	}
+	if err := p.p.Restart(); err != nil {
+		return err
+	}
+	p.wd.watch(p.p.PID())
+	return nil
 }
 
 func freePort() (int, error) {
@@ -61,7 +96,7 @@ type started struct {
 // startTargets starts target.instances copies of target.command, each on its
 // own free port, sharing STATE_DIR so the copies can share a store and a
 // restarted copy finds its files.
-func startTargets(cfg *config.Config, env map[string]string, stateDir, logDir string) (*started, error) {
+func startTargets(cfg *config.Config, env map[string]string, stateDir, logDir string, wd *watchdog) (*started, error) {
 	st := &started{}
 	ports := map[string]string{}
 	for i := 0; i < cfg.Target.Instances; i++ {
@@ -96,6 +131,10 @@ func startTargets(cfg *config.Config, env map[string]string, stateDir, logDir st
 			})
 		}
 		cmd := exec.Command(args[0], args[1:]...)
+		// Its own process group, so that kill, pause and restart reach the
+		// server behind a wrapper (sh -c, go run, npm start); SIGKILL if
+		// idemcheck dies.
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 		cmd.Env = append(os.Environ(), "PORT="+port, "STATE_DIR="+stateDir, fmt.Sprintf("INSTANCE=%d", i))
 		for k, v := range env {
 			cmd.Env = append(cmd.Env, k+"="+v)
@@ -115,6 +154,7 @@ func startTargets(cfg *config.Config, env map[string]string, stateDir, logDir st
 		if err != nil {
 			return st, fmt.Errorf("start %q: %w", strings.Join(cfg.Target.Command, " "), err)
 		}
+		wd.watch(p.PID())
 		st.procs = append(st.procs, p)
 	}
 	return st, nil

@@ -12,7 +12,9 @@ import (
 )
 
 // Process is a tier process the harness started and may kill, pause, resume
-// or restart. It signals only the pid it started.
+// or restart. Started in its own process group (SysProcAttr.Setpgid), it is
+// signalled as a group: behind a wrapper (sh -c, go run, npm start) the
+// fault must reach the real server, not only the wrapper (PITFALLS.md).
 type Process struct {
 	name    string
 	logPath string
@@ -111,11 +113,35 @@ func (p *Process) Wait(d time.Duration) error {
 	}
 }
 
+// group reports whether the current incarnation leads its own process group.
+func (p *Process) group() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.cmd.SysProcAttr != nil && p.cmd.SysProcAttr.Setpgid
+}
+
+// target is the pid to signal: the negative pid (the whole group) for a
+// group leader.
+func (p *Process) target() int {
+	if p.group() {
+		return -p.PID()
+	}
+	return p.PID()
+}
+
 func (p *Process) signal(sig syscall.Signal) error {
 	if p.Exited() {
 		return fmt.Errorf("process %s: already exited", p.name)
 	}
-	return syscall.Kill(p.PID(), sig)
+	return syscall.Kill(p.target(), sig)
+}
+
+// killGroup ends what is left of the group once its leader is gone (a
+// wrapper's children). It is called right after the leader was reaped.
+func (p *Process) killGroup() {
+	if p.group() {
+		_ = syscall.Kill(-p.PID(), syscall.SIGKILL)
+	}
 }
 
 // Kill sends SIGKILL and waits for the process to be gone: a real crash, no cleanup.
@@ -127,6 +153,7 @@ func (p *Process) Kill() error {
 	p.kills++
 	p.mu.Unlock()
 	_ = p.Wait(10 * time.Second)
+	p.killGroup()
 	return nil
 }
 
@@ -200,14 +227,16 @@ func (p *Process) Stop(grace time.Duration) error {
 	if p.Exited() {
 		return nil
 	}
-	_ = syscall.Kill(p.PID(), syscall.SIGCONT)
-	_ = syscall.Kill(p.PID(), syscall.SIGTERM)
+	_ = syscall.Kill(p.target(), syscall.SIGCONT)
+	_ = syscall.Kill(p.target(), syscall.SIGTERM)
 	if err := p.Wait(grace); err == nil || p.Exited() {
+		p.killGroup()
 		return nil
 	}
-	_ = syscall.Kill(p.PID(), syscall.SIGKILL)
+	_ = syscall.Kill(p.target(), syscall.SIGKILL)
 	if err := p.Wait(10 * time.Second); err != nil && !p.Exited() {
 		return errors.New("process " + p.name + ": did not die after SIGKILL")
 	}
+	p.killGroup()
 	return nil
 }

@@ -1,10 +1,13 @@
 package main
 
 import (
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/idemcheck/idemcheck/conform"
 )
@@ -43,7 +46,7 @@ func cmdDemo(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "reference stack (all guards on): PASS, every check holds\n")
 	} else {
 		ok = false
-		fmt.Fprintf(stdout, "reference stack (all guards on): exit %d, want 0: the reference failed a check\n", ref)
+		fmt.Fprintf(stdout, "reference stack (all guards on): exit %d, want 0: the reference failed %s\n", ref, failing(filepath.Join(*out, "reference", "report.json")))
 	}
 	if mut == conform.ExitViolation {
 		report, err := filepath.Abs(filepath.Join(*out, "mutant-"+demoMutant, "index.html"))
@@ -59,4 +62,25 @@ func cmdDemo(args []string, stdout, stderr io.Writer) int {
 		return conform.ExitViolation
 	}
 	return conform.ExitPass
+}
+
+// failing names the checks of a JSON report that failed, with their verdicts.
+func failing(path string) string {
+	var r struct {
+		Results []struct{ ID, Verdict string } `json:"results"`
+	}
+	b, err := os.ReadFile(path)
+	if err != nil || json.Unmarshal(b, &r) != nil {
+		return "a check (no JSON report to say which)"
+	}
+	var ids []string
+	for _, x := range r.Results {
+		if x.Verdict != "pass" && x.Verdict != "n/a" && x.Verdict != "deviation" {
+			ids = append(ids, x.ID+" ("+x.Verdict+")")
+		}
+	}
+	if len(ids) == 0 {
+		return "no check (the run itself failed)"
+	}
+	return strings.Join(ids, ", ")
 }

@@ -19,13 +19,15 @@ import (
 )
 
 // cmdRun is `idemcheck run`: conformance of a payment endpoint under faults.
-// Exit codes: 0 pass, 1 violation, 2 config or usage error, 3 target unreachable.
+// Exit codes: 0 pass, 1 violation (or an error or inconclusive check), 2
+// config or usage error, 3 target unreachable.
 func cmdRun(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("idemcheck run", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	cfgPath := fs.String("config", "idemcheck.yaml", "target config file (YAML)")
 	initCfg := fs.Bool("init", false, "write a commented starter config to --config and exit")
 	strict := fs.Bool("strict", false, "protocol deviations fail the run too")
+	allSafety := fs.Bool("require-all-safety", false, "a safety check that does not apply to the target (n/a) fails the run")
 	jsonOut := fs.String("json", "", "write the JSON report to `FILE`")
 	junitOut := fs.String("junit", "", "write a JUnit XML report to `FILE`")
 	htmlOut := fs.String("html", "", "write the HTML report (with porcupine pictures) into `DIR`")
@@ -38,7 +40,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	ref := fs.Bool("reference", false, "the main job: start the reference stack on local servers and run every check against it")
 	mut := fs.String("mutant", "", "with --reference: switch guards off (comma-separated names of package targets/mutant)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: idemcheck run [--config FILE] [--strict] [--json FILE] [--junit FILE] [--html DIR] [--only IDS] [--chaos --seed N --duration D]")
+		fmt.Fprintln(stderr, "usage: idemcheck run [--config FILE] [--strict] [--require-all-safety] [--json FILE] [--junit FILE] [--html DIR] [--only IDS] [--chaos --seed N --duration D]")
 		fmt.Fprintln(stderr, "       idemcheck run --init [--config FILE]")
 		fmt.Fprintln(stderr, "       idemcheck run --reference [--mutant NAME] [--html DIR]")
 		fs.PrintDefaults()
@@ -88,7 +90,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	o := conform.Options{
-		Config: *cfgPath, Strict: *strict, JSON: *jsonOut, JUnit: *junitOut, HTML: *htmlOut, Only: ids,
+		Config: *cfgPath, Strict: *strict, RequireAllSafety: *allSafety, JSON: *jsonOut, JUnit: *junitOut, HTML: *htmlOut, Only: ids,
 		Seed: seed, Chaos: *chaos, Duration: *duration, MaxWait: *maxWait, Stdout: stdout, Stderr: stderr, Quiet: *quiet,
 	}
 	if *mut != "" && !*ref {

@@ -32,14 +32,23 @@ type Config struct {
 	Timeout string `yaml:"timeout"`
 	// Settle is how long effects must stay unchanged before a scenario is judged.
 	Settle string `yaml:"settle"`
+	// ConvergeWithin bounds how long idemcheck keeps retrying (with backoff,
+	// and the lookup when given) after a fault until the target gives a final
+	// answer (default 20s).
+	ConvergeWithin string `yaml:"converge_within"`
+	// Quiesce is the quiet period before the final recount of every intent's
+	// charges across the run (default 30s: longer than a resolver's sweep).
+	Quiesce string `yaml:"quiesce"`
+	// Ledger, optional, reads the service's own record of charges per intent.
+	Ledger *Ledger `yaml:"ledger"`
 
 	// File is the path the config was read from; Positions maps a dotted
 	// field path (create.path, callers[1].name) to its line.
 	File      string         `yaml:"-"`
 	Positions map[string]int `yaml:"-"`
 
-	retryHorizon, keyWindow, timeout, settle time.Duration
-	proto                                    Protocol
+	retryHorizon, keyWindow, timeout, settle, converge, quiesce time.Duration
+	proto                                                       Protocol
 }
 
 // Target says where the service is and, optionally, how to start it.
@@ -69,12 +78,23 @@ type Request struct {
 	Headers     map[string]string `yaml:"headers"`
 	Body        string            `yaml:"body"`
 	Key         Key               `yaml:"key"`
+	// VolatileFields are top-level body fields a client may change between
+	// retries of one payment (a timestamp, a trace id): scenario A5 sends a
+	// retry with them changed, and only them.
+	VolatileFields []string `yaml:"volatile_fields"`
 }
 
-// Key says where the idempotency key goes: a header or a top-level JSON body field.
+// Key says where the idempotency key goes: a header or a top-level JSON body
+// field, and what the keys idemcheck makes look like.
 type Key struct {
 	Header    string `yaml:"header"`
 	BodyField string `yaml:"body_field"`
+	// Format of generated keys: uuid (v4, the default: the IETF draft and
+	// Stripe recommend it) or random (Prefix plus random letters and digits,
+	// Length characters in all).
+	Format string `yaml:"format"`
+	Prefix string `yaml:"prefix"`
+	Length int    `yaml:"length"`
 }
 
 // Caller is one authenticated client of the target.
@@ -110,7 +130,21 @@ type Effects struct {
 	SQL           *SQLCounter  `yaml:"sql_counter"`
 }
 
-// HTTPCounter is a GET endpoint whose JSON field counts charges.
+// Ledger reads the service's own charges of one intent: a GET answering a
+// JSON list, or a SQL query with $1 = the order id. OrderIDField and
+// AmountField name the row fields (JSON members or columns).
+type Ledger struct {
+	URL string `yaml:"url"`
+	// List is the dotted path of the array in the answer ("" = the answer is the array).
+	List         string `yaml:"list"`
+	DSN          string `yaml:"dsn"`
+	Query        string `yaml:"query"`
+	OrderIDField string `yaml:"order_id_field"`
+	AmountField  string `yaml:"amount_field"`
+}
+
+// HTTPCounter is a GET endpoint whose JSON field counts charges; with no
+// field, or a field holding an array, the elements are counted.
 type HTTPCounter struct {
 	URL   string `yaml:"url"`
 	Field string `yaml:"field"`
@@ -146,6 +180,12 @@ func (c *Config) TimeoutD() time.Duration { return c.timeout }
 
 // SettleD is the quiet period before effects are judged.
 func (c *Config) SettleD() time.Duration { return c.settle }
+
+// ConvergeD bounds retrying after a fault until a final answer.
+func (c *Config) ConvergeD() time.Duration { return c.converge }
+
+// QuiesceD is the quiet period before the final recount.
+func (c *Config) QuiesceD() time.Duration { return c.quiesce }
 
 // StartTimeoutD bounds waiting for a started target to answer.
 func (c *Config) StartTimeoutD() time.Duration { return c.Target.startTimeout }

@@ -46,3 +46,28 @@ func TestErrorsNameFileLineField(t *testing.T) {
 		}
 	}
 }
+
+func TestNewFieldsValidate(t *testing.T) {
+	cases := []struct{ edit, repl, field string }{
+		{"    format: uuid", "    format: base64", "create.key.format"},
+		{"    format: uuid", "    format: random\n    length: 4", "create.key.length"},
+		{"converge_within: 20s", "converge_within: soon", "converge_within"},
+		{"quiesce: 30s", "quiesce: -1s", "quiesce"},
+		{"required: []", "required: [Z9]", "required[0]"},
+		{"# ledger:\n#   url: \"http://127.0.0.1:${PORT_0}/ledger?order_id={{order_id}}\"", "ledger:\n  url: \"http://127.0.0.1:${PORT_0}/ledger\"", "ledger.url"},
+	}
+	for _, tc := range cases {
+		if !strings.Contains(Starter, tc.edit) {
+			t.Fatalf("starter lacks %q", tc.edit)
+		}
+		_, err := Parse("cfg.yaml", []byte(strings.Replace(Starter, tc.edit, tc.repl, 1)))
+		var es Errors
+		if !errors.As(err, &es) || es[0].Field != tc.field {
+			t.Errorf("%q: got %v, want an error on %s", tc.repl, err, tc.field)
+		}
+	}
+	c, err := Parse("cfg.yaml", []byte(strings.Replace(Starter, "required: []", "required: [A3, P-conflict]", 1)))
+	if err != nil || c.ConvergeD().Seconds() != 20 || c.QuiesceD().Seconds() != 30 {
+		t.Fatalf("safety IDs in required, defaults: %v", err)
+	}
+}

@@ -24,6 +24,15 @@ create:
   path: /payments
   key:
     header: Idempotency-Key     # or: body_field: idempotency_key (Square style)
+    # Keys idemcheck sends: uuid (v4, default; what the IETF draft and Stripe
+    # recommend) or random: prefix plus random characters, length in all.
+    format: uuid
+    # format: random
+    # prefix: "idem_"
+    # length: 32
+  # Fields your clients may change between retries of one payment (a
+  # timestamp, a trace id): A5 retries with only these changed.
+  # volatile_fields: [client_sent_at]
   content_type: application/json
   body: |
     {"order_id": "{{order_id}}", "amount": {{amount}}, "currency": "{{currency}}", "payment_method": "{{payment_method}}"}
@@ -63,6 +72,16 @@ effects:
   # fakepsp_secret_key: sk_test_idemcheck
   # http_counter: {url: "http://127.0.0.1:8080/debug/charges", field: count}
   # sql_counter: {dsn: "postgres://...", query: "SELECT count(*) FROM charges"}
+  # (http_counter without field, or with a field holding a list, counts the list.)
+
+# Optional: your service's own ledger, read per intent. Two ledger charges for
+# one order are a double charge even when the PSP deduplicated them.
+# ledger:
+#   url: "http://127.0.0.1:${PORT_0}/ledger?order_id={{order_id}}"
+#   list: data                  # path of the JSON list in the answer ("" = the answer is the list)
+#   # or: dsn: "postgres://...", query: "SELECT order_id, amount FROM ledger WHERE order_id = $1"
+#   order_id_field: order_id
+#   amount_field: amount
 
 # Optional Toxiproxy links for the service's own dependencies; the command gets
 # <NAME>_ADDR (e.g. DB_ADDR) to connect through.
@@ -78,9 +97,11 @@ profile: ietf            # ietf (default), stripe, custom
 
 retry_horizon: 24h       # how long your clients retry one payment
 key_window: 24h          # how long you document keeping a key
-required: []             # protocol vectors whose deviation fails the run (e.g. [P-conflict])
+required: []             # checks that must hold: a protocol vector's deviation fails the run, a safety check's n/a fails it (e.g. [P-conflict, A3])
 strict: false            # true: every protocol deviation fails the run
 concurrency: 8           # copies sent at once in A2
 timeout: 10s             # one HTTP attempt
 settle: 300ms            # effects must stay unchanged this long before judging
+converge_within: 20s     # after a fault, retry (with backoff, and the lookup) this long for a final answer
+quiesce: 30s             # quiet period before the final recount of every intent's charges (late effects)
 `

@@ -18,6 +18,13 @@ var VectorIDs = []string{
 	"P-long-key", "P-problem-json",
 }
 
+// SafetyIDs are the safety checks a config may mark required: required
+// means "must apply to this target" (an n/a fails the run).
+var SafetyIDs = []string{
+	"A2", "A5", "A6", "A1", "S-5xx-after-charge", "A7", "S-restart", "A3", "A4", "S-replicas",
+	"B5", "S-deps", "S-multistep", "B4",
+}
+
 // Placeholders idemcheck fills in request templates.
 var Placeholders = []string{"order_id", "amount", "currency", "payment_method", "payment_id", "key", "caller", "now_ns"}
 
@@ -62,14 +69,17 @@ func (c *Config) Validate() Errors {
 	v.dur("key_window", c.KeyWindow, 0, &c.keyWindow)
 	v.dur("timeout", c.Timeout, 10*time.Second, &c.timeout)
 	v.dur("settle", c.Settle, 300*time.Millisecond, &c.settle)
+	v.dur("converge_within", c.ConvergeWithin, 20*time.Second, &c.converge)
+	v.dur("quiesce", c.Quiesce, 30*time.Second, &c.quiesce)
+	v.ledger()
 	if c.Concurrency == 0 {
 		c.Concurrency = 8
 	} else if c.Concurrency < 2 || c.Concurrency > 64 {
 		v.bad("concurrency", "must be between 2 and 64, got %d", c.Concurrency)
 	}
 	for i, r := range c.Required {
-		if !slices.Contains(VectorIDs, r) {
-			v.bad(fmt.Sprintf("required[%d]", i), "unknown vector %q (known: %s)", r, strings.Join(VectorIDs, ", "))
+		if !slices.Contains(VectorIDs, r) && !slices.Contains(SafetyIDs, r) {
+			v.bad(fmt.Sprintf("required[%d]", i), "unknown check %q (known: %s, %s)", r, strings.Join(SafetyIDs, ", "), strings.Join(VectorIDs, ", "))
 		}
 	}
 	return v.errs
@@ -148,6 +158,32 @@ func (v *validator) request(prefix string, r *Request, needKey bool) {
 	}
 	if r.Key.BodyField != "" && !strings.Contains(r.ContentType, "json") {
 		v.bad(prefix+".key.body_field", "needs a JSON body (content_type %q)", r.ContentType)
+	}
+	switch r.Key.Format {
+	case "":
+		r.Key.Format = "uuid"
+	case "uuid", "random":
+	default:
+		v.bad(prefix+".key.format", "%q: use uuid (default) or random (prefix plus random characters)", r.Key.Format)
+	}
+	if r.Key.Format == "uuid" && (r.Key.Prefix != "" || r.Key.Length != 0) {
+		v.bad(prefix+".key.format", "prefix and length need format: random (a UUID is 36 characters)")
+	}
+	if r.Key.Format == "random" {
+		if r.Key.Length == 0 {
+			r.Key.Length = 32
+		}
+		if r.Key.Length < len(r.Key.Prefix)+8 || r.Key.Length > 255 {
+			v.bad(prefix+".key.length", "%d: must leave at least 8 random characters after the prefix and be at most 255", r.Key.Length)
+		}
+	}
+	for i, f := range r.VolatileFields {
+		if f == "" || f == r.Key.BodyField {
+			v.bad(fmt.Sprintf("%s.volatile_fields[%d]", prefix, i), "%q cannot be volatile", f)
+		}
+	}
+	if len(r.VolatileFields) > 0 && !strings.Contains(r.ContentType, "json") {
+		v.bad(prefix+".volatile_fields", "needs a JSON body (content_type %q)", r.ContentType)
 	}
 	if r.Body == "" {
 		v.bad(prefix+".body", "a body template is required")
@@ -248,9 +284,6 @@ func (v *validator) effects() {
 		if u, err := url.Parse(portless(e.Counter.URL)); err != nil || u.Host == "" {
 			v.bad("effects.http_counter.url", "%q is not a URL", e.Counter.URL)
 		}
-		if e.Counter.Field == "" {
-			v.bad("effects.http_counter.field", "name the JSON field that counts charges")
-		}
 	}
 	if e.SQL != nil {
 		n++
@@ -305,6 +338,33 @@ func (v *validator) profile() {
 	}
 	if pr.MaxKeyLength < 1 {
 		v.bad("protocol.max_key_length", "must be positive")
+	}
+}
+
+func (v *validator) ledger() {
+	l := v.c.Ledger
+	if l == nil {
+		return
+	}
+	if (l.URL == "") == (l.DSN == "") {
+		v.bad("ledger", "set url (a GET answering a JSON list) or dsn and query (SQL), not both")
+	}
+	if l.URL != "" {
+		if u, err := url.Parse(portless(l.URL)); err != nil || u.Host == "" {
+			v.bad("ledger.url", "%q is not a URL", l.URL)
+		}
+		if !strings.Contains(l.URL, "order_id") {
+			v.bad("ledger.url", "must contain {{order_id}}: idemcheck reads one intent's rows")
+		}
+	}
+	if l.DSN != "" && !strings.Contains(l.Query, "$1") {
+		v.bad("ledger.query", "must select one intent's rows with $1 (the order id)")
+	}
+	if l.OrderIDField == "" {
+		l.OrderIDField = "order_id"
+	}
+	if l.AmountField == "" {
+		l.AmountField = "amount"
 	}
 }
 

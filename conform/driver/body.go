@@ -94,9 +94,11 @@ func SetField(body []byte, name string, value any) ([]byte, error) {
 	return writeObject(append(fs, field{name: name, raw: raw})), nil
 }
 
-// Reorder reverses the members of a JSON object and adds an extra member, so
-// the body means the same but differs byte for byte (scenario A5).
-func Reorder(body []byte, extraName string, extra any) ([]byte, error) {
+// Reorder reverses the members of a JSON object, so the body is the same
+// request but differs byte for byte (scenario A5). It adds nothing: a new
+// field would make it another request to a service that fingerprints the
+// whole parsed body.
+func Reorder(body []byte) ([]byte, error) {
 	fs, err := parseObject(body)
 	if err != nil {
 		return nil, err
@@ -104,8 +106,6 @@ func Reorder(body []byte, extraName string, extra any) ([]byte, error) {
 	for i, j := 0, len(fs)-1; i < j; i, j = i+1, j-1 {
 		fs[i], fs[j] = fs[j], fs[i]
 	}
-	raw, _ := json.Marshal(extra)
-	fs = append([]field{{name: extraName, raw: raw}}, fs...)
 	out := writeObject(fs)
 	// Spaces after separators change the bytes further without changing meaning.
 	return bytes.ReplaceAll(out, []byte(`":`), []byte(`": `)), nil

@@ -41,8 +41,11 @@ type Send struct {
 	Meaning Meaning
 	Key     string
 	KeyMode KeyMode
-	// Reorder sends the same meaning with members reordered and an extra one.
+	// Reorder sends the same meaning with its JSON members reordered.
 	Reorder bool
+	// Volatile lists top-level fields sent with a fresh value (they are
+	// added when the template lacks them).
+	Volatile []string
 	// Method overrides the create method (the GET-ignores-key vector).
 	Method string
 	// NoHistory keeps the attempt out of the checker history (vectors whose
@@ -137,7 +140,12 @@ func (d *Driver) Create(ctx context.Context, s Send) *Attempt {
 		body, err = SetField(body, c.Key.BodyField, keyValue(s))
 	}
 	if err == nil && s.Reorder {
-		body, err = Reorder(body, "client_sent_at", time.Now().UTC().Format(time.RFC3339Nano))
+		body, err = Reorder(body)
+	}
+	for _, f := range s.Volatile {
+		if err == nil {
+			body, err = SetField(body, f, "idemcheck-"+strconv.FormatInt(time.Now().UnixNano(), 36))
+		}
 	}
 	if method == "GET" {
 		body = nil

@@ -6,14 +6,18 @@ package reference
 
 import (
 	"context"
+	_ "embed"
 	"fmt"
 	"net/http"
 	"os"
+	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/idemcheck/idemcheck/conform"
 	"github.com/idemcheck/idemcheck/conform/config"
+	"github.com/idemcheck/idemcheck/conform/pspfront"
 	"github.com/idemcheck/idemcheck/conform/report"
 	"github.com/idemcheck/idemcheck/conform/scenario"
 	"github.com/idemcheck/idemcheck/fakepsp"
@@ -25,57 +29,28 @@ import (
 	"github.com/idemcheck/idemcheck/targets/storytime"
 )
 
-// Config is the idemcheck config that describes the reference API. The API
-// servers are addressed directly (two replicas); the arrival stamp the load
-// balancer would add is sent by idemcheck in the API's own time.
-func Config(apiURLs []string) (*config.Config, error) {
+//go:embed reference.yaml
+var configText string
+
+var storyRE = regexp.MustCompile(`\$\{story ([0-9.]+)\}`)
+
+// ConfigText is the reference API's config with its placeholders filled.
+func ConfigText(apiURLs []string) string {
 	var urls []string
 	for _, u := range apiURLs {
 		urls = append(urls, fmt.Sprintf("%q", u))
 	}
-	s := func(sec float64) string { return storytime.D(sec).String() }
-	text := fmt.Sprintf(`# the reference API (targets/api), addressed directly
-target:
-  base_urls: [%s]
-  ready: /payments/none
-create:
-  method: POST
-  path: /payments
-  key: {header: Idempotency-Key}
-  headers: {X-Idemcheck-Arrival: "{{now_ns}}"}
-  body: '{"order_id": "{{order_id}}", "amount": {{amount}}, "currency": "{{currency}}", "payment_method": "{{payment_method}}"}'
-callers:
-  - {name: u1, headers: {Authorization: "Bearer u1"}}
-  - {name: u2, headers: {Authorization: "Bearer u2"}}
-outcomes:
-  payment_id: payment_id
-  rules:
-    - {status: [200], outcome: succeeded}
-    - {status: [402], outcome: failed}
-    - {status: [202], outcome: processing}
-    - {status: [409], field: status, equals: void, outcome: void}
-    - {status: [409], outcome: in_progress}
-    - {status: [422], outcome: mismatch}
-lookup:
-  path: /payments/{{payment_id}}
-# The refund is idempotent by payment id (no key of its own).
-refund:
-  path: /payments/{{payment_id}}/refund
-effects:
-  fakepsp: true
-# The reference answers JSON {payment_id, status, error}, not problem+json,
-# and treats a quoted key as another key: a custom profile says so.
-profile: custom
-protocol: {problem_json: false, quoted_key_same: false}
-# The buyer comes back at 7200 story seconds; the durable guard answers for
-# that long although the key record's own window is 3600.
-retry_horizon: %s
-key_window: %s
-timeout: %s
-settle: 300ms
-concurrency: 6
-`, strings.Join(urls, ", "), s(7200), s(7200), s(10))
-	return config.Parse("reference.yaml", []byte(text))
+	text := strings.ReplaceAll(configText, "${API_URLS}", strings.Join(urls, ", "))
+	return storyRE.ReplaceAllStringFunc(text, func(m string) string {
+		sec, _ := strconv.ParseFloat(storyRE.FindStringSubmatch(m)[1], 64)
+		return storytime.D(sec).String()
+	})
+}
+
+// Config is the idemcheck config that describes the reference API
+// (reference.yaml, embedded).
+func Config(apiURLs []string) (*config.Config, error) {
+	return config.Parse("reference.yaml", []byte(ConfigText(apiURLs)))
 }
 
 // tierInstance lets checks kill, pause and restart one API server.
@@ -158,7 +133,15 @@ func RunStack(ctx context.Context, o conform.Options, sk Stack) (int, *report.Re
 		return conform.ExitUsage, nil
 	}
 	defer tp.Stop()
-	pspLink, err := tp.Link("PSP", strings.TrimPrefix(psp.URL(), "http://"))
+	// The recording front sees every PSP request (attribution by order id,
+	// faults that follow one PSP key across the API's own retries).
+	front, err := pspfront.Start(psp.URL(), "")
+	if err != nil {
+		fmt.Fprintln(o.Stderr, "idemcheck run: start the PSP front:", err)
+		return conform.ExitUsage, nil
+	}
+	defer front.Close()
+	pspLink, err := tp.Link("PSP", front.Addr())
 	if err != nil {
 		fmt.Fprintln(o.Stderr, "idemcheck run: Toxiproxy link to fakepsp:", err)
 		return conform.ExitUsage, nil
@@ -189,7 +172,7 @@ func RunStack(ctx context.Context, o conform.Options, sk Stack) (int, *report.Re
 		label = "mutant " + set.String()
 	}
 	fmt.Fprintf(o.Stderr, "idemcheck run: %s stack up: APIs %s, fakepsp %s, logs %s\n", label, strings.Join(urls, ", "), psp.URL(), st.LogDir())
-	o.Cfg, o.PSP, o.Bases, o.Instances = cfg, psp, urls, inst
+	o.Cfg, o.PSP, o.Front, o.Bases, o.Instances = cfg, psp, front, urls, inst
 	o.WaitReady = func(ctx context.Context, i int) error { return ready(ctx, urls[i]) }
 	o.Advance = st.AdvanceClocks
 	o.Links = []scenario.DepLink{{Name: "PSP", Link: pspLink}}

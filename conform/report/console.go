@@ -18,12 +18,29 @@ func Console(w io.Writer, r *Report) {
 		if res.Verdict == scenario.Deviation && !r.Fails(res) {
 			v = "deviation (not gating)"
 		}
+		if res.Verdict == scenario.NA && r.Fails(res) {
+			v = "N/A (required)"
+		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", res.ID, res.Level, v, oneLine(res.Why, 160))
 	}
 	_ = tw.Flush()
 	c := r.Counts()
-	fmt.Fprintf(w, "\nsafety: %d violation(s); protocol: %d deviation(s); %d pass, %d n/a, %d error(s); seed %d\n",
-		c[scenario.Violation], c[scenario.Deviation], c[scenario.Pass], c[scenario.NA], c[scenario.Errored], r.Seed)
+	fmt.Fprintf(w, "\nsafety: %d violation(s); protocol: %d deviation(s); %d pass, %d n/a, %d inconclusive, %d error(s); seed %d\n",
+		c[scenario.Violation], c[scenario.Deviation], c[scenario.Pass], c[scenario.NA], c[scenario.Inconclusive], c[scenario.Errored], r.Seed)
+	if r.Probe != "" {
+		fmt.Fprintf(w, "probe: %s\n", r.Probe)
+	}
+	if na := r.SafetyNA(); len(na) > 0 {
+		fmt.Fprintf(w, "safety checks NOT run against this target (n/a; --require-all-safety or required: makes them fail):\n")
+		for _, s := range na {
+			fmt.Fprintf(w, "  %s\n", oneLine(s, 200))
+		}
+	}
+	for _, res := range r.Results {
+		if res.Verdict == scenario.Inconclusive {
+			fmt.Fprintf(w, "  %s INCONCLUSIVE: %s\n", res.ID, oneLine(res.Precondition, 400))
+		}
+	}
 	for _, res := range r.Results {
 		for _, f := range res.Findings {
 			fmt.Fprintf(w, "  %s [%s] %s: %s (rule: %s)\n", res.ID, f.Level, f.Kind, oneLine(f.Message, 300), f.Rule)

@@ -114,13 +114,16 @@ var page = template.Must(template.New("page").Funcs(template.FuncMap{
 <style>
 body{font-family:system-ui,sans-serif;margin:2em;max-width:1400px}
 table{border-collapse:collapse;width:100%}td,th{border:1px solid #ccc;padding:4px 6px;vertical-align:top;font-size:13px}
-.pass{background:#e6f4ea}.violation{background:#f8d7da}.deviation{background:#fff3cd}.error{background:#f5c2c7}.na{color:#777}
+.pass{background:#e6f4ea}.violation{background:#f8d7da}.deviation{background:#fff3cd}.error{background:#f5c2c7}.inconclusive{background:#f5c2c7}.na{color:#777}
 pre{white-space:pre-wrap;word-break:break-all;margin:0;font-size:12px}
 .side{display:grid;grid-template-columns:1fr 1fr;gap:1em}
 </style></head><body>
 <h1>idemcheck run: {{if eq .Exit 0}}PASS{{else}}FAIL{{end}}</h1>
 <p>config {{.R.Config}} · targets {{range .R.Targets}}{{.}} {{end}}· profile {{.R.Profile}} · seed {{.R.Seed}} · strict {{.R.Strict}} · {{.R.Started.Format "2006-01-02 15:04:05Z07:00"}}</p>
-<p>safety violations {{index .Counts "violation"}} · protocol deviations {{index .Counts "deviation"}} · pass {{index .Counts "pass"}} · n/a {{index .Counts "n/a"}} · errors {{index .Counts "error"}}</p>
+<p>safety violations {{index .Counts "violation"}} · protocol deviations {{index .Counts "deviation"}} · pass {{index .Counts "pass"}} · n/a {{index .Counts "n/a"}} · inconclusive {{index .Counts "inconclusive"}} · errors {{index .Counts "error"}}</p>
+{{if .R.Probe}}<p><b>probe:</b> {{.R.Probe}}</p>{{end}}
+{{with .R.SafetyNA}}<p><b>safety checks not run against this target (n/a):</b> {{range .}}{{.}}; {{end}}</p>{{end}}
+{{if .R.TargetLogs}}<p>target output: {{range .R.TargetLogs}}<code>{{.}}</code> {{end}}</p>{{end}}
 <table><tr><th>check</th><th>level</th><th>verdict</th><th>rule</th><th>why</th></tr>
 {{range .Rows}}<tr class="{{if eq .Verdict "n/a"}}na{{else}}{{.Verdict}}{{end}}"><td><a href="#{{.ID}}">{{.ID}}</a> {{.Title}}</td><td>{{.Level}}</td><td>{{upper .Verdict}}{{if and (eq .Verdict "deviation") (not .Gating)}} (not gating){{end}}</td><td>{{.Rule}}</td><td>{{.Why}}</td></tr>
 {{end}}</table>

@@ -53,10 +53,10 @@ func WriteJUnit(path string, r *Report) error {
 		c := junitCase{Name: res.ID + " " + res.Title, Classname: "idemcheck." + string(res.Level), Time: res.Elapsed.Seconds()}
 		detail := findingsText(res)
 		switch {
-		case res.Verdict == scenario.NA:
+		case res.Verdict == scenario.NA && !r.Fails(res):
 			c.Skipped = &junitMessage{Message: res.Why}
 			s.Skipped++
-		case res.Verdict == scenario.Errored:
+		case res.Verdict == scenario.Errored || res.Verdict == scenario.Inconclusive:
 			c.Error = &junitMessage{Message: res.Why, Type: "error"}
 			s.Errors++
 		case r.Fails(res):

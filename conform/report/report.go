@@ -10,16 +10,22 @@ import (
 
 // Report is one run.
 type Report struct {
-	Config   string            `json:"config"`
-	Targets  []string          `json:"targets"`
-	Profile  string            `json:"profile"`
-	Seed     uint64            `json:"seed"`
-	Strict   bool              `json:"strict"`
-	Started  time.Time         `json:"started"`
-	Elapsed  time.Duration     `json:"elapsed_ns"`
-	Results  []scenario.Result `json:"results"`
-	Schedule []string          `json:"chaos_schedule,omitempty"`
-	ExitCode int               `json:"exit_code"`
+	Config  string   `json:"config"`
+	Targets []string `json:"targets"`
+	Profile string   `json:"profile"`
+	Seed    uint64   `json:"seed"`
+	Strict  bool     `json:"strict"`
+	// RequireAllSafety: a safety check that was n/a fails the run.
+	RequireAllSafety bool `json:"require_all_safety,omitempty"`
+	// Probe is what the first probe found about the keys, when it found a problem.
+	Probe string `json:"probe,omitempty"`
+	// TargetLogs are the started target's stdout and stderr files.
+	TargetLogs []string          `json:"target_logs,omitempty"`
+	Started    time.Time         `json:"started"`
+	Elapsed    time.Duration     `json:"elapsed_ns"`
+	Results    []scenario.Result `json:"results"`
+	Schedule   []string          `json:"chaos_schedule,omitempty"`
+	ExitCode   int               `json:"exit_code"`
 	// HTMLPath is set once the HTML report was written.
 	HTMLPath string `json:"html,omitempty"`
 }
@@ -29,12 +35,27 @@ type Report struct {
 // deviation only when strict or required.
 func (r *Report) Fails(res scenario.Result) bool {
 	switch res.Verdict {
-	case scenario.Violation, scenario.Errored:
+	case scenario.Violation, scenario.Errored, scenario.Inconclusive:
 		return true
 	case scenario.Deviation:
 		return r.Strict || res.Required
+	case scenario.NA:
+		// A required check must apply; with --require-all-safety every
+		// safety check must.
+		return res.Required || (r.RequireAllSafety && res.Level == scenario.Safety)
 	}
 	return false
+}
+
+// SafetyNA lists the safety checks that did not apply, with why.
+func (r *Report) SafetyNA() []string {
+	var out []string
+	for _, res := range r.Results {
+		if res.Level == scenario.Safety && res.Verdict == scenario.NA {
+			out = append(out, res.ID+" ("+res.Why+")")
+		}
+	}
+	return out
 }
 
 // Counts tallies verdicts.

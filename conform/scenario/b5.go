@@ -41,7 +41,7 @@ func runB5(ctx context.Context, e *Env, t *T) {
 	}
 	rs := t.RetryUntilFinal(ctx, "client retries", in, 10, 200*time.Millisecond, nil)
 	t.Judge(ctx, nil, in)
-	t.Passf("after the window: %s, then %s; one charge", describeResp(r), describeResp(last(rs)))
+	t.Passf("after the window: %s, then %s", describeResp(r), describeResp(last(rs)))
 }
 
 func settledNote(id string) string {
@@ -54,7 +54,7 @@ func settledNote(id string) string {
 // settledID polls the lookup with the payment id the PSP charge names, when
 // the target put one in the charge's metadata, for a few seconds.
 func settledID(ctx context.Context, e *Env, t *T, in Intent) string {
-	charges, _ := e.ChargesFor(ctx, in.Meaning.Amount)
+	charges, _ := e.ChargesFor(ctx, in)
 	if len(charges) == 0 || charges[0].Input.Metadata["payment_id"] == "" {
 		return ""
 	}

@@ -141,7 +141,7 @@ func runChaos(ctx context.Context, e *Env, t *T, d time.Duration, onSchedule fun
 	if planned.Load() > 0 && fired.Load() == 0 {
 		t.Errorf("none of the %d planned faults fired: is the target using the fakepsp idemcheck started?", planned.Load())
 	}
-	t.Passf("%d intents, %d of %d planned faults fired; the checker found no violation", len(plan), fired.Load(), planned.Load())
+	t.Passf("%d intents, %d of %d planned faults fired; the checker decided %d partitions with no violation", len(plan), fired.Load(), planned.Load(), t.partitions())
 }
 
 // chaosIntent runs one planned intent and reports whether its fault fired.

@@ -12,6 +12,7 @@ import (
 	"github.com/idemcheck/idemcheck/checker"
 	"github.com/idemcheck/idemcheck/conform/config"
 	"github.com/idemcheck/idemcheck/conform/driver"
+	"github.com/idemcheck/idemcheck/conform/pspfront"
 	"github.com/idemcheck/idemcheck/fakepsp"
 	"github.com/idemcheck/idemcheck/faults"
 )
@@ -37,6 +38,10 @@ type Env struct {
 	Effects Effects
 	// PSP is set when idemcheck started fakepsp for the target.
 	PSP *fakepsp.PSP
+	// Front, with PSP, is the recording proxy the target reaches fakepsp through.
+	Front *pspfront.Front
+	// Ledger, when configured, reads the service's own charges of an order.
+	Ledger LedgerReader
 	// Procs are the started instances (empty when the target runs on its own).
 	Procs []Instance
 	// WaitReady polls instance i until it answers again after a restart.
@@ -57,6 +62,22 @@ type Env struct {
 	mu      sync.Mutex
 	counter atomic.Int64
 	faults  []checker.FaultWindow
+	keyRand *rand.Rand
+	orders  map[string]*tracked
+	order   []string
+}
+
+// tracked is one order id of the run: the intents that sent it, the check
+// that made it, and what that check's judge expected and counted.
+type tracked struct {
+	check   string
+	amount  int64
+	alt     []int64
+	intents map[string]bool
+	judged  bool
+	expect  int
+	charges int
+	ledger  int
 }
 
 // Intent is one logical payment idemcheck makes up.
@@ -66,15 +87,27 @@ type Intent struct {
 	Caller  int
 }
 
-// NewIntent makes a payment whose amount no other intent of this run uses,
-// so the PSP's charges can be attributed to intents by amount alone.
+// NewIntent makes a payment with an order id and an amount no other intent
+// of this run uses: PSP charges are attributed by the order id where the
+// target passes it on (metadata, description), by the amount otherwise.
+// The order id has a fixed width so that no order id contains another.
 func (e *Env) NewIntent(caller int) Intent {
 	n := e.counter.Add(1)
 	return Intent{
-		Meaning: driver.Meaning{OrderID: fmt.Sprintf("ord-%d-%d", e.Seed%100000, n), Amount: 1000 + n, Currency: "USD", PaymentMethod: "pm_card_visa"},
-		Key:     fmt.Sprintf("idem-%x-%d", e.Seed%(1<<32), n),
+		Meaning: driver.Meaning{OrderID: fmt.Sprintf("ord-%06d-%05d", e.Seed%1000000, n), Amount: 1000 + n, Currency: "USD", PaymentMethod: "pm_card_visa"},
+		Key:     e.newKey(),
 		Caller:  caller,
 	}
+}
+
+// newKey draws a key of the configured format from the run's seed.
+func (e *Env) newKey() string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.keyRand == nil {
+		e.keyRand = e.Rand("keys")
+	}
+	return NewKey(e.keyRand, e.Cfg.Create.Key)
 }
 
 // NoteFault records a fault window for the reports' pictures.
@@ -127,23 +160,14 @@ func (e *Env) Settle(ctx context.Context) {
 	}
 }
 
-// ChargesFor returns the PSP charges whose amount is the intent's. It returns
-// ok=false when the effects are a plain counter.
-func (e *Env) ChargesFor(ctx context.Context, amount int64) ([]checker.Op, bool) {
-	if e.Effects == nil {
+// ChargesFor returns the PSP charges attributed to the intent's order. It
+// returns ok=false when the effects are a plain counter.
+func (e *Env) ChargesFor(ctx context.Context, in Intent) ([]checker.Op, bool) {
+	a, ok := e.attribute(ctx)
+	if !ok {
 		return nil, false
 	}
-	all, err := e.Effects.Charges(ctx)
-	if err != nil || all == nil {
-		return nil, false
-	}
-	var out []checker.Op
-	for _, c := range all {
-		if c.Input.Amount != nil && *c.Input.Amount == amount {
-			out = append(out, c)
-		}
-	}
-	return out, true
+	return a.By[in.Meaning.OrderID], true
 }
 
 // Count is the effect count, or -1 without effects.

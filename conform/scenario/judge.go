@@ -3,6 +3,7 @@ package scenario
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -16,133 +17,188 @@ const (
 	RuleHistory = "HISTORY.md one charge per intent"
 )
 
-// Send sends one create for an intent and remembers the intent for judging.
-func (t *T) Send(ctx context.Context, step string, in Intent, mod func(*driver.Send)) *driver.Attempt {
-	s := driver.Send{Step: t.check.ID + ": " + step, Caller: in.Caller, Meaning: in.Meaning, Key: in.Key}
-	if mod != nil {
-		mod(&s)
-	}
-	if s.Key != "" && !s.NoHistory {
-		t.mu.Lock()
-		t.intents[t.env.D.Intent(s.Caller, s.Key)] = true
-		t.mu.Unlock()
-	}
-	a := t.env.D.Create(ctx, s)
-	t.env.Logf("  %s #%d %s %s -> %s", t.check.ID, a.Seq, step, describeReq(a), describeResp(a))
-	return a
+// group is the intents of one order id that a check judges together.
+type group struct {
+	order   string
+	amount  int64
+	alt     []int64
+	intents []Intent
+	expect  int
 }
 
-func describeReq(a *driver.Attempt) string {
-	return fmt.Sprintf("%s %s (caller %s)", a.Method, a.URL, a.Caller)
-}
-
-func describeResp(a *driver.Attempt) string {
-	if a.Err != "" {
-		return "no answer: " + a.Err
-	}
-	s := fmt.Sprintf("%d %s", a.Status, a.Outcome)
-	if a.PaymentID != "" {
-		s += " " + a.PaymentID
-	}
-	return s
-}
-
-// Final reports whether an outcome ends a client's retries.
-func Final(a *driver.Attempt) bool {
-	switch a.Outcome {
-	case checker.OutcomeSucceeded, checker.OutcomeFailed, checker.OutcomeMismatch, checker.OutcomeVoid:
-		return true
-	}
-	return false
-}
-
-// RetryUntilFinal resends an intent, as a client with a stable key would,
-// until a final answer or n attempts; it waits between attempts.
-func (t *T) RetryUntilFinal(ctx context.Context, step string, in Intent, n int, wait time.Duration, mod func(*driver.Send)) []*driver.Attempt {
-	var out []*driver.Attempt
-	for i := 0; i < n; i++ {
-		label := step
-		if i > 0 {
-			label = fmt.Sprintf("%s (retry %d)", step, i)
+func groups(ins []Intent, expect map[int64]int) []*group {
+	var out []*group
+	by := map[string]*group{}
+	for _, in := range ins {
+		g := by[in.Meaning.OrderID]
+		if g == nil {
+			g = &group{order: in.Meaning.OrderID, amount: in.Meaning.Amount}
+			by[g.order] = g
+			out = append(out, g)
 		}
-		a := t.Send(ctx, label, in, mod)
-		out = append(out, a)
-		if Final(a) || ctx.Err() != nil {
-			break
+		if in.Meaning.Amount != g.amount {
+			g.alt = append(g.alt, in.Meaning.Amount)
+			continue // another meaning of an intent already here (A5)
 		}
-		select {
-		case <-ctx.Done():
-			return out
-		case <-time.After(wait):
+		dup := false
+		for _, x := range g.intents {
+			dup = dup || (x.Key == in.Key && x.Caller == in.Caller)
+		}
+		if !dup {
+			g.intents = append(g.intents, in)
+		}
+	}
+	for _, g := range out {
+		g.expect = len(g.intents)
+		if x, ok := expect[g.amount]; ok {
+			g.expect = x
 		}
 	}
 	return out
 }
 
-// Judge waits for the target to go quiet, then checks the intents' effects
-// and answers: at most expect charges per amount, one payment id per scope,
-// and the checker's verdict over the recorded history.
+// Judge waits for the target to go quiet, then holds the intents' answers
+// against the effects: at most the expected charges per order, each of the
+// order's amount, a final answer that names the charge when there is one,
+// the ledger's rows, and the checker's verdict over the recorded history.
+// What must have happened for this to mean anything (a create answered
+// with a payment, the expected charge at the PSP or the counter) is checked
+// too; when it did not happen the check is inconclusive.
 func (t *T) Judge(ctx context.Context, expect map[int64]int, ins ...Intent) {
 	e := t.env
 	e.Settle(ctx)
 	atts := t.attempts()
-	byAmount := map[int64][]Intent{}
-	for _, in := range ins {
-		byAmount[in.Meaning.Amount] = append(byAmount[in.Meaning.Amount], in)
-	}
-	amounts := make([]int64, 0, len(byAmount))
-	for a := range byAmount {
-		amounts = append(amounts, a)
-	}
-	slices.Sort(amounts)
+	gs := groups(ins, expect)
+	attr, withPSP := e.attribute(ctx)
 	var truth checker.History
 	shared := map[string]bool{}
 	total := 0
-	for _, amount := range amounts {
-		want := len(byAmount[amount])
-		if x, set := expect[amount]; set {
-			want = x
+	for _, g := range gs {
+		total += g.expect
+		names := intentsOf(e, g.intents)
+		answered := answeredWithPayment(atts, names)
+		if !answered {
+			t.Inconclusive(fmt.Sprintf("no create for %s was answered with a payment", g.order), "%s", whyNoAnswer(e, atts, names))
 		}
-		total += want
-		charges, ok := e.ChargesFor(ctx, amount)
-		if !ok {
-			continue
-		}
-		sameAmount := byAmount[amount]
-		if len(charges) > want {
-			keys := pspKeys(charges)
-			f := t.Safety(checker.KindDoubleCharge, RuleHistory+" (SCENARIOS.md "+t.check.ID+")",
-				"%d PSP charges of %d for %d intent(s) %s; PSP keys %s", len(charges), amount, want, intentNames(e, sameAmount), strings.Join(keys, ", "))
-			f.Amount, f.Charges, f.Intent = amount, charges, e.D.Intent(sameAmount[0].Caller, sameAmount[0].Key)
-			f.Seqs = seqsFor(atts, f.Intent)
-		}
-		if len(sameAmount) > 1 {
-			// Charges of one amount cannot be told apart by intent: these
-			// intents are judged by count above, not by the checker.
-			for _, in := range sameAmount {
-				shared[e.D.Intent(in.Caller, in.Key)] = true
+		var charges []checker.Op
+		if withPSP {
+			charges = attr.By[g.order]
+			t.judgeCharges(g, charges, names, atts)
+			if succeededAny(atts, names) && len(charges) == 0 {
+				t.Inconclusive(fmt.Sprintf("order %s was answered succeeded but no charge of it reached the PSP", g.order),
+					"is the service calling the PSP idemcheck started (its URL and key are printed at the start)?")
 			}
+			t.Counted("%s at the PSP for %s", chargeWords(charges), g.order)
 		}
-		if len(sameAmount) == 1 {
-			intent := e.D.Intent(sameAmount[0].Caller, sameAmount[0].Key)
+		rows := t.judgeLedger(ctx, g, len(charges), names, succeededAny(atts, names))
+		e.judged(g.order, g.expect, len(charges), rows)
+		if len(g.intents) > 1 {
+			// Charges of one order cannot be told apart by intent: these
+			// intents are judged by count, not by the checker.
+			for _, n := range names {
+				shared[n] = true
+			}
+		} else {
 			for _, c := range charges {
-				c.Intent = intent
-				truth = append(truth, c)
-			}
-			for _, a := range atts {
-				if a.Intent == intent && a.Outcome == checker.OutcomeFailed && len(charges) > 0 {
-					f := t.Safety("failed-but-charged", "payment check: 5xx after the charge; SCENARIOS.md A7",
-						"the client was told \"failed\" (attempt #%d, %d) although the PSP charged %d: the client will pay again under a new key", a.Seq, a.Status, amount)
-					f.Amount, f.Charges, f.Intent, f.Seqs = amount, charges, intent, []int{a.Seq}
+				c.Intent = names[0]
+				if c.Input.PSPKey == "" {
+					// The checker keys charges by PSP key; one made without
+					// a key must not drop out of the history.
+					c.Input.PSPKey = "(no idempotency key)"
 				}
+				truth = append(truth, c)
 			}
 		}
 	}
-	if e.PSP == nil {
-		t.CountDelta(ctx, t.countBefore, int64(total), intentNames(e, ins))
+	if !withPSP && e.Effects != nil {
+		t.CountDelta(ctx, t.countBefore, int64(total), intentNames(e, ins), succeededAny(atts, intentsOf(e, ins)))
 	}
 	t.checkHistory(truth, shared)
 }
+
+// judgeCharges holds one order's charges against what the check sent.
+func (t *T) judgeCharges(g *group, charges []checker.Op, names []string, atts []*driver.Attempt) {
+	e := t.env
+	rule := RuleHistory + " (SCENARIOS.md " + t.check.ID + ")"
+	var own []checker.Op
+	for _, c := range charges {
+		amt := int64(-1)
+		if c.Input.Amount != nil {
+			amt = *c.Input.Amount
+		}
+		switch {
+		case amt == g.amount:
+			own = append(own, c)
+		case slices.Contains(g.alt, amt):
+			if !t.hasFinding(checker.KindMismatchAccepted, names[0]) {
+				f := t.Safety(checker.KindMismatchAccepted, "SCENARIOS.md A5", "the mismatched request (amount %d) under the key of %s was charged (PSP key %q)", amt, g.order, c.Input.PSPKey)
+				f.Charges, f.Intent, f.Amount = []checker.Op{c}, names[0], amt
+			}
+		default:
+			f := t.Safety(KindWrongAmount, "payment check: the charge is the amount requested",
+				"order %s asked for %d; the PSP charged %d (PSP key %q)", g.order, g.amount, amt, c.Input.PSPKey)
+			f.Charges, f.Intent, f.Amount, f.Seqs = []checker.Op{c}, names[0], g.amount, seqsFor(atts, names[0])
+			own = append(own, c)
+		}
+	}
+	if len(own) > g.expect {
+		f := t.Safety(checker.KindDoubleCharge, rule,
+			"%d PSP charges for %d intent(s) of order %s (%s); PSP keys %s", len(own), g.expect, g.order, strings.Join(names, ", "), strings.Join(pspKeys(own), ", "))
+		f.Amount, f.Charges, f.Intent = g.amount, own, names[0]
+		f.Seqs = seqsFor(atts, f.Intent)
+	}
+	// Intents of one order told succeeded with payments of their own need a
+	// charge each: one riding on another's charge was told a lie.
+	paid := map[string]bool{}
+	for _, a := range atts {
+		if slices.Contains(names, a.Intent) && a.Outcome == checker.OutcomeSucceeded && a.PaymentID != "" {
+			paid[a.PaymentID] = true
+		}
+	}
+	if len(g.intents) > 1 && len(own) > 0 && len(paid) > len(own) {
+		f := t.Safety(checker.KindInconsistentAnswer, rule,
+			"%d payments of order %s were answered succeeded (%s) but the PSP has %d charge(s) for them: a caller was told succeeded on another's charge",
+			len(paid), g.order, strings.Join(slices.Sorted(maps.Keys(paid)), ", "), len(own))
+		f.Amount, f.Charges, f.Intent = g.amount, own, names[len(names)-1]
+	}
+	refunded := refundedIDs(e)
+	live := 0
+	for _, c := range own {
+		if c.Output == nil || !refunded[c.Output.ChargeID] {
+			live++
+		}
+	}
+	// Each live charge must be some intent's final success; intents of one
+	// order share its charges, so only charges beyond those told succeeded
+	// are owed an answer.
+	told := 0
+	for _, n := range names {
+		if fin := t.finals[n]; fin != nil && fin.Outcome == checker.OutcomeSucceeded {
+			told++
+		}
+	}
+	if live <= told {
+		return
+	}
+	for _, n := range names {
+		fin := t.finals[n]
+		if fin == nil || fin.Outcome == checker.OutcomeSucceeded {
+			continue
+		}
+		f := t.Safety(KindFailedButCharged, "payment check: the final answer names the charge (converge_within)",
+			"the PSP charged %s (PSP key %q) for key %s, and nothing refunded it, but the client's final answer after %s of retries was %s (answers: %s): the buyer paid and was not told",
+			chargeIDs(own), own[0].Input.PSPKey, keyOf(n), e.Cfg.ConvergeD(), describeResp(fin), answersOf(atts, n))
+		f.Amount, f.Charges, f.Intent, f.Seqs = g.amount, own, n, seqsFor(atts, n)
+	}
+}
+
+// Kinds the conform judge names besides the checker's.
+const (
+	KindWrongAmount      = "wrong-amount"
+	KindFailedButCharged = "failed-but-charged"
+	KindLedgerMissing    = "ledger-missing"
+	KindUnattributed     = "unattributed-charge"
+)
 
 // checkHistory runs the checker over this check's client ops and the
 // attributed PSP charges, and turns its violations into findings.
@@ -159,6 +215,14 @@ func (t *T) checkHistory(truth checker.History, shared map[string]bool) {
 		return
 	}
 	res := checker.Check(h, checker.CheckOptions{Timeout: 5 * time.Second, Faults: t.env.FaultWindows()})
+	// An undecided partition proves nothing; an op the checker refused is a
+	// piece of the story it did not see.
+	for _, u := range res.Unknown {
+		t.Inconclusive(fmt.Sprintf("the checker could not decide partition %s (%d ops) within its timeout", u.Name, u.Ops), "")
+	}
+	for _, inv := range res.Invalid {
+		t.Inconclusive("the checker refused an op of the recorded history", "%s", inv)
+	}
 	for i := range res.Violations {
 		v := res.Violations[i]
 		if t.hasFinding(v.Kind, v.Intent) {
@@ -224,17 +288,27 @@ func intentNames(e *Env, ins []Intent) string {
 	return strings.Join(out, ", ")
 }
 
-// CountDelta checks a plain counter: at most want new effects since before.
-func (t *T) CountDelta(ctx context.Context, before int64, want int64, what string) {
+// CountDelta checks a plain counter: at most want new effects since before,
+// and at least one when a create was answered succeeded.
+func (t *T) CountDelta(ctx context.Context, before int64, want int64, what string, succeeded bool) {
 	if before < 0 {
+		t.Inconclusive("the effect counter could not be read before the check", "is effects.http_counter / sql_counter reachable?")
 		return
 	}
 	t.env.Settle(ctx)
 	after := t.env.Count(ctx)
+	if after < 0 {
+		t.Inconclusive("the effect counter could not be read after the check", "is effects.http_counter / sql_counter reachable?")
+		return
+	}
 	if after-before > want {
 		t.Safety(checker.KindDoubleCharge, RuleHistory+" (SCENARIOS.md "+t.check.ID+")",
 			"the effect counter grew by %d for %s (at most %d expected)", after-before, what, want)
 	}
+	if succeeded && after == before {
+		t.Inconclusive("a create was answered succeeded but the effect counter did not move", "does the counter count this service's charges?")
+	}
+	t.Counted("the effect counter grew by %d for %d intent(s)", after-before, want)
 }
 
 // attachTruth puts the PSP charges of the amounts a finding's attempts sent
@@ -264,4 +338,12 @@ func attachTruth(e *Env, fs []Finding, atts []*driver.Attempt) {
 			}
 		}
 	}
+}
+
+// partitions is how many partitions the checker decided for this check.
+func (t *T) partitions() int {
+	if t.checkerRes == nil {
+		return 0
+	}
+	return t.checkerRes.Partitions - len(t.checkerRes.Unknown)
 }

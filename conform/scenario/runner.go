@@ -9,12 +9,13 @@ import (
 	"time"
 
 	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/conform/driver"
 )
 
 // RunCheck runs one check and turns what it found into a Result.
 func RunCheck(ctx context.Context, e *Env, c *Check) (r Result) {
 	r = Result{ID: c.ID, Title: c.Title, Level: c.Level, Rule: c.Rule}
-	r.Required = c.Level == Protocol && slices.Contains(e.Cfg.Required, c.ID)
+	r.Required = slices.Contains(e.Cfg.Required, c.ID)
 	if c.Needs != nil {
 		if why := c.Needs(e); why != "" {
 			r.Verdict, r.Why = NA, why
@@ -22,7 +23,7 @@ func RunCheck(ctx context.Context, e *Env, c *Check) (r Result) {
 		}
 	}
 	start := time.Now()
-	t := &T{check: c, env: e, intents: map[string]bool{}, start: checker.Now()}
+	t := &T{check: c, env: e, intents: map[string]bool{}, finals: map[string]*driver.Attempt{}, start: checker.Now()}
 	t.first = len(e.D.Attempts()) + 1
 	t.countBefore = e.Count(ctx)
 	func() {
@@ -56,19 +57,41 @@ func RunCheck(ctx context.Context, e *Env, c *Check) (r Result) {
 			proto = append(proto, f.Message)
 		}
 	}
+	// A check that could not run, or whose preconditions failed, is never
+	// hidden behind a (non-gating) protocol deviation or an n/a.
 	switch {
 	case len(safety) > 0:
 		r.Verdict, r.Why = Violation, strings.Join(safety, "; ")
-	case len(proto) > 0:
-		r.Verdict, r.Why = Deviation, strings.Join(proto, "; ")
 	case t.err != "":
 		r.Verdict, r.Why = Errored, t.err
-	case t.na != "":
-		r.Verdict, r.Why = NA, t.na
 	case ctx.Err() != nil:
 		r.Verdict, r.Why = Errored, fmt.Sprintf("interrupted: %v", ctx.Err())
+	case len(t.inconc) > 0:
+		r.Verdict, r.Precondition = Inconclusive, strings.Join(t.inconc, "; ")
+		r.Why = "not proven: " + r.Precondition
+		if len(proto) > 0 {
+			r.Why += "; also: " + strings.Join(proto, "; ")
+		}
+	case len(proto) > 0:
+		r.Verdict, r.Why = Deviation, strings.Join(proto, "; ")
+	case t.na != "":
+		r.Verdict, r.Why = NA, t.na
 	default:
 		r.Verdict, r.Why = Pass, t.why
+		if len(t.counted) > 0 {
+			r.Why += "; counted: " + strings.Join(t.counted, "; ")
+		}
 	}
 	return r
+}
+
+// AddLate adds a finding found after the check ended (the final recount)
+// and makes the result a violation.
+func (r *Result) AddLate(f Finding) {
+	r.Findings = append(r.Findings, f)
+	if r.Verdict != Violation {
+		r.Verdict, r.Why = Violation, f.Kind+": "+f.Message
+		return
+	}
+	r.Why += "; " + f.Kind + ": " + f.Message
 }

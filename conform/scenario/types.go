@@ -33,6 +33,10 @@ const (
 	Deviation Verdict = "deviation" // protocol not followed
 	NA        Verdict = "n/a"
 	Errored   Verdict = "error" // idemcheck could not run the check
+	// Inconclusive: the check ran but what must have happened for it to
+	// mean anything did not (no create answered, the fault never fired, the
+	// checker could not decide). It fails the run like an error.
+	Inconclusive Verdict = "inconclusive"
 )
 
 // Finding is one broken rule with its evidence.
@@ -64,6 +68,8 @@ type Result struct {
 	// Checker is the checker's result over History, for its pictures.
 	Checker *checker.Result `json:"-"`
 	Elapsed time.Duration   `json:"elapsed_ns"`
+	// Precondition is what did not happen when the verdict is inconclusive.
+	Precondition string `json:"precondition,omitempty"`
 }
 
 // Check is one scenario, vector or payment-only check.
@@ -87,6 +93,9 @@ type T struct {
 	why         string
 	na          string
 	err         string
+	inconc      []string
+	counted     []string
+	finals      map[string]*driver.Attempt
 	first       int   // first attempt seq of this check
 	start       int64 // checker.Now() when the check began
 	intents     map[string]bool
@@ -120,6 +129,30 @@ func (t *T) NotApplicable(format string, args ...any) { t.na = fmt.Sprintf(forma
 
 // Errorf marks the check as not run to completion by idemcheck's fault.
 func (t *T) Errorf(format string, args ...any) { t.err = fmt.Sprintf(format, args...) }
+
+// Inconclusive records a precondition of the check that did not hold, with
+// its likely cause in the user's words; the check cannot pass.
+func (t *T) Inconclusive(precondition, cause string, args ...any) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	msg := precondition
+	if cause != "" {
+		msg += ": " + fmt.Sprintf(cause, args...)
+	}
+	for _, m := range t.inconc {
+		if m == msg {
+			return
+		}
+	}
+	t.inconc = append(t.inconc, msg)
+}
+
+// Counted adds what the judge counted to the pass line.
+func (t *T) Counted(format string, args ...any) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.counted = append(t.counted, fmt.Sprintf(format, args...))
+}
 
 // Failed reports whether anything was found so far.
 func (t *T) Failed() bool {

@@ -18,7 +18,6 @@ import (
 	"log"
 	"net"
 	"net/http"
-	"net/url"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -42,6 +41,10 @@ var flaws = map[string]string{
 	"reexec-after-5xx":  "treats a PSP 5xx as a definite failure, releases the key, charges again on retry",
 	"new-psp-key":       "mints a new PSP idempotency key per attempt",
 	"fresh-refund-key":  "refunds with a new PSP key per call and keeps no refund state",
+	"forward-key":       "key store in memory; forwards the client's key to the PSP and writes a ledger row on each execution",
+	"fee":               "adds a fee of 30 to the amount it charges (the order id goes in the PSP description)",
+	"store-5xx":         "stores a PSP 5xx as the key's answer and replays it forever",
+	"sweeper":           "a background sweeper charges each payment again, with a new key, --sweep-after later",
 }
 
 type server struct {
@@ -56,6 +59,15 @@ type server struct {
 	client *http.Client
 	// charged counts PSP charges answered as succeeded.
 	charged atomic.Int64
+	// keyLen, when set, is the only key length accepted (a UUID-only
+	// middleware answers 500 to anything else).
+	keyLen    int
+	dupWait   bool
+	fpBody    bool
+	mmStatus  int
+	sweep     time.Duration
+	ledgerLog string
+	noLedger  bool
 }
 
 func main() {
@@ -65,16 +77,28 @@ func main() {
 	ttl := flag.Duration("ttl", time.Hour, "key record window")
 	lease := flag.Duration("lease", 2*time.Second, "in-progress lease before a takeover")
 	hold := flag.Duration("hold", 150*time.Millisecond, "work before the PSP call (widens race windows)")
+	keyLen := flag.Int("key-length", 0, "accept only keys of this length, answer 500 otherwise (0: any)")
+	dup := flag.String("dup", "409", "a duplicate while the first runs: 409, or wait (block on the key and replay)")
+	fp := flag.String("fingerprint", "meaning", "fingerprint over: meaning (the payment fields) or body (the whole parsed body)")
+	mm := flag.Int("mismatch-status", 422, "status of a mismatch answer")
+	sweep := flag.Duration("sweep-after", 20*time.Second, "with --flaw sweeper: when the sweeper charges again")
+	noLedger := flag.Bool("no-ledger", false, "never write the ledger row of a charge (GET /ledger still answers)")
+	_ = flag.String("tag", "", "ignored: lets a test find this process")
 	flag.Parse()
 	if _, ok := flaws[*flaw]; !ok {
 		log.Fatalf("unknown --flaw %q", *flaw)
 	}
 	s := &server{flaw: *flaw, psp: os.Getenv("PSP_URL"), pspKey: os.Getenv("PSP_KEY"), ttl: *ttl, lease: *lease, hold: *hold,
-		me: randHex(6), client: &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}}
+		me: randHex(6), client: &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}},
+		keyLen: *keyLen, dupWait: *dup == "wait", fpBody: *fp == "body", mmStatus: *mm, sweep: *sweep}
 	if s.psp == "" || s.pspKey == "" {
 		log.Fatal("PSP_URL and PSP_KEY must be set")
 	}
-	if *flaw == "memory-store" {
+	if *dir != "" {
+		s.ledgerLog = filepath.Join(*dir, "ledger.jsonl")
+	}
+	s.noLedger = *noLedger
+	if *flaw == "memory-store" || *flaw == "forward-key" {
 		s.store = newMemStore()
 	} else {
 		if *dir == "" {
@@ -92,6 +116,7 @@ func main() {
 	mux.HandleFunc("GET /payments", func(w http.ResponseWriter, _ *http.Request) { writeJSON(w, 200, map[string]any{"data": []any{}}) })
 	mux.HandleFunc("GET /payments/{id}", s.lookup)
 	mux.HandleFunc("POST /payments/{id}/refund", s.refund)
+	mux.HandleFunc("GET /ledger", s.ledger)
 	// The service's own count of charges the PSP confirmed, for idemcheck's
 	// http_counter effects mode (this process's lifetime only).
 	mux.HandleFunc("GET /debug/charges", func(w http.ResponseWriter, _ *http.Request) {
@@ -195,6 +220,11 @@ func (s *server) create(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	key := parseKey(strings.Join(hv, ","))
+	if s.keyLen > 0 && len(key) != s.keyLen {
+		// What a UUID-only middleware does: a parse failure is a 500.
+		problem(w, 500, "internal_error", "invalid UUID length: "+strconv.Itoa(len(key)))
+		return
+	}
 	if key == "" || len(key) > 255 {
 		problem(w, 400, "idempotency_key_invalid", "Idempotency-Key must be 1 to 255 characters")
 		return
@@ -204,11 +234,27 @@ func (s *server) create(w http.ResponseWriter, r *http.Request) {
 		scope = key
 	}
 	fp := m.fingerprint()
+	if s.fpBody {
+		fp = bodyFingerprint(raw)
+	}
 	if s.flaw == "raw-fingerprint" {
 		h := sha256.Sum256(raw)
 		fp = hex.EncodeToString(h[:])
 	}
-	s.claimAndRun(w, r.Context(), scope, fp, amount, m)
+	s.claimAndRun(w, r.Context(), scope, fp, amount, m, key)
+}
+
+// bodyFingerprint hashes the whole parsed body in a canonical form (Go
+// marshals map keys sorted): member order and spacing do not matter, every
+// field does.
+func bodyFingerprint(raw []byte) string {
+	var v any
+	dec := json.NewDecoder(strings.NewReader(string(raw)))
+	dec.UseNumber()
+	_ = dec.Decode(&v)
+	b, _ := json.Marshal(v)
+	h := sha256.Sum256(b)
+	return hex.EncodeToString(h[:])
 }
 
 func (s *server) derivedID(scope string) string {
@@ -224,7 +270,7 @@ func (s *server) randomIDs() bool {
 	return false
 }
 
-func (s *server) claimAndRun(w http.ResponseWriter, ctx context.Context, scope, fp string, amount int64, m meaning) {
+func (s *server) claimAndRun(w http.ResponseWriter, ctx context.Context, scope, fp string, amount int64, m meaning, key string) {
 	for {
 		now := time.Now()
 		fresh := &record{Scope: scope, Fingerprint: fp, State: "in_progress", Owner: s.me, LeaseUntil: now.Add(s.lease),
@@ -234,6 +280,10 @@ func (s *server) claimAndRun(w http.ResponseWriter, ctx context.Context, scope, 
 			fresh.PaymentID = "pay_" + randHex(6)
 		}
 		fresh.PSPKey = fresh.PaymentID + ":charge"
+		fresh.OrderID = m.OrderID
+		if s.flaw == "forward-key" {
+			fresh.PSPKey = key
+		}
 		var rec *record
 		var claimed bool
 		var err error
@@ -251,7 +301,7 @@ func (s *server) claimAndRun(w http.ResponseWriter, ctx context.Context, scope, 
 			return
 		}
 		if rec.Fingerprint != fp && s.flaw != "mismatch-accepted" {
-			status := 422
+			status := s.mmStatus
 			if s.flaw == "protocol-only" {
 				status = 417
 			}
@@ -278,7 +328,7 @@ func (s *server) claimAndRun(w http.ResponseWriter, ctx context.Context, scope, 
 				}
 				continue
 			}
-			if s.flaw == "protocol-only" {
+			if s.flaw == "protocol-only" || s.dupWait {
 				select {
 				case <-ctx.Done():
 					return
@@ -302,102 +352,4 @@ func (s *server) checkThenInsert(fresh *record, now time.Time) (*record, bool, e
 	}
 	time.Sleep(s.hold) // the gap a concurrent copy falls into
 	return fresh, true, s.store.put(fresh)
-}
-
-// charge calls the PSP and stores the answer, completing only if this
-// process still owns the record.
-func (s *server) charge(w http.ResponseWriter, rec *record) {
-	if s.flaw != "check-then-insert" {
-		time.Sleep(s.hold)
-	}
-	pspKey := rec.PSPKey
-	if s.flaw == "new-psp-key" || s.flaw == "no-key" {
-		pspKey = rec.PaymentID + ":" + randHex(4)
-	}
-	status, chargeID, err := s.callPSP(pspKey, rec)
-	body := map[string]any{"id": rec.PaymentID, "amount": rec.Amount, "currency": rec.Currency}
-	switch {
-	case err != nil || status >= 500 || status == 429 || status == 409:
-		// No answer, a server error, a rate limit, or the PSP still executing
-		// this key: the outcome is unknown, never a failure.
-		if s.flaw == "reexec-after-5xx" {
-			_ = s.store.remove(rec.Scope, s.me)
-			body["status"] = "failed"
-			writeJSON(w, 502, body)
-			return
-		}
-		_ = s.store.markUnknown(rec.Scope, s.me)
-		body["status"] = "processing"
-		writeJSON(w, 202, body)
-		return
-	case status >= 400:
-		body["status"] = "failed"
-		s.complete(w, rec, 402, body)
-	default:
-		s.charged.Add(1)
-		body["status"] = "succeeded"
-		body["charge"] = chargeID
-		s.complete(w, rec, 201, body)
-	}
-}
-
-func (s *server) complete(w http.ResponseWriter, rec *record, status int, body map[string]any) {
-	b, _ := json.Marshal(body)
-	if rec.Scope == "" { // no-key: nothing stored
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(status)
-		_, _ = w.Write(b)
-		return
-	}
-	final, err := s.store.complete(rec.Scope, s.me, status, string(b))
-	if err != nil {
-		problem(w, 500, "store_error", err.Error())
-		return
-	}
-	// A zombie whose lease was taken over answers from the record.
-	w.Header().Set("Content-Type", "application/json")
-	if final.State != "done" {
-		w.Header().Set("Retry-After", "1")
-		writeJSON(w, 202, map[string]any{"id": final.PaymentID, "status": "processing"})
-		return
-	}
-	w.WriteHeader(final.Status)
-	_, _ = w.Write([]byte(final.Body))
-}
-
-func (s *server) callPSP(key string, rec *record) (int, string, error) {
-	form := url.Values{}
-	form.Set("amount", strconv.FormatInt(rec.Amount, 10))
-	form.Set("currency", strings.ToLower(rec.Currency))
-	form.Set("payment_method", rec.PaymentMethod)
-	form.Set("confirm", "true")
-	form.Set("metadata[payment_id]", rec.PaymentID)
-	req, err := http.NewRequest("POST", s.psp+"/v1/payment_intents", strings.NewReader(form.Encode()))
-	if err != nil {
-		return 0, "", err
-	}
-	req.Header.Set("Authorization", "Bearer "+s.pspKey)
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	req.Header.Set("Idempotency-Key", key)
-	resp, err := s.client.Do(req)
-	if err != nil {
-		return 0, "", err
-	}
-	defer resp.Body.Close()
-	var out struct {
-		ID     string `json:"id"`
-		Status string `json:"status"`
-	}
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return 0, "", err
-	}
-	_ = json.Unmarshal(b, &out)
-	if resp.StatusCode < 300 && out.Status != "succeeded" {
-		return 402, out.ID, nil
-	}
-	if resp.StatusCode >= 300 {
-		log.Printf("psp answered %d: %s", resp.StatusCode, b)
-	}
-	return resp.StatusCode, out.ID, nil
 }

@@ -25,6 +25,9 @@ type record struct {
 	Status        int       `json:"status,omitempty"`
 	Body          string    `json:"body,omitempty"`
 	Refunded      bool      `json:"refunded,omitempty"`
+	OrderID       string    `json:"order_id,omitempty"`
+	// justDone: this complete call made the record done (not stored).
+	justDone bool
 }
 
 func (r *record) status() string {
@@ -80,10 +83,12 @@ func (t table) complete(scope, me string, status int, body string) *record {
 	if !ok {
 		return &record{State: "done", Status: status, Body: body}
 	}
+	c := *r
 	if r.Owner == me && r.State != "done" {
 		r.State, r.Status, r.Body = "done", status, body
+		c = *r
+		c.justDone = true
 	}
-	c := *r
 	return &c
 }
 

@@ -1,0 +1,294 @@
+// Package pspfront is a recording reverse proxy idemcheck puts between the
+// target and fakepsp. It sees every request the target makes to its PSP, so
+// charges can be attributed by what idemcheck put in the payment request
+// (the order id in metadata or a description), and it applies faults that
+// follow one PSP key across every retry a client library makes on its own:
+// fakepsp's faults fire on the first execution only, and a replay of the
+// same key (stripe-go retries with the key it sent) would hear the answer.
+package pspfront
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Exchange is one request the target sent to its PSP and the PSP's answer.
+type Exchange struct {
+	Method string
+	Path   string
+	Key    string // the Idempotency-Key header
+	// Body is the request body, form-decoded when it is a form ("k=v" lines).
+	Body     string
+	Status   int
+	RespBody string
+	// Lost says the target never received this answer (a front fault).
+	Lost bool
+}
+
+// Front proxies to the upstream PSP and records every exchange.
+type Front struct {
+	up  string
+	ln  net.Listener
+	srv *http.Server
+	hc  *http.Client
+
+	mu    sync.Mutex
+	log   []Exchange
+	rules []*Rule
+}
+
+// Start listens on listen ("" = a free loopback port) and forwards to upstream (a base URL).
+func Start(upstream, listen string) (*Front, error) {
+	if listen == "" {
+		listen = "127.0.0.1:0"
+	}
+	ln, err := net.Listen("tcp", listen)
+	if err != nil {
+		return nil, fmt.Errorf("pspfront: listen %s: %w", listen, err)
+	}
+	f := &Front{up: strings.TrimRight(upstream, "/"), ln: ln,
+		hc: &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}}
+	f.srv = &http.Server{Handler: http.HandlerFunc(f.serve), ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = f.srv.Serve(ln) }()
+	return f, nil
+}
+
+// URL is where the target must send its PSP calls.
+func (f *Front) URL() string { return "http://" + f.ln.Addr().String() }
+
+// Addr is the listening host:port.
+func (f *Front) Addr() string { return f.ln.Addr().String() }
+
+// Close stops the proxy and releases every held answer.
+func (f *Front) Close() error {
+	f.mu.Lock()
+	for _, r := range f.rules {
+		r.stopLocked()
+	}
+	f.mu.Unlock()
+	return f.srv.Close()
+}
+
+// Exchanges returns every exchange so far, in arrival order of the answers.
+func (f *Front) Exchanges() []Exchange {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]Exchange(nil), f.log...)
+}
+
+// Action is what a rule does to the requests it matches.
+type Action int
+
+// Actions.
+const (
+	// Gate holds matching requests before they reach the PSP until Release.
+	Gate Action = iota
+	// Lose forwards the request (the PSP executes it) and closes the
+	// target's connection without an answer.
+	Lose
+	// Hold forwards the request and keeps the answer until the target gives
+	// up (its own PSP timeout) or the rule is stopped.
+	Hold
+)
+
+// Rule matches requests whose body carries Needle (an order id) or whose
+// amount is Amount; once one matched, every request with the same
+// Idempotency-Key matches too (a client library's own retries).
+type Rule struct {
+	Needle string
+	Amount int64
+	Action Action
+
+	f       *Front
+	keys    map[string]bool
+	fired   int
+	stopped bool
+	done    chan struct{}
+	changed chan struct{}
+}
+
+// Add arms a rule until Stop.
+func (f *Front) Add(needle string, amount int64, a Action) *Rule {
+	r := &Rule{Needle: needle, Amount: amount, Action: a, f: f, keys: map[string]bool{},
+		done: make(chan struct{}), changed: make(chan struct{})}
+	f.mu.Lock()
+	f.rules = append(f.rules, r)
+	f.mu.Unlock()
+	return r
+}
+
+// Fired is how many requests the rule acted on.
+func (r *Rule) Fired() int {
+	r.f.mu.Lock()
+	defer r.f.mu.Unlock()
+	return r.fired
+}
+
+// Keys are the PSP keys the rule followed.
+func (r *Rule) Keys() []string {
+	r.f.mu.Lock()
+	defer r.f.mu.Unlock()
+	var out []string
+	for k := range r.keys {
+		out = append(out, k)
+	}
+	return out
+}
+
+// WaitFired waits until the rule acted on n requests or ctx ends.
+func (r *Rule) WaitFired(ctx context.Context, n int) error {
+	for {
+		r.f.mu.Lock()
+		fired, ch := r.fired, r.changed
+		r.f.mu.Unlock()
+		if fired >= n {
+			return nil
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return fmt.Errorf("pspfront: the target sent no matching PSP request (%d of %d): %w", fired, n, ctx.Err())
+		}
+	}
+}
+
+// Stop disarms the rule and lets whatever it holds go.
+func (r *Rule) Stop() {
+	r.f.mu.Lock()
+	defer r.f.mu.Unlock()
+	r.stopLocked()
+}
+
+func (r *Rule) stopLocked() {
+	if !r.stopped {
+		r.stopped = true
+		close(r.done)
+	}
+}
+
+// match reports whether the rule acts on a request, counting it.
+func (f *Front) match(key, body string, amount int64) *Rule {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, r := range f.rules {
+		if r.stopped {
+			continue
+		}
+		hit := (key != "" && r.keys[key]) || (r.Needle != "" && strings.Contains(body, r.Needle)) ||
+			(r.Amount != 0 && amount == r.Amount)
+		if !hit {
+			continue
+		}
+		if key != "" {
+			r.keys[key] = true
+		}
+		r.fired++
+		close(r.changed)
+		r.changed = make(chan struct{})
+		return r
+	}
+	return nil
+}
+
+func (f *Front) serve(w http.ResponseWriter, req *http.Request) {
+	raw, err := io.ReadAll(io.LimitReader(req.Body, 1<<20))
+	if err != nil {
+		http.Error(w, "pspfront: reading the request: "+err.Error(), http.StatusBadGateway)
+		return
+	}
+	body, amount := decode(req.Header.Get("Content-Type"), raw)
+	x := Exchange{Method: req.Method, Path: req.URL.Path, Key: req.Header.Get("Idempotency-Key"), Body: body}
+	var rule *Rule
+	if req.Method == http.MethodPost {
+		rule = f.match(x.Key, body, amount)
+	}
+	if rule != nil && rule.Action == Gate {
+		select {
+		case <-rule.done:
+		case <-req.Context().Done():
+		}
+	}
+	out, err := http.NewRequestWithContext(context.WithoutCancel(req.Context()), req.Method, f.up+req.URL.RequestURI(), bytes.NewReader(raw))
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadGateway)
+		return
+	}
+	out.Header = req.Header.Clone()
+	resp, err := f.hc.Do(out)
+	if err != nil {
+		x.Status = 0
+		x.RespBody = "pspfront: " + err.Error()
+		f.keep(x)
+		hijackClose(w)
+		return
+	}
+	rb, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	x.Status, x.RespBody = resp.StatusCode, string(rb)
+	if rule != nil && rule.Action == Hold {
+		select {
+		case <-rule.done:
+		case <-req.Context().Done():
+			x.Lost = true
+		}
+	}
+	if rule != nil && rule.Action == Lose {
+		x.Lost = true
+	}
+	f.keep(x)
+	if x.Lost {
+		hijackClose(w)
+		return
+	}
+	for k, vs := range resp.Header {
+		w.Header()[k] = vs
+	}
+	w.WriteHeader(resp.StatusCode)
+	_, _ = w.Write(rb)
+}
+
+func (f *Front) keep(x Exchange) {
+	f.mu.Lock()
+	f.log = append(f.log, x)
+	f.mu.Unlock()
+}
+
+// decode renders a form body as "name=value" lines (so metadata[order_id]
+// and description are plain text to search) and reads its amount.
+func decode(ct string, raw []byte) (string, int64) {
+	if !strings.HasPrefix(ct, "application/x-www-form-urlencoded") {
+		return string(raw), 0
+	}
+	vals, err := url.ParseQuery(string(raw))
+	if err != nil {
+		return string(raw), 0
+	}
+	var b strings.Builder
+	for k, vs := range vals {
+		for _, v := range vs {
+			fmt.Fprintf(&b, "%s=%s\n", k, v)
+		}
+	}
+	var amount int64
+	_, _ = fmt.Sscan(vals.Get("amount"), &amount)
+	return b.String(), amount
+}
+
+// hijackClose drops the target's connection without an answer: it sees EOF.
+func hijackClose(w http.ResponseWriter) {
+	if hj, ok := w.(http.Hijacker); ok {
+		if conn, _, err := hj.Hijack(); err == nil {
+			_ = conn.Close()
+		}
+		return
+	}
+	panic(http.ErrAbortHandler)
+}

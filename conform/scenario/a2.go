@@ -1,0 +1,24 @@
+package scenario
+
+import (
+	"context"
+	"fmt"
+)
+
+// gateHeld makes a concurrency check inconclusive when the PSP gate that
+// makes its copies overlap never held a charge.
+func gateHeld(e *Env, t *T, in Intent, gated bool) {
+	if e.PSP != nil && !gated {
+		t.Inconclusive(fmt.Sprintf("no PSP charge request of order %s reached the gate while the copies were in flight", in.Meaning.OrderID),
+			"the copies may not have overlapped: did the service call the PSP idemcheck started?")
+	}
+}
+
+func runA2(ctx context.Context, e *Env, t *T) {
+	in := e.NewIntent(0)
+	atts, gated := concurrent(ctx, e, t, in, e.Cfg.Concurrency, false)
+	gateHeld(e, t, in, gated)
+	rs := t.Converge(ctx, "retry after the copies", in, nil)
+	t.Judge(ctx, nil, in)
+	t.Passf("%d copies at once (PSP gate held: %v): %s; then %s", len(atts), gated, summarize(atts), describeResp(last(rs)))
+}

@@ -1,0 +1,187 @@
+package scenario
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/conform/driver"
+)
+
+// LedgerRow is one charge in the service's own ledger.
+type LedgerRow struct {
+	OrderID string
+	Amount  int64
+}
+
+// LedgerReader reads the service's own charges of one order.
+type LedgerReader interface {
+	Rows(ctx context.Context, orderID string) ([]LedgerRow, error)
+}
+
+func intentsOf(e *Env, ins []Intent) []string {
+	var out []string
+	for _, in := range ins {
+		n := e.D.Intent(in.Caller, in.Key)
+		if !slices.Contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// answeredWithPayment: some create of these intents got a final answer
+// naming a payment (succeeded, or a decline the service stands by).
+func answeredWithPayment(atts []*driver.Attempt, names []string) bool {
+	for _, a := range atts {
+		if slices.Contains(names, a.Intent) && a.PaymentID != "" &&
+			(a.Outcome == checker.OutcomeSucceeded || a.Outcome == checker.OutcomeFailed) {
+			return true
+		}
+	}
+	return false
+}
+
+func succeededAny(atts []*driver.Attempt, names []string) bool {
+	for _, a := range atts {
+		if slices.Contains(names, a.Intent) && a.Outcome == checker.OutcomeSucceeded {
+			return true
+		}
+	}
+	return false
+}
+
+// whyNoAnswer puts the answers in the user's words with the likely cause.
+func whyNoAnswer(e *Env, atts []*driver.Attempt, names []string) string {
+	var mine []*driver.Attempt
+	for _, a := range atts {
+		if slices.Contains(names, a.Intent) {
+			mine = append(mine, a)
+		}
+	}
+	if len(mine) == 0 {
+		return "no create was sent"
+	}
+	sum := summarize(mine)
+	allErr, allGone, ids := true, true, false
+	for _, a := range mine {
+		allErr = allErr && !a.Unknown() && a.Outcome == checker.OutcomeError
+		allGone = allGone && a.Unknown()
+		ids = ids || a.PaymentID != ""
+	}
+	switch {
+	case allGone:
+		return fmt.Sprintf("the service never answered (%s)", sum)
+	case allErr:
+		return fmt.Sprintf("every keyed request was answered with an error (%s): does the service reject idemcheck's keys (%s)? see create.key.format; or do outcomes.rules miss its success answer?",
+			sum, keyExample(e))
+	case !ids:
+		return fmt.Sprintf("no answer named a payment id (%s): is outcomes.payment_id (%q) the right field?", sum, e.Cfg.Outcomes.PaymentID)
+	}
+	return fmt.Sprintf("no answer was final (%s) within converge_within %s", sum, e.Cfg.ConvergeD())
+}
+
+func keyExample(e *Env) string {
+	k := e.Cfg.Create.Key
+	if k.Format == "random" {
+		return fmt.Sprintf("%d characters, prefix %q", k.Length, k.Prefix)
+	}
+	return "UUID v4"
+}
+
+func chargeWords(cs []checker.Op) string {
+	if len(cs) == 0 {
+		return "0 charges"
+	}
+	var parts []string
+	for _, c := range cs {
+		amt := int64(0)
+		if c.Input.Amount != nil {
+			amt = *c.Input.Amount
+		}
+		parts = append(parts, fmt.Sprint(amt))
+	}
+	word := "charge"
+	if len(cs) > 1 {
+		word = "charges"
+	}
+	return fmt.Sprintf("%d %s of %s", len(cs), word, strings.Join(parts, ", "))
+}
+
+func refundedIDs(e *Env) map[string]bool {
+	out := map[string]bool{}
+	if e.PSP == nil {
+		return out
+	}
+	for _, r := range e.PSP.Refunds() {
+		out[r.Input.ChargeID] = true
+	}
+	return out
+}
+
+func chargeIDs(cs []checker.Op) string {
+	var out []string
+	for _, c := range cs {
+		if c.Output != nil && c.Output.ChargeID != "" {
+			out = append(out, c.Output.ChargeID)
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
+// keyOf is the key part of an intent name (endpoint:caller:key).
+func keyOf(intent string) string {
+	if i := strings.LastIndex(intent, ":"); i >= 0 {
+		return intent[i+1:]
+	}
+	return intent
+}
+
+func answersOf(atts []*driver.Attempt, intent string) string {
+	var mine []*driver.Attempt
+	for _, a := range atts {
+		if a.Intent == intent {
+			mine = append(mine, a)
+		}
+	}
+	return summarize(mine)
+}
+
+// judgeLedger reads the service's own rows of an order: more than expected
+// is a double charge even when the PSP deduplicated; none while the PSP
+// charged (or the client was told succeeded) is a charge the ledger lacks.
+func (t *T) judgeLedger(ctx context.Context, g *group, charges int, names []string, succeeded bool) int {
+	e := t.env
+	if e.Ledger == nil {
+		return -1
+	}
+	rows, err := e.Ledger.Rows(ctx, g.order)
+	if err != nil {
+		t.Inconclusive("the ledger could not be read", "%v", err)
+		return -1
+	}
+	if len(rows) > g.expect {
+		f := t.Safety(checker.KindDoubleCharge, "payment check: one ledger charge per intent",
+			"the service's ledger has %d charges for %d intent(s) of order %s (the PSP has %d)", len(rows), g.expect, g.order, charges)
+		f.Intent, f.Amount = names[0], g.amount
+	}
+	if len(rows) == 0 && (charges > 0 || succeeded) {
+		f := t.Safety(KindLedgerMissing, "payment check: every charge is in the ledger",
+			"the PSP has %d charge(s) for order %s (answered succeeded: %v) but the service's ledger has none", charges, g.order, succeeded)
+		f.Intent, f.Amount = names[0], g.amount
+	}
+	t.Counted("%d ledger row(s) for %s", len(rows), g.order)
+	return len(rows)
+}
+
+// judged records what a check's judge expected and counted for an order,
+// for the final recount.
+func (e *Env) judged(order string, expect, charges, ledger int) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if tr := e.orders[order]; tr != nil {
+		tr.judged, tr.expect, tr.charges, tr.ledger = true, expect, charges, ledger
+	}
+}

@@ -1,0 +1,109 @@
+package scenario
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/idemcheck/idemcheck/checker"
+)
+
+// RuleLate is what a late finding cites.
+const RuleLate = "payment check: late effects (final recount after quiesce)"
+
+// Recount waits out the quiet period, then recounts every order's charges
+// (and ledger rows) across the whole run: a charge made after its check was
+// judged (a resolver, a sweeper, an asynchronous worker) is reported against
+// the check that created the intent, and a charge no order explains is
+// reported on the recount's own line.
+func Recount(ctx context.Context, e *Env, results []Result) []Result {
+	r := Result{ID: "recount", Title: "final recount of every intent's charges after the quiet period", Level: Safety, Rule: RuleLate}
+	start := time.Now()
+	if e.Effects == nil {
+		r.Verdict, r.Why = NA, "no effects configured"
+		return append(results, r)
+	}
+	q := e.Cfg.QuiesceD()
+	select {
+	case <-ctx.Done():
+		r.Verdict, r.Why = Errored, "interrupted during the quiet period"
+		return append(results, r)
+	case <-time.After(q):
+	}
+	attr, ok := e.attribute(ctx)
+	if !ok {
+		r.Verdict, r.Why = NA, "a plain counter cannot be recounted per intent"
+		return append(results, r)
+	}
+	byID := map[string]*Result{}
+	for i := range results {
+		byID[results[i].ID] = &results[i]
+	}
+	e.mu.Lock()
+	orders := append([]string(nil), e.order...)
+	tracks := map[string]tracked{}
+	for _, id := range orders {
+		tracks[id] = *e.orders[id]
+	}
+	e.mu.Unlock()
+	total, late := 0, 0
+	for _, id := range orders {
+		tr := tracks[id]
+		cs := attr.By[id]
+		total += len(cs)
+		if !tr.judged {
+			continue
+		}
+		target := byID[tr.check]
+		if target == nil {
+			target = &r
+		}
+		if n := len(cs); n > tr.expect && n > tr.charges {
+			late++
+			f := Finding{Level: Safety, Kind: checker.KindDoubleCharge, Rule: RuleLate, Amount: tr.amount, Charges: cs,
+				Intent: firstIntent(tr), Message: fmt.Sprintf("late charge: order %s has %d PSP charges %s after the run's checks (%d when %s was judged, %d expected); PSP keys %s",
+					id, n, q, tr.charges, tr.check, tr.expect, strings.Join(pspKeys(cs), ", "))}
+			target.AddLate(f)
+		}
+		if e.Ledger != nil && tr.ledger >= 0 {
+			rows, err := e.Ledger.Rows(ctx, id)
+			if err == nil && len(rows) > tr.expect && len(rows) > tr.ledger {
+				late++
+				target.AddLate(Finding{Level: Safety, Kind: checker.KindDoubleCharge, Rule: RuleLate, Amount: tr.amount, Intent: firstIntent(tr),
+					Message: fmt.Sprintf("late ledger charge: the service's ledger has %d charges for order %s after the quiet period (%d when %s was judged)", len(rows), id, tr.ledger, tr.check)})
+			}
+		}
+	}
+	for _, c := range attr.Unattributed {
+		amt := int64(0)
+		if c.Input.Amount != nil {
+			amt = *c.Input.Amount
+		}
+		r.Findings = append(r.Findings, Finding{Level: Safety, Kind: KindUnattributed, Rule: RuleLate, Amount: amt, Charges: []checker.Op{c},
+			Message: fmt.Sprintf("a PSP charge of %d (PSP key %q, metadata %v) matches no order idemcheck sent: money moved that no request explains", amt, c.Input.PSPKey, c.Input.Metadata)})
+	}
+	r.Elapsed = time.Since(start)
+	if len(r.Findings) > 0 {
+		var msgs []string
+		for _, f := range r.Findings {
+			msgs = append(msgs, f.Kind+": "+f.Message)
+		}
+		r.Verdict, r.Why = Violation, strings.Join(msgs, "; ")
+		return append(results, r)
+	}
+	r.Verdict = Pass
+	r.Why = fmt.Sprintf("%d orders recounted after %s quiet: %d charges (%d by metadata, %d by the PSP request, %d by amount), none unattributed, %d late",
+		len(orders), q, total, attr.How[ByMetadata], attr.How[ByRequest], attr.How[ByAmount], late)
+	return append(results, r)
+}
+
+func firstIntent(tr tracked) string {
+	best := ""
+	for n := range tr.intents {
+		if best == "" || n < best {
+			best = n
+		}
+	}
+	return best
+}

@@ -1,0 +1,24 @@
+package scenario
+
+import (
+	"context"
+	"time"
+
+	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/fakepsp"
+)
+
+func run5xxAfterCharge(ctx context.Context, e *Env, t *T) {
+	in := e.NewIntent(0)
+	f := e.PSP.Faults().Error500AfterCharge(fakepsp.Match{Amount: in.Meaning.Amount, Times: 1})
+	defer f.Remove()
+	start := checker.Now()
+	a := t.Send(ctx, "PSP charges, then answers 500", in, nil)
+	e.NoteFault("PSP 500 after charge", start, checker.Now())
+	if !firedOrErr(t, f, "PSP 500 after charge", in.Meaning.Amount) {
+		return
+	}
+	rs := t.RetryUntilFinal(ctx, "client retries", in, 6, 200*time.Millisecond, nil)
+	t.Judge(ctx, nil, in)
+	t.Passf("first answer %s, final %s", describeResp(a), describeResp(last(rs)))
+}

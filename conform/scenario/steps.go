@@ -1,0 +1,286 @@
+package scenario
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/conform/driver"
+	"github.com/idemcheck/idemcheck/conform/pspfront"
+	"github.com/idemcheck/idemcheck/fakepsp"
+)
+
+// concurrent sends n copies of one request at once. Where idemcheck runs
+// the PSP, the first charge request of the order is gated at the front until
+// the other copies have come back (bounded), so the copies overlap by
+// construction rather than by timing. gated reports whether the gate held a
+// PSP request (false without a PSP).
+func concurrent(ctx context.Context, e *Env, t *T, in Intent, n int, spread bool) (out []*driver.Attempt, gated bool) {
+	out = make([]*driver.Attempt, n)
+	var gate interface {
+		Fired() int
+		Release()
+	}
+	switch {
+	case e.Front != nil:
+		g := e.Front.Add(in.Meaning.OrderID, in.Meaning.Amount, pspfront.Gate)
+		defer g.Stop()
+		gate = frontGate{g}
+	case e.PSP != nil:
+		g := e.PSP.Faults().GateBeforeCharge(fakepsp.Match{Amount: in.Meaning.Amount})
+		defer g.Remove()
+		gate = pspGate{g}
+	}
+	start := make(chan struct{})
+	back := make(chan struct{}, n)
+	var wg sync.WaitGroup
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			out[i] = t.Send(ctx, fmt.Sprintf("copy %d/%d", i+1, n), in, func(s *driver.Send) {
+				if spread {
+					s.Instance = i
+				}
+			})
+			back <- struct{}{}
+		}()
+	}
+	close(start)
+	if gate != nil {
+		returned := 0
+		deadline := time.After(min(2*time.Second, e.Cfg.TimeoutD()/2))
+	wait:
+		for returned < n-1 || gate.Fired() == 0 {
+			select {
+			case <-back:
+				returned++
+			case <-deadline:
+				break wait
+			case <-ctx.Done():
+				break wait
+			case <-time.After(20 * time.Millisecond):
+			}
+		}
+		gated = gate.Fired() > 0
+		gate.Release()
+	}
+	wg.Wait()
+	return out, gated
+}
+
+type frontGate struct{ r *pspfront.Rule }
+
+func (g frontGate) Fired() int { return g.r.Fired() }
+
+func (g frontGate) Release() { g.r.Stop() }
+
+type pspGate struct{ f *fakepsp.Fault }
+
+func (g pspGate) Fired() int { return int(g.f.Fired()) }
+
+func (g pspGate) Release() { g.f.Release() }
+
+func summarize(atts []*driver.Attempt) string {
+	counts := map[string]int{}
+	var order []string
+	for _, a := range atts {
+		k := a.Outcome
+		if a.Status != 0 {
+			k = fmt.Sprintf("%d %s", a.Status, a.Outcome)
+		}
+		if counts[k] == 0 {
+			order = append(order, k)
+		}
+		counts[k]++
+	}
+	s := ""
+	for i, k := range order {
+		if i > 0 {
+			s += ", "
+		}
+		s += fmt.Sprintf("%dx %s", counts[k], k)
+	}
+	return s
+}
+
+func last(atts []*driver.Attempt) *driver.Attempt {
+	if len(atts) == 0 {
+		return &driver.Attempt{}
+	}
+	return atts[len(atts)-1]
+}
+
+// hint names the likely cause of a fault that never fired, from the answer.
+func hint(e *Env, a *driver.Attempt) string {
+	if !a.Unknown() && a.Outcome == checker.OutcomeError {
+		return fmt.Sprintf(": does the service reject idemcheck's keys (%s)? see create.key.format", keyExample(e))
+	}
+	return ": is it configured with the PSP URL idemcheck printed?"
+}
+
+func firedOrErr(t *T, f *fakepsp.Fault, what string, amount int64) bool {
+	if f.Fired() == 0 {
+		t.Inconclusive(fmt.Sprintf("the fault (%s) never fired", what),
+			"the target made no PSP charge of %d at fakepsp; is it configured with the PSP URL and key idemcheck printed?", amount)
+		return false
+	}
+	return true
+}
+
+func lookup(ctx context.Context, e *Env, t *T, rs []*driver.Attempt) {
+	l := last(rs)
+	if e.Cfg.Lookup == nil || l.PaymentID == "" {
+		return
+	}
+	a := e.D.Lookup(ctx, t.check.ID+": did it happen?", 0, 0, l.PaymentID)
+	e.Logf("  %s #%d lookup %s -> %s", t.check.ID, a.Seq, l.PaymentID, describeResp(a))
+}
+
+// background sends one create and returns a channel with its attempt.
+func background(ctx context.Context, t *T, step string, in Intent, mod func(*driver.Send)) <-chan *driver.Attempt {
+	ch := make(chan *driver.Attempt, 1)
+	go func() { ch <- t.Send(ctx, step, in, mod) }()
+	return ch
+}
+
+func waitFired(ctx context.Context, f *fakepsp.Fault, d time.Duration) error {
+	c, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	return f.WaitFired(c, 1)
+}
+
+// killOwnerAfterCharge sends in, holds the PSP's reply once the target has
+// charged, SIGKILLs the owner while it waits, and restarts it. It returns the
+// first attempt's answer and when the fault began; ok is false when the fault
+// could not be applied (already reported on t).
+func killOwnerAfterCharge(ctx context.Context, e *Env, t *T, in Intent) (a *driver.Attempt, start int64, ok bool) {
+	f := e.PSP.Faults().HoldReplyAfterCharge(fakepsp.Match{Amount: in.Meaning.Amount, Times: 1})
+	defer f.Remove()
+	start = checker.Now()
+	first := background(ctx, t, "owner charges at the PSP, then is killed", in, nil)
+	if err := waitFired(ctx, f, e.Cfg.TimeoutD()); err != nil {
+		t.Errorf("the target made no PSP charge of %d: %v", in.Meaning.Amount, err)
+		<-first
+		return nil, start, false
+	}
+	if err := e.Procs[0].Kill(); err != nil {
+		t.Errorf("kill: %v", err)
+	}
+	f.Remove()
+	a = <-first
+	if err := e.Procs[0].Restart(); err != nil {
+		t.Errorf("restart after kill: %v", err)
+		return a, start, false
+	}
+	if err := e.WaitReady(ctx, 0); err != nil {
+		t.Errorf("target did not come back after the kill: %v", err)
+		return a, start, false
+	}
+	return a, start, true
+}
+
+// Send sends one create for an intent and remembers the intent for judging.
+func (t *T) Send(ctx context.Context, step string, in Intent, mod func(*driver.Send)) *driver.Attempt {
+	s := driver.Send{Step: t.check.ID + ": " + step, Caller: in.Caller, Meaning: in.Meaning, Key: in.Key}
+	if mod != nil {
+		mod(&s)
+	}
+	name := ""
+	if s.Key != "" && !s.NoHistory {
+		name = t.env.D.Intent(s.Caller, s.Key)
+		t.mu.Lock()
+		t.intents[name] = true
+		t.mu.Unlock()
+	}
+	t.env.track(t.check.ID, Intent{Meaning: s.Meaning, Key: s.Key, Caller: s.Caller}, name)
+	a := t.env.D.Create(ctx, s)
+	t.env.Logf("  %s #%d %s %s -> %s", t.check.ID, a.Seq, step, describeReq(a), describeResp(a))
+	return a
+}
+
+func describeReq(a *driver.Attempt) string {
+	return fmt.Sprintf("%s %s (caller %s)", a.Method, a.URL, a.Caller)
+}
+
+func describeResp(a *driver.Attempt) string {
+	if a.Err != "" {
+		return "no answer: " + a.Err
+	}
+	s := fmt.Sprintf("%d %s", a.Status, a.Outcome)
+	if a.PaymentID != "" {
+		s += " " + a.PaymentID
+	}
+	return s
+}
+
+// Final reports whether an outcome ends a client's retries.
+func Final(a *driver.Attempt) bool {
+	switch a.Outcome {
+	case checker.OutcomeSucceeded, checker.OutcomeFailed, checker.OutcomeMismatch, checker.OutcomeVoid:
+		return true
+	}
+	return false
+}
+
+// RetryUntilFinal is Converge; n and wait are ignored (kept for the vectors'
+// call sites): the run's converge_within and a growing backoff decide.
+func (t *T) RetryUntilFinal(ctx context.Context, step string, in Intent, _ int, _ time.Duration, mod func(*driver.Send)) []*driver.Attempt {
+	return t.Converge(ctx, step, in, mod)
+}
+
+// Converge resends an intent, as a client with a stable key would, with a
+// growing backoff, until a final answer or converge_within; between
+// attempts it asks the lookup, when configured, about the payment the
+// answers named. The last answer (or the lookup's final one) is the
+// intent's final answer, which the judge holds against the PSP.
+func (t *T) Converge(ctx context.Context, step string, in Intent, mod func(*driver.Send)) []*driver.Attempt {
+	e := t.env
+	deadline := time.Now().Add(e.Cfg.ConvergeD())
+	wait := 100 * time.Millisecond
+	var out []*driver.Attempt
+	var final *driver.Attempt
+	paymentID := ""
+	for i := 0; ; i++ {
+		label := step
+		if i > 0 {
+			label = fmt.Sprintf("%s (retry %d)", step, i)
+		}
+		a := t.Send(ctx, label, in, mod)
+		out = append(out, a)
+		final = a
+		if a.PaymentID != "" {
+			paymentID = a.PaymentID
+		}
+		if Final(a) || ctx.Err() != nil {
+			break
+		}
+		if e.Cfg.Lookup != nil && paymentID != "" {
+			l := e.D.Lookup(ctx, t.check.ID+": "+step+": did it happen?", in.Caller, 0, paymentID)
+			e.Logf("  %s #%d lookup %s -> %s", t.check.ID, l.Seq, paymentID, describeResp(l))
+			if l.Outcome == checker.OutcomeSucceeded || l.Outcome == checker.OutcomeFailed {
+				if l.PaymentID == "" {
+					l.PaymentID = paymentID
+				}
+				final = l
+				break
+			}
+		}
+		if time.Now().Add(wait).After(deadline) {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return out
+		case <-time.After(wait):
+		}
+		wait = min(wait*3/2, 2*time.Second)
+	}
+	t.mu.Lock()
+	t.finals[t.env.D.Intent(in.Caller, in.Key)] = final
+	t.mu.Unlock()
+	return out
+}

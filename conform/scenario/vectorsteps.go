@@ -1,0 +1,112 @@
+package scenario
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/idemcheck/idemcheck/conform/driver"
+	"github.com/idemcheck/idemcheck/conform/pspfront"
+	"github.com/idemcheck/idemcheck/fakepsp"
+)
+
+func final(ctx context.Context, t *T, step string, in Intent, mod func(*driver.Send)) *driver.Attempt {
+	return last(t.RetryUntilFinal(ctx, step, in, 10, 150*time.Millisecond, mod))
+}
+
+func clip(s string) string {
+	s = strings.TrimSpace(s)
+	if len(s) > 120 {
+		return s[:120] + "..."
+	}
+	return s
+}
+
+func mismatchOK(e *Env, a *driver.Attempt) string {
+	p := e.Cfg.Proto()
+	if a.Status != p.MismatchStatus {
+		return fmt.Sprintf("answered %d, profile %s expects %d", a.Status, p.Name, p.MismatchStatus)
+	}
+	if p.MismatchCode != "" && !strings.Contains(a.RespBody, p.MismatchCode) {
+		return fmt.Sprintf("body lacks %q", p.MismatchCode)
+	}
+	return ""
+}
+
+// conflictRun makes a second copy arrive while the first is executing and
+// returns the answers that were not the owner's. Where idemcheck runs the
+// PSP, the first copy is held at the PSP until the second has its answer.
+func conflictRun(ctx context.Context, e *Env, t *T) (in Intent, others []*driver.Attempt) {
+	in = e.NewIntent(0)
+	if e.PSP == nil {
+		atts, _ := concurrent(ctx, e, t, in, 2, false)
+		for _, a := range atts {
+			if !Final(a) {
+				return in, []*driver.Attempt{a}
+			}
+		}
+		return in, atts[1:]
+	}
+	var gate interface {
+		Fired() int
+		Release()
+	}
+	var wait func(context.Context) error
+	if e.Front != nil {
+		g := e.Front.Add(in.Meaning.OrderID, in.Meaning.Amount, pspfront.Gate)
+		defer g.Stop()
+		gate, wait = frontGate{g}, func(c context.Context) error { return g.WaitFired(c, 1) }
+	} else {
+		g := e.PSP.Faults().GateBeforeCharge(fakepsp.Match{Amount: in.Meaning.Amount})
+		defer g.Remove()
+		gate, wait = pspGate{g}, func(c context.Context) error { return g.WaitFired(c, 1) }
+	}
+	first := background(ctx, t, "first copy (held at the PSP)", in, nil)
+	wctx, cancel := context.WithTimeout(ctx, e.Cfg.TimeoutD())
+	err := wait(wctx)
+	cancel()
+	if err != nil {
+		gate.Release()
+		a := <-first
+		t.Inconclusive("the first copy never reached the PSP", "it was answered %s%s", describeResp(a), hint(e, a))
+		return in, nil
+	}
+	// A target that makes the copy wait for the first would wait on the
+	// gate: release it after a bounded time whatever happened.
+	second := background(ctx, t, "concurrent copy", in, nil)
+	var b *driver.Attempt
+	select {
+	case b = <-second:
+	case <-time.After(min(2*time.Second, e.Cfg.TimeoutD()/2)):
+	}
+	gate.Release()
+	if b == nil {
+		b = <-second
+	}
+	<-first
+	return in, []*driver.Attempt{b}
+}
+
+func keyRejected(ctx context.Context, e *Env, t *T, step string, mod func(*driver.Send)) {
+	in := e.NewIntent(0)
+	before, _ := e.ChargesFor(ctx, in)
+	a := t.Send(ctx, step, in, func(s *driver.Send) { s.NoHistory = true; mod(s) })
+	want := e.Cfg.Proto().MissingKeyStatus
+	if a.Status != want {
+		t.Deviation(t.check.Rule, "%s: answered %d %s, expected %d", step, a.Status, a.Outcome, want)
+	}
+	e.Settle(ctx)
+	if after, ok := e.ChargesFor(ctx, in); ok && len(after) > len(before) {
+		t.Deviation(t.check.Rule, "%s: the request was executed (PSP charged %d)", step, in.Meaning.Amount)
+	}
+	t.Passf("%s answered %d", step, a.Status)
+}
+
+func sameReplay(e *Env, t *T, what string, a, b *driver.Attempt) {
+	if b.PaymentID != a.PaymentID || b.Status != a.Status {
+		t.Deviation(t.check.Rule, "%s answered %d %s, the plain key %d %s", what, b.Status, b.PaymentID, a.Status, a.PaymentID)
+	}
+}
+
+func fakepsp500(in Intent) fakepsp.Match { return fakepsp.Match{Amount: in.Meaning.Amount, Times: 1} }

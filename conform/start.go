@@ -1,0 +1,206 @@
+package conform
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/idemcheck/idemcheck/conform/config"
+	"github.com/idemcheck/idemcheck/conform/driver"
+	"github.com/idemcheck/idemcheck/conform/pspfront"
+	"github.com/idemcheck/idemcheck/conform/scenario"
+	"github.com/idemcheck/idemcheck/fakepsp"
+	"github.com/idemcheck/idemcheck/faults"
+)
+
+// targetRun is everything started for one run; stop undoes it in reverse.
+type targetRun struct {
+	e     *scenario.Env
+	procs []*faults.Process
+	undo  []func()
+}
+
+func (tg *targetRun) stop() {
+	for i := len(tg.undo) - 1; i >= 0; i-- {
+		tg.undo[i]()
+	}
+}
+
+func (tg *targetRun) logs() []string {
+	var out []string
+	for _, p := range tg.procs {
+		out = append(out, p.LogPath())
+	}
+	return out
+}
+
+// printTails shows the end of each started instance's output.
+func (tg *targetRun) printTails(w io.Writer) {
+	for _, p := range tg.procs {
+		fmt.Fprintf(w, "idemcheck run: last lines of %s (%s):\n%s", p.Name(), p.LogPath(), tail(p.LogPath(), 15))
+	}
+}
+
+// startTarget starts what the config asks for: fakepsp behind the recording
+// front, Toxiproxy links, the target's processes; it waits until every
+// instance answers. It returns a nil env and the exit code when it cannot.
+func startTarget(ctx context.Context, cfg *config.Config, o Options, tmp, logDir string) (*targetRun, int) {
+	tg := &targetRun{}
+	stateDir := tmp + "/state"
+	_ = os.MkdirAll(stateDir, 0o755)
+	_ = os.MkdirAll(logDir, 0o755)
+	env := map[string]string{}
+	for k, v := range o.Env {
+		env[k] = v
+	}
+	e := &scenario.Env{Cfg: cfg, MaxWait: o.MaxWait, Seed: o.Seed, Advance: o.Advance, Links: o.Links}
+	if !o.Quiet {
+		e.Log = o.Stderr
+	}
+	tg.undo = append(tg.undo, func() {
+		if e.TP != nil {
+			_ = e.TP.Stop()
+		}
+	})
+	switch {
+	case cfg.Effects.FakePSP && o.PSP != nil:
+		e.PSP, e.Front, e.Effects = o.PSP, o.Front, pspEffects{o.PSP}
+	case cfg.Effects.FakePSP:
+		psp, err := fakepsp.Start(fakepsp.Config{RateLimits: fakepsp.RateLimits{Disabled: true}, SecretKey: cfg.Effects.FakePSPKey})
+		if err != nil {
+			fmt.Fprintln(o.Stderr, "idemcheck run: start fakepsp:", err)
+			return tg, ExitUsage
+		}
+		tg.undo = append(tg.undo, func() { _ = psp.Close() })
+		// The service reaches fakepsp through the front, on the address the
+		// user fixed (fakepsp_listen) when there is one.
+		front, err := pspfront.Start(psp.URL(), cfg.Effects.FakePSPListen)
+		if err != nil {
+			fmt.Fprintln(o.Stderr, "idemcheck run: start the PSP front:", err)
+			return tg, ExitUsage
+		}
+		tg.undo = append(tg.undo, func() { _ = front.Close() })
+		e.PSP, e.Front, e.Effects = psp, front, pspEffects{psp}
+		env["PSP_URL"], env["PSP_KEY"] = front.URL(), psp.SecretKey()
+		fmt.Fprintf(o.Stderr, "idemcheck run: fakepsp at %s, secret key %s (give both to the service; a started command gets $PSP_URL and $PSP_KEY)\n", front.URL(), psp.SecretKey())
+	case cfg.Effects.Counter != nil:
+		e.Effects = httpCounter{cfg.Effects.Counter}
+	case cfg.Effects.SQL != nil:
+		e.Effects = sqlCounter{cfg.Effects.SQL}
+	}
+	if code := links(cfg, e, env, o.Stderr); code != 0 {
+		return tg, code
+	}
+	bases := cfg.Target.BaseURLs
+	if o.Bases != nil {
+		bases = o.Bases
+	}
+	e.Procs = o.Instances
+	expand := func(s string) string { return s }
+	if len(cfg.Target.Command) > 0 && o.Bases == nil {
+		wd, err := startWatchdog(tmp)
+		if err != nil {
+			fmt.Fprintln(o.Stderr, "idemcheck run: start the process watchdog:", err)
+			return tg, ExitUsage
+		}
+		tg.undo = append(tg.undo, wd.stop)
+		st, err := startTargets(cfg, env, stateDir, logDir, wd)
+		tg.undo = append(tg.undo, st.stop)
+		tg.procs = st.procs
+		if err != nil {
+			fmt.Fprintf(o.Stderr, "idemcheck run: target unreachable: %v\n", err)
+			return tg, ExitUnreachable
+		}
+		bases, expand = st.bases, st.expand
+		for i, p := range st.procs {
+			e.Procs = append(e.Procs, proc{p: p, base: bases[i], wd: wd})
+		}
+		if c, ok := e.Effects.(httpCounter); ok {
+			// The counter may live on the started service's own port.
+			cc := *c.c
+			cc.URL = expand(cc.URL)
+			e.Effects = httpCounter{&cc}
+		}
+	}
+	if l := cfg.Ledger; l != nil {
+		ll := *l
+		ll.URL = expand(ll.URL)
+		e.Ledger = ledgerReader{&ll}
+	}
+	d := driver.New(cfg, bases)
+	e.D = d
+	ready := cfg.Target.Ready
+	if ready == "" {
+		ready = "/"
+	}
+	e.WaitReady = o.WaitReady
+	if e.WaitReady == nil {
+		e.WaitReady = func(ctx context.Context, i int) error {
+			var p *faults.Process
+			if i < len(tg.procs) {
+				p = tg.procs[i]
+			}
+			return waitReady(ctx, func(ctx context.Context) error { return d.Reachable(ctx, bases[i], ready) }, p, cfg.StartTimeoutD())
+		}
+	}
+	for i, b := range bases {
+		timeout := 2 * time.Second
+		var p *faults.Process
+		if i < len(tg.procs) {
+			timeout, p = cfg.StartTimeoutD(), tg.procs[i]
+		}
+		err := waitReady(ctx, func(ctx context.Context) error { return d.Reachable(ctx, b, ready) }, p, timeout)
+		if err != nil {
+			fmt.Fprintf(o.Stderr, "idemcheck run: target unreachable: GET %s%s: %v\n", strings.TrimRight(b, "/"), ready, err)
+			tg.printTails(o.Stderr)
+			return tg, ExitUnreachable
+		}
+	}
+	tg.e = e
+	return tg, 0
+}
+
+// links fronts the target's own dependencies with Toxiproxy links.
+func links(cfg *config.Config, e *scenario.Env, env map[string]string, stderr io.Writer) int {
+	if cfg.Proxy == nil || len(cfg.Proxy.Links) == 0 {
+		return 0
+	}
+	tp, err := e.Proxy()
+	if err != nil {
+		fmt.Fprintln(stderr, "idemcheck run: start Toxiproxy:", err)
+		return ExitUsage
+	}
+	for _, l := range cfg.Proxy.Links {
+		up := l.Upstream
+		if up == "fakepsp" && e.Front != nil {
+			up = e.Front.Addr()
+		} else if up == "fakepsp" && e.PSP != nil {
+			up = strings.TrimPrefix(e.PSP.URL(), "http://")
+		}
+		link, err := tp.Link(l.Name, up)
+		if err != nil {
+			fmt.Fprintf(stderr, "%s:%d: toxiproxy.links: %v\n", cfg.File, cfg.Line("toxiproxy.links"), err)
+			return ExitUsage
+		}
+		env[strings.ToUpper(l.Name)+"_ADDR"] = link.Addr()
+		e.Links = append(e.Links, scenario.DepLink{Name: l.Name, Link: link})
+		fmt.Fprintf(stderr, "idemcheck run: Toxiproxy link %s: %s -> %s (point the service at $%s_ADDR)\n", l.Name, link.Addr(), up, strings.ToUpper(l.Name))
+	}
+	return 0
+}
+
+// tail returns the last n lines of a file.
+func tail(path string, n int) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "  (" + err.Error() + ")\n"
+	}
+	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return "  " + strings.Join(lines, "\n  ") + "\n"
+}

@@ -1,0 +1,85 @@
+package conform
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+)
+
+// watchdog ends the target's process groups if idemcheck itself dies
+// (SIGKILL included). Pdeathsig reaches only the process idemcheck started:
+// behind a wrapper (sh -c, npm start) the real server is a grandchild and
+// would outlive the run. The watchdog is a tiny shell loop in a group of its
+// own, without Pdeathsig, that polls idemcheck's pid and then kills every
+// group listed in its file. A normal run stops it.
+type watchdog struct {
+	file string
+	cmd  *exec.Cmd
+	mu   sync.Mutex
+	pgs  map[int]bool
+}
+
+func startWatchdog(dir string) (*watchdog, error) {
+	w := &watchdog{file: filepath.Join(dir, "target-groups"), pgs: map[int]bool{}}
+	if err := os.WriteFile(w.file, nil, 0o644); err != nil {
+		return nil, err
+	}
+	script := fmt.Sprintf(`while kill -0 %d 2>/dev/null; do sleep 0.5; done; for g in $(cat %q); do kill -s KILL -- -$g 2>/dev/null; done`, os.Getpid(), w.file)
+	w.cmd = exec.Command("sh", "-c", script)
+	w.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := w.cmd.Start(); err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+// watch adds a process group (the leader's pid) to what the watchdog kills.
+func (w *watchdog) watch(pgid int) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.pgs[pgid] = true
+	var b strings.Builder
+	for g := range w.pgs {
+		b.WriteString(strconv.Itoa(g) + "\n")
+	}
+	_ = os.WriteFile(w.file, []byte(b.String()), 0o644)
+}
+
+func (w *watchdog) stop() {
+	if w == nil || w.cmd == nil {
+		return
+	}
+	_ = syscall.Kill(-w.cmd.Process.Pid, syscall.SIGKILL)
+	_ = w.cmd.Wait()
+}
+
+// ownerFile names the pid of the run that owns a temp dir, so a later run
+// can remove what a SIGKILLed one left.
+const ownerFile = "idemcheck-owner.pid"
+
+func writeOwner(dir string) {
+	_ = os.WriteFile(filepath.Join(dir, ownerFile), []byte(strconv.Itoa(os.Getpid())), 0o644)
+}
+
+// sweepStale removes the temp dirs of runs whose process is gone.
+func sweepStale() {
+	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), "idemcheck-run-*"))
+	for _, d := range dirs {
+		b, err := os.ReadFile(filepath.Join(d, ownerFile))
+		if err != nil {
+			continue
+		}
+		pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+		if err != nil || pid <= 0 || pid == os.Getpid() {
+			continue
+		}
+		if err := syscall.Kill(pid, 0); err == syscall.ESRCH {
+			_ = os.RemoveAll(d)
+		}
+	}
+}
