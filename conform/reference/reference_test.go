@@ -39,39 +39,15 @@ func runStack(t *testing.T, sk Stack, only []string) (int, string, []scenario.Re
 	return code, out.String(), rep.Results
 }
 
-// knownGap is the one check the reference does not converge in yet: after
-// "charged, then 500" the PSP replays the saved 500 for the payment's key
-// (Stripe's semantics), and the reference's resolver only replays the key.
-// The reference-stack side of issue 11 (a resolver fallback that finds the
-// charge by the payment's metadata) closes it; until it is merged the run
-// must report exactly this failed-but-charged, and once it is merged the
-// check must pass and the run exit 0.
-const knownGap = "S-5xx-after-charge"
-
 func TestReferencePassesEveryApplicableCheck(t *testing.T) {
 	code, _, results := run(t, "", nil)
-	gap := false
 	for _, r := range results {
-		if r.ID == knownGap && r.Verdict == scenario.Violation {
-			for _, f := range r.Findings {
-				if f.Kind != scenario.KindFailedButCharged {
-					t.Errorf("%s: %s finding, only failed-but-charged is known: %s", r.ID, f.Kind, f.Message)
-				}
-			}
-			t.Logf("KNOWN GAP until the resolver fallback merges: %s %s", r.ID, r.Why)
-			gap = true
-			continue
-		}
 		if r.Verdict != scenario.Pass && r.Verdict != scenario.NA {
 			t.Errorf("%s %s: %s", r.ID, r.Verdict, r.Why)
 		}
 	}
-	want := conform.ExitPass
-	if gap {
-		want = conform.ExitViolation
-	}
-	if code != want {
-		t.Fatalf("exit %d, want %d", code, want)
+	if code != conform.ExitPass {
+		t.Fatalf("exit %d, want %d", code, conform.ExitPass)
 	}
 }
 
@@ -84,21 +60,13 @@ func TestReferenceUnderChaos(t *testing.T) {
 	if rep == nil || len(rep.Schedule) == 0 {
 		t.Fatalf("chaos against the reference did not run: exit %d\n%s", code, errb.String())
 	}
-	// The known gap (see knownGap): an intent whose PSP charged and then
-	// answered 500 ends processing until the resolver fallback merges.
-	gap := false
 	for _, r := range rep.Results {
 		for _, f := range r.Findings {
-			if f.Kind == scenario.KindFailedButCharged && strings.Contains(strings.Join(rep.Schedule, "\n"), "psp-500-after-charge") {
-				t.Logf("KNOWN GAP until the resolver fallback merges: %s", f.Message)
-				gap = true
-				continue
-			}
 			t.Errorf("%s %s: %s", r.ID, f.Kind, f.Message)
 		}
 	}
-	if want := map[bool]int{false: conform.ExitPass, true: conform.ExitViolation}[gap]; code != want {
-		t.Fatalf("chaos against the reference: exit %d, want %d\n%s", code, want, errb.String())
+	if code != conform.ExitPass {
+		t.Fatalf("chaos against the reference: exit %d, want 0\n%s", code, errb.String())
 	}
 }
 
@@ -130,6 +98,7 @@ func TestMutantsCaughtByTheirScenario(t *testing.T) {
 		{"resolver-fresh-psp-key", false, []string{"A1"}, "double-charge"},
 		{"no-durable-guard-random-id", false, []string{"B4"}, "double-charge"},
 		{"read-path-trusts-presence", false, []string{"B5"}, "inconsistent-answer"},
+		{"resolver-replay-only", false, []string{"S-5xx-after-charge"}, "failed-but-charged"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.mutant, func(t *testing.T) {
