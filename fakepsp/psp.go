@@ -1,8 +1,10 @@
 // Package fakepsp is a stateful, Stripe-compatible payment service provider for
-// tests: Stripe's v1 wire protocol for PaymentIntents, Refunds, Events and
-// webhook endpoints, Stripe's documented idempotency semantics, signed webhooks
-// delivered at least once, fault knobs, and a ground-truth log of every charge
-// and refund it made (checker ops, see HISTORY.md).
+// tests: Stripe's v1 wire protocol for PaymentIntents (automatic or manual
+// capture, capture, cancel, update, expand[]=latest_charge), Refunds, Events
+// and webhook endpoints, refusing what Stripe refuses (unknown parameters,
+// non-form bodies), Stripe's documented idempotency semantics, signed
+// webhooks delivered at least once, fault knobs, and a ground-truth log of
+// every charge and refund it made (checker ops, see HISTORY.md).
 //
 // Start one in-process with Start, or run it standalone with `idemcheck psp`.
 package fakepsp
@@ -107,7 +109,7 @@ func Start(cfg Config) (*PSP, error) {
 	cfg = withDefaults(cfg)
 	addr := cfg.Addr
 	if err := CheckListen(addr, cfg.AllowRemote); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("fakepsp: %w", err)
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {

@@ -255,11 +255,25 @@ func redact(k string) string {
 	return k[:8] + "****" + k[len(k)-4:]
 }
 
-// opOf names the effect a request has, for Match.Op.
+// opOf names the effect a request has, for Match.Op: a manual-capture
+// intent's confirmation authorizes, its capture charges.
 func opOf(c *call) string {
 	switch c.endpoint {
-	case "POST /v1/payment_intents", "POST /v1/payment_intents/{id}/confirm":
+	case "POST /v1/payment_intents":
 		if c.params.str("capture_method") == "manual" {
+			return "authorize"
+		}
+		return "charge"
+	case "POST /v1/payment_intents/{id}/confirm":
+		m := c.params.str("capture_method")
+		if m == "" {
+			c.p.mu.Lock()
+			if pi := c.acct.intents[c.r.PathValue("id")]; pi != nil {
+				m = pi.captureMethod
+			}
+			c.p.mu.Unlock()
+		}
+		if m == "manual" {
 			return "authorize"
 		}
 		return "charge"
