@@ -14,7 +14,9 @@ func TestLostRepliesOfAuthorizeCaptureCancel(t *testing.T) {
 	post := func(path, key string, v url.Values) (answer, error) {
 		return do(t, client(5*time.Second), "POST", p.URL()+path, p.SecretKey(), key, "application/x-www-form-urlencoded", v.Encode())
 	}
-	lose := func(key, op string) *Fault { return p.Faults().LoseReplyAfterCharge(Match{PSPKey: key, Op: op, Times: 1}) }
+	lose := func(key, op string) *Fault {
+		return p.Faults().LoseReplyAfterCharge(Match{PSPKey: key, Op: op, Times: 1})
+	}
 
 	auth := payment("2000", "pm_card_visa", "pay_l")
 	auth.Set("capture_method", "manual")
