@@ -234,10 +234,15 @@ func applyMetadata(pi *paymentIntent, upd map[string]*string) {
 	pi.metadata = md
 }
 
+// captureState: the already-captured wording is Stripe's as quoted in
+// stripe/stripe-php#818 (code payment_intent_unexpected_state).
 func captureState(status string) response {
-	return errResp(http.StatusBadRequest, stripeError{Type: "invalid_request_error", Code: "payment_intent_unexpected_state",
-		Message: "This PaymentIntent could not be captured because it has a status of " + status +
-			". Only a PaymentIntent with one of the following statuses may be captured: requires_capture."})
+	msg := "This PaymentIntent could not be captured because it has a status of " + status +
+		". Only a PaymentIntent with one of the following statuses may be captured: requires_capture."
+	if status == statusSucceeded {
+		msg = "This PaymentIntent could not be captured because it has already been captured."
+	}
+	return errResp(http.StatusBadRequest, stripeError{Type: "invalid_request_error", Code: "payment_intent_unexpected_state", Message: msg})
 }
 
 func cancelState(status string) response {

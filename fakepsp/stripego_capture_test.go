@@ -79,7 +79,7 @@ func TestStripeGoAuthorizeCaptureRefund(t *testing.T) {
 	wantStripeErr(t, "same capture key, other amount", err, 400, stripe.ErrorTypeIdempotency, "")
 	_, err = capture("pay_m:capture-2", 1000)
 	se := wantStripeErr(t, "second capture", err, 400, stripe.ErrorTypeInvalidRequest, stripe.ErrorCodePaymentIntentUnexpectedState)
-	if se.Msg != "This PaymentIntent could not be captured because it has a status of succeeded. Only a PaymentIntent with one of the following statuses may be captured: requires_capture." {
+	if se.Msg != "This PaymentIntent could not be captured because it has already been captured." {
 		t.Fatalf("second capture message: %q", se.Msg)
 	}
 	wantCharges(t, p, 1)
@@ -154,7 +154,10 @@ func TestStripeGoCancel(t *testing.T) {
 	_, err = cancel("pay_c:cancel-2", "duplicate")
 	wantStripeErr(t, "second cancel", err, 400, stripe.ErrorTypeInvalidRequest, stripe.ErrorCodePaymentIntentUnexpectedState)
 	_, err = sc.V1PaymentIntents.Capture(ctx, auth.ID, nil)
-	wantStripeErr(t, "capture after cancel", err, 400, stripe.ErrorTypeInvalidRequest, stripe.ErrorCodePaymentIntentUnexpectedState)
+	se := wantStripeErr(t, "capture after cancel", err, 400, stripe.ErrorTypeInvalidRequest, stripe.ErrorCodePaymentIntentUnexpectedState)
+	if se.Msg != "This PaymentIntent could not be captured because it has a status of canceled. Only a PaymentIntent with one of the following statuses may be captured: requires_capture." {
+		t.Fatalf("capture after cancel: %q", se.Msg)
+	}
 	wantCharges(t, p, 0) // the authorization was released: no money moved
 	if ch, err := sc.V1Charges.Retrieve(ctx, auth.LatestCharge.ID, nil); err != nil || ch.Captured || !ch.Refunded || ch.AmountRefunded != 700 {
 		t.Fatalf("released charge: %+v %v", ch, err)
