@@ -15,7 +15,8 @@ type account struct {
 	intentSeq []*paymentIntent // creation order, for search
 	charges   map[string]*paymentIntent
 	refunds   map[string]*refund
-	events    []*event // creation order
+	refundSeq []*refund // creation order, for the list
+	events    []*event  // creation order
 	eventByID map[string]*event
 	endpoints []*webhookEndpoint
 }

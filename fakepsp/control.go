@@ -9,8 +9,8 @@ import (
 	"github.com/stripe/stripe-go/v85"
 )
 
-// The control API: loopback-only, no auth, JSON in and out. It keeps
-// answering while the PSP is paused.
+// The control API: on the PSP's own address (loopback unless AllowRemote),
+// no auth, JSON in and out. It keeps answering while the PSP is paused.
 //
 //	GET    /_psp/info                  url, secret_key, webhook_secret, api_version, paused, now
 //	GET    /_psp/history[?op=charge]   ground truth as JSON Lines (HISTORY.md)

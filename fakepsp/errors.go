@@ -11,6 +11,7 @@ type stripeError struct {
 	Param         string         `json:"param,omitempty"`
 	PaymentIntent map[string]any `json:"payment_intent,omitempty"`
 	Charge        string         `json:"charge,omitempty"`
+	DocURL        string         `json:"doc_url,omitempty"`
 }
 
 // response is what a handler answers: a status and a JSON-able body.

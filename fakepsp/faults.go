@@ -12,7 +12,9 @@ import (
 type FaultKind string
 
 // The fault kinds. "Charge" means the request's effect: the charge of a
-// PaymentIntent create (confirm=true) or confirm, or the refund of a refund create.
+// PaymentIntent create (confirm=true) or confirm, the authorization of a
+// manual-capture one (op "authorize"), its capture (op "charge": the money
+// moves there), a cancel (op "cancel"), or the refund of a refund create.
 const (
 	// LoseReply: the charge is made and saved under the key, then the
 	// connection is closed without an answer (the client sees EOF).
@@ -53,7 +55,7 @@ var faultKinds = map[FaultKind]bool{
 type Match struct {
 	PSPKey string `json:"psp_key,omitempty"` // the Idempotency-Key
 	Amount int64  `json:"amount,omitempty"`  // the PaymentIntent's or refund's amount
-	Op     string `json:"op,omitempty"`      // "charge" or "refund"
+	Op     string `json:"op,omitempty"`      // "charge", "refund", "authorize" or "cancel"
 	// Times > 0: fire on the next Times matching requests only; 0: on all.
 	Times int `json:"times,omitempty"`
 }
@@ -186,8 +188,10 @@ func (fs *Faults) Add(spec FaultSpec) (*Fault, error) {
 	if spec.Match.Times < 0 || spec.Delay < 0 || spec.Extra < 0 {
 		return nil, fmt.Errorf("fakepsp: fault %s: times, delay and extra must not be negative", spec.Kind)
 	}
-	if spec.Match.Op != "" && spec.Match.Op != "charge" && spec.Match.Op != "refund" {
-		return nil, fmt.Errorf("fakepsp: fault %s: op must be \"charge\", \"refund\" or empty, got %q", spec.Kind, spec.Match.Op)
+	switch spec.Match.Op {
+	case "", "charge", "refund", "authorize", "cancel":
+	default:
+		return nil, fmt.Errorf("fakepsp: fault %s: op must be \"charge\", \"refund\", \"authorize\", \"cancel\" or empty, got %q", spec.Kind, spec.Match.Op)
 	}
 	switch spec.Kind {
 	case DelayBeforeCharge, DelayAfterCharge, SearchLag:

@@ -79,7 +79,7 @@ func TestCloseEndsHeldRequestsAndWebhookLoops(t *testing.T) {
 		t.Fatal(err)
 	}
 	rcv := newReceiver(t, http.StatusInternalServerError)
-	if _, err := p.RegisterWebhook(rcv.server.URL); err != nil {
+	if _, err := p.RegisterWebhook(rcv.server.URL, "payment_intent.succeeded"); err != nil {
 		t.Fatal(err)
 	}
 	hold := p.Faults().HoldReplyAfterCharge(Match{PSPKey: "held"})

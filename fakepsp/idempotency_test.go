@@ -210,27 +210,28 @@ func TestKeysBelongToOneAccount(t *testing.T) {
 	wantCharges(t, p, 2)
 }
 
-func TestJSONBodyIsTheSameRequest(t *testing.T) {
+// Stripe reads only form bodies: a JSON body is refused before anything
+// runs, so nothing is charged and nothing is saved under its key.
+func TestJSONBodyIsRefused(t *testing.T) {
 	p := start(t, Config{})
-	first := form(t, p, "/v1/payment_intents", "K", payment("700", "pm_card_visa", "pay_j"))
-	wantStatus(t, "form", first, 200)
-	js := `{"amount":700,"currency":"usd","confirm":true,"payment_method":"pm_card_visa","metadata":{"payment_id":"pay_j","intent":"/pay:phone-1:pay_j"}}`
-	a, err := do(t, client(5*time.Second), http.MethodPost, p.URL()+"/v1/payment_intents", p.SecretKey(), "K", "application/json", js)
-	if err != nil {
-		t.Fatal(err)
+	js := `{"amount":700,"currency":"usd","confirm":true,"payment_method":"pm_card_visa","metadata":{"payment_id":"pay_j"}}`
+	for _, ct := range []string{"application/json", "application/json; charset=utf-8", "text/plain"} {
+		a, err := do(t, client(5*time.Second), http.MethodPost, p.URL()+"/v1/payment_intents", p.SecretKey(), "K", ct, js)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := "Invalid request: unsupported Content-Type " + ct + ". If error persists and you need assistance, please contact support@stripe.com."
+		if a.status != 400 || a.replayed || a.errType() != "invalid_request_error" || a.errField("message") != want {
+			t.Fatalf("%s body: %d replayed=%v %s", ct, a.status, a.replayed, a.raw)
+		}
 	}
-	if a.status != 200 || !a.replayed {
-		t.Fatalf("JSON repeat of a form request: %d replayed=%v %s", a.status, a.replayed, a.raw)
+	wantCharges(t, p, 0)
+	// Nothing was saved under K: the form request with it runs.
+	ok := form(t, p, "/v1/payment_intents", "K", payment("700", "pm_card_visa", "pay_j"))
+	if ok.status != 200 || ok.replayed {
+		t.Fatalf("form request after refused JSON: %d replayed=%v %s", ok.status, ok.replayed, ok.raw)
 	}
-	b, err := do(t, client(5*time.Second), http.MethodPost, p.URL()+"/v1/payment_intents", p.SecretKey(), "K2", "application/json", js)
-	if err != nil {
-		t.Fatal(err)
-	}
-	wantStatus(t, "JSON create", b, 200)
-	if md, _ := b.body["metadata"].(map[string]any); md["payment_id"] != "pay_j" {
-		t.Fatalf("JSON metadata lost: %s", b.raw)
-	}
-	wantCharges(t, p, 2)
+	wantCharges(t, p, 1)
 }
 
 func TestConfirmFlow(t *testing.T) {

@@ -1,9 +1,6 @@
 package fakepsp
 
 import (
-	"bytes"
-	"encoding/json"
-	"fmt"
 	"io"
 	"mime"
 	"net/http"
@@ -13,14 +10,17 @@ import (
 	"strings"
 )
 
-// params are a request's parameters flattened the way Stripe's form encoding
-// writes them (metadata[k]=v, enabled_events[0]=x), whether they came as a form,
-// a JSON body or a query string, so one fingerprint compares them all.
+// params are a request's parameters as Stripe's form encoding writes them
+// (metadata[k]=v, expand[0]=x), from the query string or the form body, so
+// one fingerprint compares them all.
 type params struct{ v url.Values }
 
 const maxBody = 1 << 20
 
-// readParams decodes the query string (GET/DELETE) or the body (POST).
+// readParams decodes the query string (GET/DELETE) or the body (POST). Stripe
+// reads only form-encoded bodies: a JSON body (or any other type) is refused
+// as Stripe refuses it, before anything runs, so a client that would fail
+// against Stripe fails here too.
 func readParams(r *http.Request) (params, *response) {
 	if r.Method != http.MethodPost {
 		v, err := url.ParseQuery(r.URL.RawQuery)
@@ -39,14 +39,12 @@ func readParams(r *http.Request) (params, *response) {
 		e := invalidParam("", "Request body too large.")
 		return params{}, &e
 	}
-	ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
-	if ct == "application/json" {
-		v, err := flattenJSON(body)
-		if err != nil {
-			e := invalidParam("", "Invalid JSON body: "+err.Error())
+	if raw := r.Header.Get("Content-Type"); raw != "" {
+		ct, _, _ := mime.ParseMediaType(raw)
+		if ct != "application/x-www-form-urlencoded" {
+			e := unsupportedContentType(raw)
 			return params{}, &e
 		}
-		return params{v}, nil
 	}
 	v, err := url.ParseQuery(string(body))
 	if err != nil {
@@ -56,54 +54,11 @@ func readParams(r *http.Request) (params, *response) {
 	return params{v}, nil
 }
 
-func flattenJSON(body []byte) (url.Values, error) {
-	v := url.Values{}
-	if len(bytes.TrimSpace(body)) == 0 {
-		return v, nil
-	}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.UseNumber()
-	var top map[string]any
-	if err := dec.Decode(&top); err != nil {
-		return nil, err
-	}
-	if dec.More() {
-		return nil, fmt.Errorf("trailing data after the JSON object")
-	}
-	for k, x := range top {
-		if err := flatten(v, k, x); err != nil {
-			return nil, err
-		}
-	}
-	return v, nil
-}
-
-func flatten(v url.Values, key string, x any) error {
-	switch t := x.(type) {
-	case nil:
-		v.Add(key, "")
-	case string:
-		v.Add(key, t)
-	case bool:
-		v.Add(key, strconv.FormatBool(t))
-	case json.Number:
-		v.Add(key, t.String())
-	case map[string]any:
-		for k, y := range t {
-			if err := flatten(v, key+"["+k+"]", y); err != nil {
-				return err
-			}
-		}
-	case []any:
-		for i, y := range t {
-			if err := flatten(v, fmt.Sprintf("%s[%d]", key, i), y); err != nil {
-				return err
-			}
-		}
-	default:
-		return fmt.Errorf("unsupported JSON value for %s", key)
-	}
-	return nil
+// unsupportedContentType is Stripe's answer to a body that is not form
+// encoded (seen from the live API for text/plain; the same for JSON).
+func unsupportedContentType(ct string) response {
+	return errResp(http.StatusBadRequest, stripeError{Type: "invalid_request_error",
+		Message: "Invalid request: unsupported Content-Type " + ct + ". If error persists and you need assistance, please contact support@stripe.com."})
 }
 
 // fingerprint is the canonical form of the parameters (sorted keys).

@@ -2,10 +2,10 @@ package fakepsp
 
 import (
 	"net/http"
-
-	"github.com/idemcheck/idemcheck/checker"
 	"strings"
 	"time"
+
+	"github.com/idemcheck/idemcheck/checker"
 )
 
 // paymentIntent is the PSP's state of one PaymentIntent and its charge.
@@ -15,15 +15,21 @@ type paymentIntent struct {
 	amount         int64
 	currency       string
 	status         string
+	captureMethod  string // "automatic" or "manual"
 	metadata       map[string]string
 	description    string
 	paymentMethod  string
 	created        int64
 	latestCharge   string
-	amountReceived int64
-	amountRefunded int64
+	chargeCreated  int64
+	amountReceived int64 // captured
+	capturable     int64 // authorized, not yet captured (manual)
+	released       int64 // authorized, never captured: partial capture or cancel
+	amountRefunded int64 // refunded (refunds only)
+	canceledAt     int64
+	cancelReason   string
 	lastError      *stripeError
-	chargeKey      string      // the Idempotency-Key of the request that charged
+	chargeKey      string      // the Idempotency-Key of the request that charged (or captured)
 	versions       []piVersion // what search may see, with its lag
 }
 
@@ -36,42 +42,53 @@ type piVersion struct {
 const (
 	statusRequiresPM      = "requires_payment_method"
 	statusRequiresConfirm = "requires_confirmation"
+	statusRequiresCapture = "requires_capture"
+	statusCanceled        = "canceled"
 	statusSucceeded       = "succeeded"
 )
 
 func (pi *paymentIntent) json() map[string]any {
-	var latest, lastErr any
+	var latest, lastErr, canceledAt, reason any
 	if pi.latestCharge != "" {
 		latest = pi.latestCharge
 	}
 	if pi.lastError != nil {
 		lastErr = *pi.lastError
 	}
-	var pm any
-	if pi.paymentMethod != "" {
-		pm = pi.paymentMethod
+	if pi.canceledAt != 0 {
+		canceledAt = pi.canceledAt
 	}
-	var desc any
-	if pi.description != "" {
-		desc = pi.description
+	if pi.cancelReason != "" {
+		reason = pi.cancelReason
 	}
 	return map[string]any{
 		"id": pi.id, "object": "payment_intent", "amount": pi.amount, "amount_received": pi.amountReceived,
-		"amount_capturable": 0, "currency": pi.currency, "status": pi.status, "metadata": nonNil(pi.metadata),
-		"payment_method": pm, "latest_charge": latest, "last_payment_error": lastErr, "description": desc,
-		"created": pi.created, "livemode": false, "capture_method": "automatic", "confirmation_method": "automatic",
+		"amount_capturable": pi.capturable, "currency": pi.currency, "status": pi.status, "metadata": nonNil(pi.metadata),
+		"payment_method": orNull(pi.paymentMethod), "latest_charge": latest, "last_payment_error": lastErr,
+		"description": orNull(pi.description), "canceled_at": canceledAt, "cancellation_reason": reason,
+		"created": pi.created, "livemode": false, "capture_method": pi.captureMethod, "confirmation_method": "automatic",
 		"client_secret": pi.id + "_secret_" + pi.id[len(pi.id)-6:], "payment_method_types": []string{"card"},
 	}
 }
 
-// chargeJSON is the Charge object behind a succeeded PaymentIntent.
+// chargeJSON is the Charge object behind a PaymentIntent that was charged
+// or authorized. An authorization never captured (or the part of it a
+// partial capture left) counts as refunded, as Stripe shows it.
 func (pi *paymentIntent) chargeJSON() map[string]any {
+	refunded := pi.released + pi.amountRefunded
 	return map[string]any{
-		"id": pi.latestCharge, "object": "charge", "amount": pi.amount, "amount_captured": pi.amount,
-		"amount_refunded": pi.amountRefunded, "refunded": pi.amountRefunded == pi.amount, "captured": true,
+		"id": pi.latestCharge, "object": "charge", "amount": pi.amount, "amount_captured": pi.amountReceived,
+		"amount_refunded": refunded, "refunded": refunded == pi.amount, "captured": pi.amountReceived > 0,
 		"paid": true, "status": "succeeded", "currency": pi.currency, "payment_intent": pi.id,
-		"payment_method": pi.paymentMethod, "metadata": nonNil(pi.metadata), "created": pi.created, "livemode": false,
+		"payment_method": pi.paymentMethod, "metadata": nonNil(pi.metadata), "created": pi.chargeCreated, "livemode": false,
 	}
+}
+
+func orNull(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
 }
 
 // snapshot records a version for search; call after every change.
@@ -110,12 +127,16 @@ func (p *PSP) createIntent(c *call) response {
 	if bad != nil {
 		return *bad
 	}
+	capture, bad := captureMethod(c.params, "automatic")
+	if bad != nil {
+		return *bad
+	}
 	pm := c.params.str("payment_method")
 	if confirm && pm == "" {
 		return missingPM()
 	}
 	c.begin()
-	pi := &paymentIntent{id: newID("pi"), amount: amount, currency: currency, metadata: md,
+	pi := &paymentIntent{id: newID("pi"), amount: amount, currency: currency, metadata: md, captureMethod: capture,
 		description: c.params.str("description"), paymentMethod: pm, status: statusRequiresPM}
 	if pm != "" {
 		pi.status = statusRequiresConfirm
@@ -125,11 +146,26 @@ func (p *PSP) createIntent(c *call) response {
 	c.acct.intents[pi.id] = pi
 	c.acct.intentSeq = append(c.acct.intentSeq, pi)
 	snap := pi.snapshot()
+	ev := p.newEventLocked(c, "payment_intent.created", snap, target{key: c.idemKey, amount: amount, op: opOf(c)})
 	p.mu.Unlock()
+	p.dispatch(c.acct, ev)
 	if !confirm {
 		return ok(snap)
 	}
 	return p.charge(c, pi, pm)
+}
+
+// captureMethod reads capture_method; automatic_async captures at once too.
+func captureMethod(prm params, dflt string) (string, *response) {
+	switch m := prm.str("capture_method"); m {
+	case "":
+		return dflt, nil
+	case "automatic", "automatic_async", "manual":
+		return m, nil
+	default:
+		e := invalidParam("capture_method", "Invalid capture_method: must be one of automatic, automatic_async, or manual")
+		return "", &e
+	}
 }
 
 func (p *PSP) confirmIntent(c *call) response {
@@ -153,13 +189,30 @@ func (p *PSP) confirmIntent(c *call) response {
 	if pm == "" {
 		return missingPM()
 	}
+	capture, bad := captureMethod(c.params, "")
+	if bad != nil {
+		return *bad
+	}
 	c.begin()
+	if capture != "" {
+		p.mu.Lock()
+		pi.captureMethod = capture
+		p.mu.Unlock()
+	}
 	return p.charge(c, pi, pm)
 }
 
-// charge confirms pi with pm: the one place money moves for a PaymentIntent.
+// charge confirms pi with pm: the one place money moves for a PaymentIntent
+// captured at once. A manual-capture intent is only authorized here (no
+// ground-truth op); its money moves at capture (capture.go).
 func (p *PSP) charge(c *call, pi *paymentIntent, pm string) response {
+	p.mu.Lock()
+	manual := pi.captureMethod == "manual"
+	p.mu.Unlock()
 	t := target{key: c.idemKey, amount: pi.amount, op: "charge"}
+	if manual {
+		t.op = "authorize"
+	}
 	if r := c.beforeCharge(t); r != nil {
 		return *r
 	}
@@ -171,7 +224,7 @@ func (p *PSP) charge(c *call, pi *paymentIntent, pm string) response {
 	}
 	pi.paymentMethod = pm
 	var resp response
-	var ev *event
+	var evs []*event
 	var op *checker.Op
 	if d, declined := declines[pm]; declined {
 		pi.status = statusRequiresPM
@@ -180,23 +233,35 @@ func (p *PSP) charge(c *call, pi *paymentIntent, pm string) response {
 		snap := pi.snapshot()
 		e.PaymentIntent = snap
 		resp = errResp(http.StatusPaymentRequired, e)
-		ev = p.newEventLocked(c, "payment_intent.payment_failed", snap, t)
+		evs = append(evs, p.newEventLocked(c, "payment_intent.payment_failed", snap, t))
 	} else {
-		pi.status, pi.lastError = statusSucceeded, nil
-		pi.latestCharge, pi.amountReceived, pi.chargeKey = newID("ch"), pi.amount, c.idemKey
+		pi.lastError = nil
+		pi.latestCharge, pi.chargeCreated = newID("ch"), p.nowLocked().Unix()
 		c.acct.charges[pi.latestCharge] = pi
-		o := effectOp("charge", c.idemKey, pi.amount, pi.metadata)
-		o.Output.ChargeID = pi.latestCharge
-		op = &o
+		if manual {
+			pi.status, pi.capturable = statusRequiresCapture, pi.amount
+		} else {
+			pi.status, pi.amountReceived, pi.chargeKey = statusSucceeded, pi.amount, c.idemKey
+			o := effectOp("charge", c.idemKey, pi.amount, pi.metadata)
+			o.Output.ChargeID = pi.latestCharge
+			op = &o
+		}
 		snap := pi.snapshot()
 		resp = ok(snap)
-		ev = p.newEventLocked(c, "payment_intent.succeeded", snap, t)
+		evs = append(evs, p.newEventLocked(c, "charge.succeeded", pi.chargeJSON(), t))
+		if manual {
+			evs = append(evs, p.newEventLocked(c, "payment_intent.amount_capturable_updated", snap, t))
+		} else {
+			evs = append(evs, p.newEventLocked(c, "payment_intent.succeeded", snap, t))
+		}
 	}
 	p.mu.Unlock()
 	if op != nil {
 		p.truth.add(*op)
 	}
-	p.dispatch(c.acct, ev)
+	for _, ev := range evs {
+		p.dispatch(c.acct, ev)
+	}
 	if r := c.afterCharge(t); r != nil {
 		return *r
 	}

@@ -1,8 +1,10 @@
 // Package fakepsp is a stateful, Stripe-compatible payment service provider for
-// tests: Stripe's v1 wire protocol for PaymentIntents, Refunds, Events and
-// webhook endpoints, Stripe's documented idempotency semantics, signed webhooks
-// delivered at least once, fault knobs, and a ground-truth log of every charge
-// and refund it made (checker ops, see HISTORY.md).
+// tests: Stripe's v1 wire protocol for PaymentIntents (automatic or manual
+// capture, capture, cancel, update, expand[]=latest_charge), Refunds, Events
+// and webhook endpoints, refusing what Stripe refuses (unknown parameters,
+// non-form bodies), Stripe's documented idempotency semantics, signed
+// webhooks delivered at least once, fault knobs, and a ground-truth log of
+// every charge and refund it made (checker ops, see HISTORY.md).
 //
 // Start one in-process with Start, or run it standalone with `idemcheck psp`.
 package fakepsp
@@ -46,8 +48,14 @@ type RateLimits struct {
 
 // Config configures a PSP. The zero value is usable.
 type Config struct {
-	// Addr to listen on; default "127.0.0.1:0". Only loopback addresses.
+	// Addr to listen on; default "127.0.0.1:0". Loopback addresses only,
+	// unless AllowRemote.
 	Addr string
+	// AllowRemote lets Addr be a non-loopback address (0.0.0.0:12111 in a
+	// container). Anyone who reaches it can use the API and the control API
+	// (no auth: it shows the secret key and arms faults); callers print
+	// RemoteWarning.
+	AllowRemote bool
 	// KeyWindow is how long an idempotency key's saved result is kept; default 24 h.
 	KeyWindow time.Duration
 	// WebhookSchedule scales webhook retries.
@@ -100,8 +108,8 @@ type PSP struct {
 func Start(cfg Config) (*PSP, error) {
 	cfg = withDefaults(cfg)
 	addr := cfg.Addr
-	if err := checkLoopback(addr); err != nil {
-		return nil, err
+	if err := CheckListen(addr, cfg.AllowRemote); err != nil {
+		return nil, fmt.Errorf("fakepsp: %w", err)
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
@@ -175,19 +183,38 @@ func withDefaults(cfg Config) Config {
 	return cfg
 }
 
-func checkLoopback(addr string) error {
+// CheckListen accepts a loopback host:port, or any host:port when
+// allowRemote is set. The error names the rule, not the flag: callers
+// prefix it with their flag or config field.
+func CheckListen(addr string, allowRemote bool) error {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
-		return fmt.Errorf("fakepsp: listen address %q: %w", addr, err)
+		return fmt.Errorf("listen address %q: %w", addr, err)
 	}
-	if host == "localhost" {
+	if IsLoopback(host) || allowRemote {
 		return nil
 	}
-	ip := net.ParseIP(host)
-	if ip == nil || !ip.IsLoopback() {
-		return fmt.Errorf("fakepsp: listen address %q: only loopback addresses (127.0.0.1) are allowed", addr)
+	return fmt.Errorf("listen address %q is not loopback (127.0.0.1, ::1, localhost); a non-loopback address needs the explicit remote opt-in", addr)
+}
+
+// IsLoopback reports a loopback host: localhost, 127.0.0.0/8 or ::1.
+func IsLoopback(host string) bool {
+	if host == "localhost" {
+		return true
 	}
-	return nil
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// RemoteWarning is the warning to print when fakepsp listens beyond
+// loopback; "" for a loopback address.
+func RemoteWarning(addr string) string {
+	host, _, err := net.SplitHostPort(addr)
+	if err == nil && IsLoopback(host) {
+		return ""
+	}
+	return "WARNING: fakepsp listens on " + addr + ", beyond loopback: anyone who can reach it can use its API and its control API " +
+		"(/_psp/, no auth: it shows the secret key and arms faults). Use this only inside a private container network."
 }
 
 // Close stops the listener, ends held and delayed requests, stops webhook

@@ -59,7 +59,7 @@ func (p *PSP) createRefund(c *call) response {
 	succeeded := pi != nil && pi.status == statusSucceeded
 	var piAmount int64
 	if pi != nil {
-		piAmount = pi.amount
+		piAmount = pi.amountReceived - pi.amountRefunded
 	}
 	p.mu.Unlock()
 	switch {
@@ -78,7 +78,7 @@ func (p *PSP) createRefund(c *call) response {
 		return *r
 	}
 	p.mu.Lock()
-	left := pi.amount - pi.amountRefunded
+	left := pi.amountReceived - pi.amountRefunded
 	if !present {
 		amount = left
 	}
@@ -98,11 +98,14 @@ func (p *PSP) createRefund(c *call) response {
 	op := effectOp("refund", c.idemKey, amount, pi.metadata)
 	op.Input.ChargeID = pi.latestCharge
 	op.Output.RefundID = rf.id
-	ev := p.newEventLocked(c, "charge.refunded", pi.chargeJSON(), t)
+	c.acct.refundSeq = append(c.acct.refundSeq, rf)
 	body := rf.json()
+	evs := []*event{p.newEventLocked(c, "charge.refunded", pi.chargeJSON(), t), p.newEventLocked(c, "refund.created", body, t)}
 	p.mu.Unlock()
 	p.truth.add(op)
-	p.dispatch(c.acct, ev)
+	for _, ev := range evs {
+		p.dispatch(c.acct, ev)
+	}
 	if r := c.afterCharge(t); r != nil {
 		return *r
 	}
@@ -118,4 +121,36 @@ func (p *PSP) retrieveRefund(c *call) response {
 		return notFound("id", "refund", id)
 	}
 	return ok(rf.json())
+}
+
+// listRefunds lists refunds, newest first, optionally of one payment_intent
+// or charge (GET /v1/refunds).
+func (p *PSP) listRefunds(c *call) response {
+	limit, bad := listLimit(c.params)
+	if bad != nil {
+		return *bad
+	}
+	piID, chID, after := c.params.str("payment_intent"), c.params.str("charge"), c.params.str("starting_after")
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if piID != "" && c.acct.intents[piID] == nil {
+		return notFound("payment_intent", "payment_intent", piID)
+	}
+	if chID != "" && c.acct.charges[chID] == nil {
+		return notFound("charge", "charge", chID)
+	}
+	var data []any
+	skipping := after != ""
+	for i := len(c.acct.refundSeq) - 1; i >= 0; i-- {
+		rf := c.acct.refundSeq[i]
+		if skipping {
+			skipping = rf.id != after
+			continue
+		}
+		if piID != "" && rf.pi.id != piID || chID != "" && rf.charge != chID {
+			continue
+		}
+		data = append(data, rf.json())
+	}
+	return ok(listPage("/v1/refunds", data, limit))
 }

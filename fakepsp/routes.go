@@ -27,30 +27,65 @@ type call struct {
 // is, is saved under the idempotency key. Validation happens before it.
 func (c *call) begin() { c.started = true }
 
+// route is one endpoint: its stripe-go params struct (the parameters Stripe
+// takes there) and the fields its answer can expand.
+type route struct {
+	pattern string
+	params  any
+	expand  []string
+	h       func(*call) response
+}
+
 func (p *PSP) routes() http.Handler {
 	mux := http.NewServeMux()
-	api := func(pattern string, h func(*call) response) {
-		mux.Handle(pattern, p.api(pattern, h))
+	pi, list := []string{"latest_charge"}, []string{"data.latest_charge"}
+	rf, rfList := []string{"charge", "payment_intent"}, []string{"data.charge", "data.payment_intent"}
+	for _, rt := range []route{
+		{"POST /v1/payment_intents", stripe.PaymentIntentCreateParams{}, pi, p.createIntent},
+		{"GET /v1/payment_intents", stripe.PaymentIntentListParams{}, list, p.listIntents},
+		{"GET /v1/payment_intents/search", stripe.PaymentIntentSearchParams{}, list, p.searchIntents},
+		{"GET /v1/payment_intents/{id}", stripe.PaymentIntentRetrieveParams{}, pi, p.retrieveIntent},
+		{"POST /v1/payment_intents/{id}", stripe.PaymentIntentUpdateParams{}, pi, p.updateIntent},
+		{"POST /v1/payment_intents/{id}/confirm", stripe.PaymentIntentConfirmParams{}, pi, p.confirmIntent},
+		{"POST /v1/payment_intents/{id}/capture", stripe.PaymentIntentCaptureParams{}, pi, p.captureIntent},
+		{"POST /v1/payment_intents/{id}/cancel", stripe.PaymentIntentCancelParams{}, pi, p.cancelIntent},
+		{"GET /v1/charges/{id}", stripe.ChargeRetrieveParams{}, []string{"payment_intent"}, p.retrieveCharge},
+		{"POST /v1/refunds", stripe.RefundCreateParams{}, rf, p.createRefund},
+		{"GET /v1/refunds", stripe.RefundListParams{}, rfList, p.listRefunds},
+		{"GET /v1/refunds/{id}", stripe.RefundRetrieveParams{}, rf, p.retrieveRefund},
+		{"GET /v1/events", stripe.EventListParams{}, nil, p.listEvents},
+		{"GET /v1/events/{id}", stripe.EventRetrieveParams{}, nil, p.retrieveEvent},
+		{"POST /v1/webhook_endpoints", stripe.WebhookEndpointCreateParams{}, nil, p.createEndpoint},
+		{"GET /v1/webhook_endpoints", stripe.WebhookEndpointListParams{}, nil, p.listEndpoints},
+		{"DELETE /v1/webhook_endpoints/{id}", stripe.WebhookEndpointDeleteParams{}, nil, p.deleteEndpoint},
+	} {
+		mux.Handle(rt.pattern, p.api(rt.pattern, p.checked(rt)))
 	}
-	api("POST /v1/payment_intents", p.createIntent)
-	api("GET /v1/payment_intents", p.listIntents)
-	api("GET /v1/payment_intents/search", p.searchIntents)
-	api("GET /v1/payment_intents/{id}", p.retrieveIntent)
-	api("POST /v1/payment_intents/{id}/confirm", p.confirmIntent)
-	api("GET /v1/charges/{id}", p.retrieveCharge)
-	api("POST /v1/refunds", p.createRefund)
-	api("GET /v1/refunds/{id}", p.retrieveRefund)
-	api("GET /v1/events", p.listEvents)
-	api("GET /v1/events/{id}", p.retrieveEvent)
-	api("POST /v1/webhook_endpoints", p.createEndpoint)
-	api("GET /v1/webhook_endpoints", p.listEndpoints)
-	api("DELETE /v1/webhook_endpoints/{id}", p.deleteEndpoint)
-	api("/", func(c *call) response {
+	mux.Handle("/", p.api("/", func(c *call) response {
 		return errResp(http.StatusNotFound, stripeError{Type: "invalid_request_error",
 			Message: "Unrecognized request URL (" + c.r.Method + ": " + c.r.URL.Path + ")."})
-	})
+	}))
 	p.controlRoutes(mux)
 	return mux
+}
+
+// checked refuses, before anything runs (so nothing is saved under the key),
+// what Stripe refuses for any endpoint: unknown parameters and fields that
+// cannot be expanded; then it runs the handler and expands its answer.
+func (p *PSP) checked(rt route) func(*call) response {
+	tree := paramTree(rt.params)
+	return func(c *call) response {
+		if bad := tree.unknownParams(c.params); len(bad) > 0 {
+			return unknownParam(bad)
+		}
+		exp := c.params.array("expand")
+		for _, e := range exp {
+			if !oneOf(e, rt.expand) {
+				return notExpandable(e, rt.expand)
+			}
+		}
+		return p.expand(c, rt.h(c), exp)
+	}
 }
 
 // api wraps a handler in Stripe's layers, in Stripe's order: authentication
@@ -85,7 +120,7 @@ func (p *PSP) api(endpoint string, h func(*call) response) http.Handler {
 		}
 		c.params = prm
 		amount, _, _ := prm.int64("amount")
-		if !p.limiter.allow(key, endpoint) || p.faults.fire(RateLimit, target{key: c.idemKey, amount: amount, op: opOf(endpoint)}) != nil {
+		if !p.limiter.allow(key, endpoint) || p.faults.fire(RateLimit, target{key: c.idemKey, amount: amount, op: opOf(c)}) != nil {
 			p.write(w, c, rateLimited(), false)
 			return
 		}
@@ -220,11 +255,32 @@ func redact(k string) string {
 	return k[:8] + "****" + k[len(k)-4:]
 }
 
-// opOf names the effect an endpoint has, for Match.Op.
-func opOf(endpoint string) string {
-	switch endpoint {
-	case "POST /v1/payment_intents", "POST /v1/payment_intents/{id}/confirm":
+// opOf names the effect a request has, for Match.Op: a manual-capture
+// intent's confirmation authorizes, its capture charges.
+func opOf(c *call) string {
+	switch c.endpoint {
+	case "POST /v1/payment_intents":
+		if c.params.str("capture_method") == "manual" {
+			return "authorize"
+		}
 		return "charge"
+	case "POST /v1/payment_intents/{id}/confirm":
+		m := c.params.str("capture_method")
+		if m == "" {
+			c.p.mu.Lock()
+			if pi := c.acct.intents[c.r.PathValue("id")]; pi != nil {
+				m = pi.captureMethod
+			}
+			c.p.mu.Unlock()
+		}
+		if m == "manual" {
+			return "authorize"
+		}
+		return "charge"
+	case "POST /v1/payment_intents/{id}/capture":
+		return "charge"
+	case "POST /v1/payment_intents/{id}/cancel":
+		return "cancel"
 	case "POST /v1/refunds":
 		return "refund"
 	}

@@ -17,12 +17,13 @@ func RunStandalone(ctx context.Context, args []string, stdout, stderr io.Writer)
 	fs := flag.NewFlagSet("idemcheck psp", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: idemcheck psp [--listen 127.0.0.1:PORT] [flags]")
+		fmt.Fprintln(stderr, "usage: idemcheck psp [--listen 127.0.0.1:PORT] [--allow-remote] [flags]")
 		fmt.Fprintln(stderr, "Runs the fake Stripe-compatible PSP until SIGINT/SIGTERM. Prints url=, secret_key=, webhook_secret=.")
 		fs.PrintDefaults()
 	}
 	var cfg Config
-	fs.StringVar(&cfg.Addr, "listen", "127.0.0.1:0", "loopback address to listen on")
+	fs.StringVar(&cfg.Addr, "listen", "127.0.0.1:0", "address to listen on (loopback unless --allow-remote)")
+	fs.BoolVar(&cfg.AllowRemote, "allow-remote", false, "allow a non-loopback --listen address such as 0.0.0.0:12111 (containers); prints a warning")
 	fs.DurationVar(&cfg.KeyWindow, "key-window", 24*time.Hour, "how long an idempotency key's result is kept")
 	fs.DurationVar(&cfg.WebhookSchedule.Base, "webhook-base", time.Minute, "first webhook retry backoff")
 	fs.Float64Var(&cfg.WebhookSchedule.Factor, "webhook-factor", 2, "webhook backoff growth factor (>= 1)")
@@ -47,9 +48,12 @@ func RunStandalone(ctx context.Context, args []string, stdout, stderr io.Writer)
 		fmt.Fprintln(stderr, "idemcheck psp: "+msg)
 		return 2
 	}
-	if err := checkLoopback(cfg.Addr); err != nil {
-		fmt.Fprintf(stderr, "idemcheck psp: --listen: %v\n", err)
+	if err := CheckListen(cfg.Addr, cfg.AllowRemote); err != nil {
+		fmt.Fprintf(stderr, "idemcheck psp: --listen: %v: add --allow-remote to listen beyond loopback\n", err)
 		return 2
+	}
+	if w := RemoteWarning(cfg.Addr); w != "" {
+		fmt.Fprintln(stderr, "idemcheck psp: "+w)
 	}
 	p, err := Start(cfg)
 	if err != nil {

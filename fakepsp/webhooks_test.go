@@ -103,7 +103,7 @@ func TestWebhookSignatureVerifiesWithStripeGo(t *testing.T) {
 func TestWebhookRetriedUntil2xx(t *testing.T) {
 	p := start(t, fastWebhooks())
 	rcv := newReceiver(t, 500, 503)
-	if _, err := p.RegisterWebhook(rcv.server.URL); err != nil {
+	if _, err := p.RegisterWebhook(rcv.server.URL, "payment_intent.succeeded"); err != nil {
 		t.Fatal(err)
 	}
 	wantStatus(t, "pay", form(t, p, "/v1/payment_intents", "r1", payment("100", "pm_card_visa", "pay_1")), 200)
@@ -144,7 +144,7 @@ func TestWebhookGivesUpAfterHorizon(t *testing.T) {
 func TestWebhookDuplicatesKnob(t *testing.T) {
 	p := start(t, fastWebhooks())
 	rcv := newReceiver(t)
-	if _, err := p.RegisterWebhook(rcv.server.URL); err != nil {
+	if _, err := p.RegisterWebhook(rcv.server.URL, "payment_intent.succeeded"); err != nil {
 		t.Fatal(err)
 	}
 	f := p.Faults().WebhookDuplicates(Match{PSPKey: "dup"}, 2)
@@ -169,7 +169,7 @@ func TestWebhookDuplicatesKnob(t *testing.T) {
 func TestWebhookOutOfOrderKnob(t *testing.T) {
 	p := start(t, Config{WebhookSchedule: WebhookSchedule{Base: time.Minute}})
 	rcv := newReceiver(t)
-	if _, err := p.RegisterWebhook(rcv.server.URL); err != nil {
+	if _, err := p.RegisterWebhook(rcv.server.URL, "payment_intent.succeeded"); err != nil {
 		t.Fatal(err)
 	}
 	f := p.Faults().WebhookOutOfOrder(Match{Times: 1})
@@ -212,10 +212,10 @@ func TestWebhookEndpointsPerAccountAndDeletion(t *testing.T) {
 	p := start(t, Config{Clock: func() time.Time { return day }, Recorder: (*checker.Recorder)(nil)})
 	mine, theirs := newReceiver(t), newReceiver(t)
 	other := p.NewAccount()
-	if _, err := p.RegisterWebhook(mine.server.URL); err != nil {
+	if _, err := p.RegisterWebhook(mine.server.URL, "payment_intent.succeeded"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := p.RegisterWebhookFor(other, theirs.server.URL); err != nil {
+	if _, err := p.RegisterWebhookFor(other, theirs.server.URL, "payment_intent.succeeded"); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := p.RegisterWebhookFor("sk_test_nobody", theirs.server.URL); err == nil {
@@ -243,8 +243,8 @@ func TestWebhookEndpointsPerAccountAndDeletion(t *testing.T) {
 		t.Fatalf("delete: %v %s", err, a.raw)
 	}
 	wantStatus(t, "pay 2", form(t, p, "/v1/payment_intents", "b", payment("100", "pm_card_visa", "pay_b")), 200)
-	if n := len(get(t, p, "/v1/events").body["data"].([]any)); n != 2 {
-		t.Fatalf("events: %d", n)
+	if n := len(get(t, p, "/v1/events?type=payment_intent.succeeded").body["data"].([]any)); n != 2 {
+		t.Fatalf("payment_intent.succeeded events: %d, want 2", n)
 	}
 	if n := len(mine.all()); n != 1 {
 		t.Fatalf("deleted endpoint got %d deliveries", n)

@@ -1,0 +1,261 @@
+package fakepsp
+
+import (
+	"net/http"
+	"strings"
+)
+
+// Separate authorization and capture (capture_method=manual), cancel and
+// update. Each is a POST with its own idempotency key, scoped to its path
+// like every other POST: same key and parameters replay, other parameters
+// answer 400 idempotency_error.
+
+// lookupIntent returns the intent and a copy of its status under p.mu.
+func (p *PSP) lookupIntent(c *call) (*paymentIntent, string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	pi := c.acct.intents[c.r.PathValue("id")]
+	if pi == nil {
+		return nil, ""
+	}
+	return pi, pi.status
+}
+
+// captureIntent captures an authorization: here, and only here, a manual
+// payment's money moves, so the ground truth gets one charge op of the
+// amount captured, under the capture request's key.
+func (p *PSP) captureIntent(c *call) response {
+	pi, status := p.lookupIntent(c)
+	if pi == nil {
+		return notFound("intent", "payment_intent", c.r.PathValue("id"))
+	}
+	if status != statusRequiresCapture {
+		return captureState(status)
+	}
+	amount, present, bad := c.params.int64("amount_to_capture")
+	if bad != nil {
+		return *bad
+	}
+	if present && amount < 1 {
+		return errResp(http.StatusBadRequest, stripeError{Type: "invalid_request_error", Code: "parameter_invalid_integer", Param: "amount_to_capture",
+			Message: "This value must be greater than or equal to 1."})
+	}
+	md, bad := metadataUpdate(c.params)
+	if bad != nil {
+		return *bad
+	}
+	p.mu.Lock()
+	capturable := pi.capturable
+	p.mu.Unlock()
+	if !present {
+		amount = capturable
+	}
+	if amount > capturable {
+		return errResp(http.StatusBadRequest, stripeError{Type: "invalid_request_error", Code: "amount_too_large", Param: "amount_to_capture",
+			Message: "The payment could not be captured because the requested capture amount is greater than the amount you can capture for this charge."})
+	}
+	c.begin()
+	t := target{key: c.idemKey, amount: amount, op: "charge"}
+	if r := c.beforeCharge(t); r != nil {
+		return *r
+	}
+	p.mu.Lock()
+	if pi.status != statusRequiresCapture {
+		status := pi.status
+		p.mu.Unlock()
+		return captureState(status) // a concurrent capture or cancel won
+	}
+	applyMetadata(pi, md)
+	pi.status, pi.amountReceived, pi.capturable, pi.released = statusSucceeded, amount, 0, pi.amount-amount
+	pi.chargeKey = c.idemKey
+	op := effectOp("charge", c.idemKey, amount, pi.metadata)
+	op.Output.ChargeID = pi.latestCharge
+	snap := pi.snapshot()
+	evs := []*event{p.newEventLocked(c, "charge.captured", pi.chargeJSON(), t),
+		p.newEventLocked(c, "payment_intent.succeeded", snap, t)}
+	p.mu.Unlock()
+	p.truth.add(op)
+	for _, ev := range evs {
+		p.dispatch(c.acct, ev)
+	}
+	if r := c.afterCharge(t); r != nil {
+		return *r
+	}
+	return ok(snap)
+}
+
+var cancelable = []string{statusRequiresPM, statusRequiresCapture, statusRequiresConfirm, "requires_action", "processing"}
+
+// cancelIntent cancels; an authorization is released, no money moves.
+func (p *PSP) cancelIntent(c *call) response {
+	pi, status := p.lookupIntent(c)
+	if pi == nil {
+		return notFound("intent", "payment_intent", c.r.PathValue("id"))
+	}
+	if !oneOf(status, cancelable) {
+		return cancelState(status)
+	}
+	reason := c.params.str("cancellation_reason")
+	switch reason {
+	case "", "duplicate", "fraudulent", "requested_by_customer", "abandoned":
+	default:
+		return invalidParam("cancellation_reason", "Invalid cancellation_reason: must be one of duplicate, fraudulent, requested_by_customer, or abandoned")
+	}
+	c.begin()
+	t := target{key: c.idemKey, amount: pi.amount, op: "cancel"}
+	if r := c.beforeCharge(t); r != nil {
+		return *r
+	}
+	p.mu.Lock()
+	if !oneOf(pi.status, cancelable) {
+		status := pi.status
+		p.mu.Unlock()
+		return cancelState(status)
+	}
+	pi.status, pi.canceledAt, pi.cancelReason = statusCanceled, p.nowLocked().Unix(), reason
+	pi.released += pi.capturable
+	pi.capturable = 0
+	snap := pi.snapshot()
+	ev := p.newEventLocked(c, "payment_intent.canceled", snap, t)
+	p.mu.Unlock()
+	p.dispatch(c.acct, ev)
+	if r := c.afterCharge(t); r != nil {
+		return *r
+	}
+	return ok(snap)
+}
+
+// updatable are the statuses in which amount, currency, payment_method and
+// capture_method may change; metadata and description change in any status.
+var updatable = []string{statusRequiresPM, statusRequiresConfirm, "requires_action"}
+
+func (p *PSP) updateIntent(c *call) response {
+	pi, status := p.lookupIntent(c)
+	if pi == nil {
+		return notFound("intent", "payment_intent", c.r.PathValue("id"))
+	}
+	for _, f := range []string{"amount", "currency", "payment_method", "capture_method"} {
+		if c.params.has(f) && !oneOf(status, updatable) {
+			return errResp(http.StatusBadRequest, stripeError{Type: "invalid_request_error", Code: "payment_intent_unexpected_state", Param: f,
+				Message: "This PaymentIntent's " + f + " could not be updated because it has a status of " + status +
+					". You may only update the " + f + " of a PaymentIntent with one of the following statuses: " + strings.Join(updatable, ", ") + "."})
+		}
+	}
+	amount, present, bad := c.params.int64("amount")
+	if bad != nil {
+		return *bad
+	}
+	if present && (amount < 1 || amount > 99999999) {
+		return errResp(http.StatusBadRequest, stripeError{Type: "invalid_request_error", Code: "parameter_invalid_integer", Param: "amount",
+			Message: "This value must be greater than or equal to 1 and no more than 99999999."})
+	}
+	currency := strings.ToLower(c.params.str("currency"))
+	if c.params.has("currency") && !knownCurrency(currency) {
+		return invalidParam("currency", "Invalid currency: "+c.params.str("currency")+".")
+	}
+	capture, bad := captureMethod(c.params, "")
+	if bad != nil {
+		return *bad
+	}
+	md, bad := metadataUpdate(c.params)
+	if bad != nil {
+		return *bad
+	}
+	c.begin()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if present {
+		pi.amount = amount
+	}
+	if currency != "" {
+		pi.currency = currency
+	}
+	if capture != "" {
+		pi.captureMethod = capture
+	}
+	if c.params.has("description") {
+		pi.description = c.params.str("description")
+	}
+	if pm := c.params.str("payment_method"); pm != "" {
+		pi.paymentMethod = pm
+		if pi.status == statusRequiresPM {
+			pi.status = statusRequiresConfirm
+		}
+	}
+	applyMetadata(pi, md)
+	return ok(pi.snapshot())
+}
+
+// metadataUpdate reads metadata for an update: an empty value unsets its
+// key, and metadata= (empty) unsets them all (the "" key in the result).
+func metadataUpdate(prm params) (map[string]*string, *response) {
+	if _, bad := prm.metadata(); bad != nil {
+		return nil, bad
+	}
+	out := map[string]*string{}
+	if prm.has("metadata") && prm.str("metadata") == "" {
+		out[""] = nil
+	}
+	for k, vs := range prm.v {
+		if name, ok := strings.CutPrefix(k, "metadata["); ok && strings.HasSuffix(name, "]") {
+			name = strings.TrimSuffix(name, "]")
+			if vs[0] == "" {
+				out[name] = nil
+			} else {
+				v := vs[0]
+				out[name] = &v
+			}
+		}
+	}
+	return out, nil
+}
+
+// applyMetadata merges an update into pi's metadata; the caller holds p.mu.
+// The map is replaced, not changed in place: snapshots share the old one.
+func applyMetadata(pi *paymentIntent, upd map[string]*string) {
+	if len(upd) == 0 {
+		return
+	}
+	md := map[string]string{}
+	if _, clear := upd[""]; !clear {
+		for k, v := range pi.metadata {
+			md[k] = v
+		}
+	}
+	for k, v := range upd {
+		switch {
+		case k == "":
+		case v == nil:
+			delete(md, k)
+		default:
+			md[k] = *v
+		}
+	}
+	pi.metadata = md
+}
+
+// captureState: the already-captured wording is Stripe's as quoted in
+// stripe/stripe-php#818 (code payment_intent_unexpected_state).
+func captureState(status string) response {
+	msg := "This PaymentIntent could not be captured because it has a status of " + status +
+		". Only a PaymentIntent with one of the following statuses may be captured: requires_capture."
+	if status == statusSucceeded {
+		msg = "This PaymentIntent could not be captured because it has already been captured."
+	}
+	return errResp(http.StatusBadRequest, stripeError{Type: "invalid_request_error", Code: "payment_intent_unexpected_state", Message: msg})
+}
+
+func cancelState(status string) response {
+	return errResp(http.StatusBadRequest, stripeError{Type: "invalid_request_error", Code: "payment_intent_unexpected_state",
+		Message: "You cannot cancel this PaymentIntent because it has a status of " + status +
+			". Only a PaymentIntent with one of the following statuses may be canceled: " + strings.Join(cancelable, ", ") + "."})
+}
+
+func oneOf(s string, set []string) bool {
+	for _, x := range set {
+		if s == x {
+			return true
+		}
+	}
+	return false
+}
