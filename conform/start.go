@@ -77,6 +77,9 @@ func startTarget(ctx context.Context, cfg *config.Config, o Options, tmp, logDir
 		tg.undo = append(tg.undo, func() { _ = psp.Close() })
 		// The service reaches fakepsp through the front, on the address the
 		// user fixed (fakepsp_listen) when there is one.
+		if w := fakepsp.RemoteWarning(cfg.Effects.FakePSPListen); cfg.Effects.FakePSPListen != "" && w != "" {
+			fmt.Fprintln(o.Stderr, "idemcheck run:", w)
+		}
 		front, err := pspfront.Start(psp.URL(), cfg.Effects.FakePSPListen)
 		if err != nil {
 			fmt.Fprintln(o.Stderr, "idemcheck run: start the PSP front:", err)

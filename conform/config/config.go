@@ -124,8 +124,11 @@ type Effects struct {
 	FakePSP bool `yaml:"fakepsp"`
 	// FakePSPListen and FakePSPKey fix fakepsp's address and secret key, for
 	// a service started before idemcheck and configured with them.
-	FakePSPListen string       `yaml:"fakepsp_listen"`
-	FakePSPKey    string       `yaml:"fakepsp_secret_key"`
+	FakePSPListen string `yaml:"fakepsp_listen"`
+	// FakePSPAllowRemote lets fakepsp_listen be a non-loopback address (a
+	// service in another container); its API has no auth, so it is opt-in.
+	FakePSPAllowRemote bool         `yaml:"fakepsp_allow_remote"`
+	FakePSPKey         string       `yaml:"fakepsp_secret_key"`
 	Counter       *HTTPCounter `yaml:"http_counter"`
 	SQL           *SQLCounter  `yaml:"sql_counter"`
 }

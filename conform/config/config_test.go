@@ -71,3 +71,27 @@ func TestNewFieldsValidate(t *testing.T) {
 		t.Fatalf("safety IDs in required, defaults: %v", err)
 	}
 }
+
+// TestFakePSPListenBeyondLoopbackNeedsOptIn: a container address for fakepsp
+// is refused with an error naming the field and the opt-in, and accepted with
+// fakepsp_allow_remote: true.
+func TestFakePSPListenBeyondLoopbackNeedsOptIn(t *testing.T) {
+	base := "  fakepsp: true\n"
+	if !strings.Contains(Starter, base) {
+		t.Fatalf("starter lacks %q", base)
+	}
+	remote := strings.Replace(Starter, base, base+"  fakepsp_listen: 0.0.0.0:12111\n", 1)
+	_, err := Parse("cfg.yaml", []byte(remote))
+	var es Errors
+	if !errors.As(err, &es) || len(es) != 1 || es[0].Field != "effects.fakepsp_listen" || !strings.Contains(es[0].Error(), "fakepsp_allow_remote") {
+		t.Fatalf("remote listen without the opt-in: got %v, want one error on effects.fakepsp_listen naming fakepsp_allow_remote", err)
+	}
+	optIn := strings.Replace(Starter, base, base+"  fakepsp_listen: 0.0.0.0:12111\n  fakepsp_allow_remote: true\n", 1)
+	c, err := Parse("cfg.yaml", []byte(optIn))
+	if err != nil || !c.Effects.FakePSPAllowRemote {
+		t.Fatalf("remote listen with the opt-in: %v", err)
+	}
+	if _, err := Parse("cfg.yaml", []byte(strings.Replace(Starter, base, base+"  fakepsp_listen: 127.0.0.1:12111\n", 1))); err != nil {
+		t.Fatalf("loopback listen: %v", err)
+	}
+}

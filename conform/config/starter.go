@@ -69,6 +69,7 @@ effects:
   # For a service you start yourself, fix fakepsp's address and key so the
   # service can be configured with them before idemcheck runs:
   # fakepsp_listen: 127.0.0.1:12111
+  # fakepsp_allow_remote: false  # true lets fakepsp_listen be 0.0.0.0:PORT (a service in another container); prints a warning: the PSP API has no auth
   # fakepsp_secret_key: sk_test_idemcheck
   # http_counter: {url: "http://127.0.0.1:8080/debug/charges", field: count}
   # sql_counter: {dsn: "postgres://...", query: "SELECT count(*) FROM charges"}

@@ -2,12 +2,13 @@ package config
 
 import (
 	"fmt"
-	"net"
 	"net/url"
 	"regexp"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/idemcheck/idemcheck/fakepsp"
 )
 
 // VectorIDs are the protocol vectors a config may mark required.
@@ -268,16 +269,15 @@ func (v *validator) effects() {
 		n++
 	}
 	if e.FakePSPListen != "" {
-		host, _, err := net.SplitHostPort(e.FakePSPListen)
-		if ip := net.ParseIP(host); err != nil || ip == nil || !ip.IsLoopback() {
-			v.bad("effects.fakepsp_listen", "%q must be a loopback host:port such as 127.0.0.1:12111", e.FakePSPListen)
+		if err := fakepsp.CheckListen(e.FakePSPListen, e.FakePSPAllowRemote); err != nil {
+			v.bad("effects.fakepsp_listen", "%v (set effects.fakepsp_allow_remote: true to serve beyond loopback, e.g. 0.0.0.0:12111 for a service in another container)", err)
 		}
 	}
 	if e.FakePSPKey != "" && !strings.HasPrefix(e.FakePSPKey, "sk_test_") {
 		v.bad("effects.fakepsp_secret_key", "must start with sk_test_")
 	}
-	if (e.FakePSPListen != "" || e.FakePSPKey != "") && !e.FakePSP {
-		v.bad("effects.fakepsp", "fakepsp_listen and fakepsp_secret_key need fakepsp: true")
+	if (e.FakePSPListen != "" || e.FakePSPKey != "" || e.FakePSPAllowRemote) && !e.FakePSP {
+		v.bad("effects.fakepsp", "fakepsp_listen, fakepsp_allow_remote and fakepsp_secret_key need fakepsp: true")
 	}
 	if e.Counter != nil {
 		n++
