@@ -129,8 +129,8 @@ type Effects struct {
 	// service in another container); its API has no auth, so it is opt-in.
 	FakePSPAllowRemote bool         `yaml:"fakepsp_allow_remote"`
 	FakePSPKey         string       `yaml:"fakepsp_secret_key"`
-	Counter       *HTTPCounter `yaml:"http_counter"`
-	SQL           *SQLCounter  `yaml:"sql_counter"`
+	Counter            *HTTPCounter `yaml:"http_counter"`
+	SQL                *SQLCounter  `yaml:"sql_counter"`
 }
 
 // Ledger reads the service's own charges of one intent: a GET answering a
