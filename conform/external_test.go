@@ -7,17 +7,18 @@ import (
 	"testing"
 
 	"github.com/idemcheck/idemcheck/conform/scenario"
+	"github.com/idemcheck/idemcheck/internal/freeport"
 )
 
 // A service the user starts: configured beforehand with a fixed fakepsp
 // address and key, which idemcheck then listens on. Process faults are n/a.
 func TestServiceStartedByTheUser(t *testing.T) {
 	t.Parallel()
-	svcPort, err := freePort()
+	svcPort, err := freeport.Get()
 	if err != nil {
 		t.Fatal(err)
 	}
-	pspPort, err := freePort()
+	pspPort, err := freeport.Get()
 	if err != nil {
 		t.Fatal(err)
 	}

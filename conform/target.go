@@ -14,6 +14,7 @@ import (
 
 	"github.com/idemcheck/idemcheck/conform/config"
 	"github.com/idemcheck/idemcheck/faults"
+	"github.com/idemcheck/idemcheck/internal/freeport"
 )
 
 // proc adapts a faults.Process to the instance control checks use.
@@ -76,15 +77,6 @@ func (p proc) Restart() error {
 	return nil
 }
 
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
-}
-
 // started is what startTargets brought up.
 type started struct {
 	procs []*faults.Process
@@ -100,7 +92,7 @@ func startTargets(cfg *config.Config, env map[string]string, stateDir, logDir st
 	st := &started{}
 	ports := map[string]string{}
 	for i := 0; i < cfg.Target.Instances; i++ {
-		port, err := freePort()
+		port, err := freeport.Get()
 		if err != nil {
 			return st, err
 		}
