@@ -29,6 +29,10 @@ const (
 	ReadPathTrustsPresence Switch = "read-path-trusts-presence"
 	FreshRefundKey         Switch = "fresh-refund-key"
 	BlindWebhookUpdate     Switch = "blind-webhook-update"
+	StreamNoFullFlush      Switch = "stream-no-full-flush"
+	StreamTagLastCompleted Switch = "stream-tag-last-completed"
+	StreamSeenExternal     Switch = "stream-seen-ids-external"
+	StreamNoWatermarkFloor Switch = "stream-no-watermark-floor"
 )
 
 // Entry documents one switch: the guard it removes, the scenarios whose
@@ -58,6 +62,10 @@ var Catalogue = []Entry{
 	{ReadPathTrustsPresence, "api", "a key record with expires_at < now is read as absent", []string{"B5"}, "inconsistent-answer"},
 	{FreshRefundKey, "resolver", "refund retries carry the derived key <payment_id>:cancel:refund", []string{"B6"}, "two refunds in the PSP's log (no checker kind names it)"},
 	{BlindWebhookUpdate, "webhook", "the webhook inbox and compare-and-set moves with the derived event id", []string{"C1"}, "double-credit"},
+	{StreamNoFullFlush, "streamjob", "a restore rewrites every restored key with tag c and deletes keys tagged >= c that restored state lacks", []string{"F1"}, "sink-divergence"},
+	{StreamTagLastCompleted, "streamjob", "sink writes carry the last checkpoint barrier passed, not the last completion heard", []string{"F2"}, "sink-divergence"},
+	{StreamSeenExternal, "streamjob", "the seen event ids live in checkpointed state, not in an external cache (Valkey)", []string{"F3"}, "sink-divergence"},
+	{StreamNoWatermarkFloor, "streamjob", "the late bound is max(saved watermark floor, live watermark)", []string{"F4"}, "sink-divergence"},
 }
 
 // Set is the switches a process runs with.
