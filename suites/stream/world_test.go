@@ -144,9 +144,26 @@ type jobOpts struct {
 	every string
 }
 
+// startJobNoWait starts a job that is expected to die before it publishes
+// its addresses (a crash failpoint on the restore path).
+func (w *world) startJobNoWait(ctx context.Context, name string, o jobOpts) *proc {
+	cmd, err := tier.Command(streamjob.TierName, append(w.jobArgs(o), "-failpoints", o.arm)...)
+	Expect(err).NotTo(HaveOccurred())
+	fp, err := faults.StartProcess(name, cmd, w.logDir)
+	Expect(err).NotTo(HaveOccurred())
+	p := &proc{Process: fp}
+	w.procs = append(w.procs, p)
+	return p
+}
+
 // startJob runs the job; every incarnation shares the job id "job", so a
 // restart restores the last checkpoint any of them completed.
 func (w *world) startJob(ctx context.Context, name string, o jobOpts) *proc {
+	args := w.jobArgs(o)
+	return w.start(ctx, name, streamjob.TierName, o.arm, args...)
+}
+
+func (w *world) jobArgs(o jobOpts) []string {
 	if o.version == 0 {
 		o.version = 2
 	}
@@ -158,7 +175,7 @@ func (w *world) startJob(ctx context.Context, name string, o jobOpts) *proc {
 	if o.mutant != "" {
 		args = append(args, "-mutant", o.mutant)
 	}
-	return w.start(ctx, name, streamjob.TierName, o.arm, args...)
+	return args
 }
 
 // expectCrashed waits for p to die at a crash failpoint: the exit status
