@@ -10,6 +10,7 @@ import (
 	"context"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -78,6 +79,7 @@ func startServers(ctx context.Context, log io.Writer) (*servers, error) {
 	}
 	s.adm = kadm.NewClient(s.kc)
 	sweepSlots(ctx, s, log)
+	sweepLogDirs()
 	return s, nil
 }
 
@@ -115,5 +117,19 @@ func sweepSlots(ctx context.Context, s *servers, log io.Writer) {
 		_, _ = s.adminPool.Exec(ctx, `SELECT pg_drop_replication_slot($1)`, sl.name)
 		_, _ = s.adminPool.Exec(ctx, "DROP DATABASE IF EXISTS "+sl.db+" WITH (FORCE)")
 		_, _ = io.WriteString(log, "swept stale slot "+sl.name+" of database "+sl.db+"\n")
+	}
+}
+
+// sweepLogDirs removes the log directories of worlds whose run was killed
+// (named idemcheck-stream-s<pid>_<n>-*), the way services sweeps its own.
+func sweepLogDirs() {
+	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), "idemcheck-stream-s*"))
+	for _, d := range dirs {
+		rest := strings.TrimPrefix(filepath.Base(d), "idemcheck-stream-s")
+		pid, err := strconv.Atoi(strings.SplitN(rest, "_", 2)[0])
+		if err != nil || pid == os.Getpid() || syscall.Kill(pid, 0) != syscall.ESRCH {
+			continue
+		}
+		_ = os.RemoveAll(d)
 	}
 }

@@ -113,7 +113,7 @@ func New(ctx context.Context, cfg Config) (*Job, error) {
 		return nil, err
 	}
 	if cfg.Mutants.On(mutant.StreamSeenExternal) {
-		if j.seen, err = newValkeySeen(cfg.Valkey, cfg.Name, cfg.Horizon); err != nil {
+		if j.seen, err = newValkeySeen(cfg.Valkey, cfg.Topic+":"+cfg.Name, cfg.Horizon); err != nil {
 			pool.Close()
 			return nil, err
 		}
