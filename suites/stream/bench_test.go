@@ -154,7 +154,7 @@ func BenchmarkStreamPipeline(b *testing.B) {
 	}
 	b.ReportMetric(pipe/float64(b.N), "pipeline-events/s")
 	b.ReportMetric(raw/float64(b.N), "kafka-events/s")
-	b.ReportMetric(raw/pipe, "kafka/pipeline")
+	b.ReportMetric(pipe/raw, "pipeline/kafka")
 }
 
 // rawKafka produces n change-sized records and consumes them back.

@@ -26,7 +26,6 @@ type end struct {
 
 func (w *world) finish(ctx context.Context, job *proc) end {
 	st := w.quiesce(ctx, job)
-	w.oneDay(ctx)
 	return end{w: w, sink: w.sink(ctx), st: st, res: w.check(ctx, st)}
 }
 

@@ -8,6 +8,7 @@ package stream
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -71,6 +72,14 @@ func startServers(ctx context.Context, log io.Writer) (*servers, error) {
 	if s.adminPool, err = pgxpool.New(ctx, s.pg); err != nil {
 		_ = st.Stop(context.WithoutCancel(ctx))
 		return nil, err
+	}
+	// An external Postgres may not run with logical decoding: say so here,
+	// not as a connector that never starts.
+	var wal string
+	if err := s.adminPool.QueryRow(ctx, `SHOW wal_level`).Scan(&wal); err != nil || wal != "logical" {
+		s.adminPool.Close()
+		_ = st.Stop(context.WithoutCancel(ctx))
+		return nil, fmt.Errorf("postgres %s: wal_level is %q (%v); the change stream needs wal_level=logical", st.Provider, wal, err)
 	}
 	if s.kc, err = kgo.NewClient(kgo.SeedBrokers(s.brokers)); err != nil {
 		s.adminPool.Close()
