@@ -75,11 +75,24 @@ func (c *Connector) change(rel uint32, tuple *pglogrepl.TupleData) error {
 		}
 		e.Amount = n
 	}
-	ts, err := time.Parse("2006-01-02 15:04:05.999999-07", row["updated_at"])
+	ts, err := parseTimestamptz(row["updated_at"])
 	if err != nil {
-		return fmt.Errorf("connector: payment %s updated_at %q: %w", e.PaymentID, row["updated_at"], err)
+		return fmt.Errorf("connector: payment %s updated_at: %w", e.PaymentID, err)
 	}
 	e.Day = ts.UTC().Format(time.DateOnly)
 	c.cur.changes = append(c.cur.changes, e)
 	return nil
+}
+
+// parseTimestamptz reads Postgres' text form of a timestamptz, whose zone is
+// "+00" on whole hours and "+05:30" (or "+05:30:15") otherwise.
+func parseTimestamptz(s string) (time.Time, error) {
+	var err error
+	for _, layout := range []string{"2006-01-02 15:04:05.999999-07", "2006-01-02 15:04:05.999999-07:00", "2006-01-02 15:04:05.999999-07:00:00"} {
+		var t time.Time
+		if t, err = time.Parse(layout, s); err == nil {
+			return t, nil
+		}
+	}
+	return time.Time{}, fmt.Errorf("timestamptz %q: %w", s, err)
 }
