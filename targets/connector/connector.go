@@ -116,9 +116,9 @@ func (c *Connector) setup(ctx context.Context) error {
 			return fmt.Errorf("connector: publication: %w", err)
 		}
 	}
-	var exists bool
-	if err := conn.QueryRow(ctx, `SELECT exists(SELECT 1 FROM pg_replication_slots WHERE slot_name = $1)`, c.cfg.Slot).Scan(&exists); err != nil {
-		return fmt.Errorf("connector: slot lookup: %w", err)
+	exists, err := waitSlotIdle(ctx, conn, c.cfg.Slot)
+	if err != nil {
+		return err
 	}
 	u, err := url.Parse(c.cfg.Postgres)
 	if err != nil {
@@ -154,6 +154,35 @@ func (c *Connector) setup(ctx context.Context) error {
 		return fmt.Errorf("connector: start replication on %s: %w", c.cfg.Slot, err)
 	}
 	return nil
+}
+
+// waitSlotIdle reports whether the slot exists, after waiting (up to 10 s)
+// for a predecessor's walsender to let go of it: a SIGKILLed connector's
+// server process notices its closed socket only a moment later, and until
+// then the slot is "active" and cannot be started.
+func waitSlotIdle(ctx context.Context, conn *pgx.Conn, slot string) (bool, error) {
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		var active bool
+		err := conn.QueryRow(ctx, `SELECT active FROM pg_replication_slots WHERE slot_name = $1`, slot).Scan(&active)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return false, nil
+		}
+		if err != nil {
+			return false, fmt.Errorf("connector: slot lookup: %w", err)
+		}
+		if !active {
+			return true, nil
+		}
+		if time.Now().After(deadline) {
+			return true, fmt.Errorf("connector: slot %s still active after 10 s (another connector runs on it)", slot)
+		}
+		select {
+		case <-ctx.Done():
+			return true, ctx.Err()
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
 }
 
 // Close releases both connections.
