@@ -35,6 +35,7 @@ func Check(h History, opts CheckOptions) *Result {
 	go func() {
 		defer close(globalDone)
 		global = append(crossIntentAnswers(h, l), quiescence(h, l, facts)...)
+		global = append(global, sinkDivergence(h, facts)...)
 	}()
 	var merchants []*partition
 	merchantsDone := make(chan struct{})

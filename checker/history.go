@@ -10,6 +10,8 @@ const (
 	OpCredit  = "credit"
 	OpNotify  = "notify"
 	OpBalance = "balance"
+	// OpSink is a read of the stream job's sink at quiescence (checker/sink.go).
+	OpSink = "sink"
 )
 
 // Outcomes a client can be told, for create and resolve.
@@ -49,6 +51,7 @@ type Input struct {
 	ReplaceID   string            `json:"replace_id,omitempty"`
 	Recipient   string            `json:"recipient,omitempty"`
 	Metadata    map[string]string `json:"metadata,omitempty"`
+	Day         string            `json:"day,omitempty"` // sink (required), credit (optional)
 
 	// The shape kinds' fields (shape.go).
 	ShapeInput
@@ -63,6 +66,8 @@ type Output struct {
 	Shown     *int   `json:"shown,omitempty"`
 	Alert     *bool  `json:"alert,omitempty"`
 	Balance   *int64 `json:"balance,omitempty"`
+	Total     *int64 `json:"total,omitempty"` // sink
+	Tag       *int64 `json:"tag,omitempty"`   // sink
 
 	// The shape kinds' fields (shape.go).
 	ShapeOutput

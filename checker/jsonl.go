@@ -208,6 +208,8 @@ func validate(op *Op) *InputError {
 		e = first(needScope(), need("input.replace_id", in.ReplaceID), need("input.recipient", in.Recipient))
 	case OpBalance:
 		e = need("input.merchant", in.Merchant)
+	case OpSink:
+		e = first(need("input.merchant", in.Merchant), need("input.day", in.Day))
 	}
 	if e != nil || op.Return == nil {
 		if op.Return == nil {
@@ -241,6 +243,8 @@ func validate(op *Op) *InputError {
 		if !has || out.Balance == nil {
 			return missing("output.balance")
 		}
+	case OpSink:
+		return validSinkOutput(out)
 	}
 	return nil
 }

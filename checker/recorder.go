@@ -200,7 +200,7 @@ func retString(r *int64) string {
 
 func knownOp(op string) bool {
 	switch op {
-	case OpCreate, OpResolve, OpCharge, OpRefund, OpCredit, OpNotify, OpBalance:
+	case OpCreate, OpResolve, OpCharge, OpRefund, OpCredit, OpNotify, OpBalance, OpSink:
 		return true
 	}
 	return isShapeOp(op)

@@ -14,7 +14,7 @@ const (
 	KindFalseMismatch       = "false-mismatch"
 	KindEffectAfterVoid     = "effect-after-void"
 	KindNotificationStacked = "notification-stacked"
-	// KindSinkDivergence is reserved: v1 histories have no stream ops.
+	// KindSinkDivergence: a stream sink total differs from the ledger (sink.go).
 	KindSinkDivergence = "sink-divergence"
 	// KindFailedButCharged: charged, not refunded, and the client's final
 	// answer is not succeeded (converge.go).

@@ -4,11 +4,13 @@
 package all
 
 import (
-	_ "github.com/idemcheck/idemcheck/targets/api"      // api
-	_ "github.com/idemcheck/idemcheck/targets/lb"       // lb
-	_ "github.com/idemcheck/idemcheck/targets/push"     // push provider
-	_ "github.com/idemcheck/idemcheck/targets/relay"    // outbox relay
-	_ "github.com/idemcheck/idemcheck/targets/resolver" // resolver
-	_ "github.com/idemcheck/idemcheck/targets/webhook"  // webhook
-	_ "github.com/idemcheck/idemcheck/targets/worker"   // worker
+	_ "github.com/idemcheck/idemcheck/targets/api"       // api
+	_ "github.com/idemcheck/idemcheck/targets/connector" // change stream connector
+	_ "github.com/idemcheck/idemcheck/targets/lb"        // lb
+	_ "github.com/idemcheck/idemcheck/targets/push"      // push provider
+	_ "github.com/idemcheck/idemcheck/targets/relay"     // outbox relay
+	_ "github.com/idemcheck/idemcheck/targets/resolver"  // resolver
+	_ "github.com/idemcheck/idemcheck/targets/streamjob" // stream job
+	_ "github.com/idemcheck/idemcheck/targets/webhook"   // webhook
+	_ "github.com/idemcheck/idemcheck/targets/worker"    // worker
 )

@@ -33,6 +33,10 @@ const (
 	OrderByArrival         Switch = "order-by-arrival"
 	OrderByPhoneClock      Switch = "order-by-phone-clock"
 	ConditionOnFolderItem  Switch = "condition-on-folder-item"
+	StreamNoFullFlush      Switch = "stream-no-full-flush"
+	StreamTagLastCompleted Switch = "stream-tag-last-completed"
+	StreamSeenExternal     Switch = "stream-seen-ids-external"
+	StreamNoWatermarkFloor Switch = "stream-no-watermark-floor"
 )
 
 // Entry documents one switch: the guard it removes, the scenarios whose
@@ -66,6 +70,10 @@ var Catalogue = []Entry{
 	{OrderByArrival, "reactions", "a write applies only if its device counter is above the per-device high-water mark (a row that never expires)", []string{"C2"}, "stale-write-applied"},
 	{OrderByPhoneClock, "reactions", "writes are ordered by the device's counter, never by the phone's clock", []string{"C2"}, "stale-write-applied"},
 	{ConditionOnFolderItem, "mailbox", "the parser's put-if-absent is conditioned on the locator M#<id>, which never moves and is a tombstone after delete", []string{"C3"}, "effect-resurrected"},
+	{StreamNoFullFlush, "streamjob", "a restore rewrites every restored key with tag c and deletes keys tagged >= c that restored state lacks", []string{"F1"}, "sink-divergence"},
+	{StreamTagLastCompleted, "streamjob", "sink writes carry the last checkpoint barrier passed, not the last completion heard", []string{"F2"}, "sink-divergence"},
+	{StreamSeenExternal, "streamjob", "the seen event ids live in checkpointed state, not in an external cache (Valkey)", []string{"F3"}, "sink-divergence"},
+	{StreamNoWatermarkFloor, "streamjob", "the late bound is max(saved watermark floor, live watermark)", []string{"F4"}, "sink-divergence"},
 }
 
 // Set is the switches a process runs with.
