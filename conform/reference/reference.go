@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -97,6 +98,9 @@ func RunStack(ctx context.Context, o conform.Options, sk Stack) (int, *report.Re
 		o.Stderr = os.Stderr
 	}
 	set, err := mutant.Parse(sk.Mutants)
+	if err == nil {
+		err = runsEveryTierOf(set)
+	}
 	if err != nil {
 		fmt.Fprintf(o.Stderr, "idemcheck run --mutant: %v\n", err)
 		return conform.ExitUsage, nil
@@ -193,4 +197,30 @@ func ready(ctx context.Context, base string) error {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// stackTiers are the tiers `run --reference` starts; idemcheck itself is the
+// client, so the phone is not one of them.
+var stackTiers = map[string]bool{"api": true, "lb": true, "resolver": true, "webhook": true}
+
+// runsEveryTierOf refuses a switch whose tier this stack never starts: the run
+// would pass with the guard "off" in a process that does not exist, a pass
+// that proves nothing. Those mutants are caught by their suites instead.
+func runsEveryTierOf(set mutant.Set) error {
+	for s := range set {
+		if e := mutant.Lookup(s); e != nil && !stackTiers[e.Tier] {
+			return fmt.Errorf("switch %q turns off a guard of the %s tier, which `run --reference` does not start (it runs %s); its scenarios (%s) are caught by the suites",
+				s, e.Tier, strings.Join(sortedKeys(stackTiers), ", "), strings.Join(e.Scenarios, ", "))
+		}
+	}
+	return nil
+}
+
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }
