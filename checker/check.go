@@ -35,6 +35,7 @@ func Check(h History, opts CheckOptions) *Result {
 	go func() {
 		defer close(globalDone)
 		global = append(crossIntentAnswers(h, l), quiescence(h, l, facts)...)
+		global = append(global, refundViolations(h, l, facts.hasCharges)...)
 	}()
 	var merchants []*partition
 	merchantsDone := make(chan struct{})

@@ -48,6 +48,10 @@ type Input struct {
 	EventID     string            `json:"event_id,omitempty"`
 	ReplaceID   string            `json:"replace_id,omitempty"`
 	Recipient   string            `json:"recipient,omitempty"`
+	// Request (refund, optional) is the refund request a PSP refund carries
+	// out, e.g. the merchant's own refund id: two refunds of one request
+	// under two keys are a double-refund.
+	Request string `json:"request,omitempty"`
 	Metadata    map[string]string `json:"metadata,omitempty"`
 }
 

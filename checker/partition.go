@@ -1,6 +1,7 @@
 package checker
 
 import (
+	"bytes"
 	"math"
 	"sort"
 
@@ -88,15 +89,32 @@ func intentPartition(h History, intent string, idx []int, truth bool) *partition
 	cl := make(clients, len(idx))
 	var folded map[string]*intentInput // fold key -> kept op
 	var keptAt map[string]int          // fold key -> position in p.ops
+	// Creates that could claim (see claims), by call: a charge gets the fingerprints of those called before it
+	// returned (see intentState.ClaimFPs).
+	var claimers []int
+	for _, i := range idx {
+		if op := &h[i]; op.Op == OpCreate && claims(op) {
+			claimers = append(claimers, i)
+		}
+	}
 	for _, i := range idx {
 		op := &h[i]
 		in := &intentInput{Kind: op.Op, Index: i, Copies: 1, Truth: truth}
 		ret := retOf(op)
-		if op.Op != OpCharge {
+		switch op.Op {
+		case OpCharge:
+			in.ClaimFPs = claimFPs(h, claimers, ret)
+		default:
 			in.Unknown = op.Output == nil || op.Output.Outcome == OutcomeError
 			if !in.Unknown {
 				in.Outcome, in.Payment = op.Output.Outcome, op.Output.PaymentID
 			}
+		}
+		if op.Input.Amount != nil {
+			in.Amount = *op.Input.Amount
+		}
+		if op.Op != OpResolve {
+			in.Currency = op.Input.Currency
 		}
 		if op.Op == OpCreate {
 			in.FP = op.Input.Fingerprint
@@ -106,7 +124,7 @@ func intentPartition(h History, intent string, idx []int, truth bool) *partition
 			if folded == nil {
 				folded, keptAt = map[string]*intentInput{}, map[string]int{}
 			}
-			key := op.Op + "\x00" + in.FP
+			key := op.Op + "\x00" + in.FP + "\x00" + in.Currency + "\x00" + itoa64(in.Amount)
 			if k, ok := folded[key]; ok {
 				k.Copies++
 				if op.Call < h[k.Index].Call {
@@ -124,6 +142,40 @@ func intentPartition(h History, intent string, idx []int, truth bool) *partition
 	p.model = intentModel(nil)
 	p.relaxedModel = intentModel
 	return p
+}
+
+// claims reports whether a create may have claimed its intent: an unknown
+// outcome may, and so may every answer but mismatch, void and in_progress
+// (which say another request holds the key).
+func claims(op *Op) bool {
+	if op.Output == nil {
+		return true
+	}
+	switch op.Output.Outcome {
+	case OutcomeMismatch, OutcomeVoid, OutcomeInProgress:
+		return false
+	}
+	return true
+}
+
+// claimFPs joins the distinct fingerprints of the claimers called by ret,
+// "\x00"-framed, or "" when there is none (nothing to hold the claim to).
+func claimFPs(h History, claimers []int, ret int64) string {
+	var b []byte
+	for _, i := range claimers {
+		if h[i].Call > ret {
+			continue
+		}
+		fp := h[i].Input.Fingerprint
+		if bytes.Contains(b, []byte("\x00"+fp+"\x00")) {
+			continue
+		}
+		if len(b) == 0 {
+			b = append(b, 0)
+		}
+		b = append(append(b, fp...), 0)
+	}
+	return string(b)
 }
 
 // merchantPartitions splits each merchant's credits and answered balance
@@ -263,6 +315,13 @@ func merchantStretch(h History, m string, n int, seg []int, st merchantState, du
 		}
 	}
 	return p
+}
+
+func itoa64(n int64) string {
+	if n < 0 {
+		return "-" + itoa(int(-n))
+	}
+	return itoa(int(n))
 }
 
 func itoa(n int) string {

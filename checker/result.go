@@ -16,6 +16,12 @@ const (
 	KindNotificationStacked = "notification-stacked"
 	// KindSinkDivergence is reserved: v1 histories have no stream ops.
 	KindSinkDivergence = "sink-divergence"
+	// KindWrongAmount: a charge whose amount or currency differs from the
+	// request that claimed the intent.
+	KindWrongAmount = "wrong-amount"
+	// KindDoubleRefund: the refunds of one charge exceed it, or one refund
+	// request was carried out twice.
+	KindDoubleRefund = "double-refund"
 )
 
 // Kinds lists every violation kind, in report order.
@@ -23,6 +29,7 @@ var Kinds = []string{
 	KindDoubleCharge, KindDoubleCredit, KindLostEffect, KindInconsistentAnswer,
 	KindMismatchAccepted, KindFalseMismatch, KindEffectAfterVoid,
 	KindNotificationStacked, KindSinkDivergence,
+	KindWrongAmount, KindDoubleRefund,
 }
 
 // FaultWindow is a fault the harness injected, drawn on the HTML pictures.
