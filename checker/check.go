@@ -18,6 +18,13 @@ const defaultTimeout = 10 * time.Second
 // then checks the invariants that only hold at quiescence. Violations come
 // out in a deterministic order.
 func Check(h History, opts CheckOptions) *Result {
+	start := time.Now()
+	res := check(h, opts)
+	res.Elapsed = time.Since(start)
+	return res
+}
+
+func check(h History, opts CheckOptions) *Result {
 	if opts.Timeout <= 0 {
 		opts.Timeout = defaultTimeout
 	}
@@ -134,11 +141,7 @@ func wellFormed(h History) (History, []string) {
 	var bad []int
 	var why []string
 	for i := range h {
-		op := h[i]
-		if op.Output != nil {
-			out := *op.Output
-			op.Output = &out
-		}
+		op := &h[i]
 		e := first(func() *InputError {
 			switch {
 			case op.Process == "":
@@ -149,7 +152,7 @@ func wellFormed(h History) (History, []string) {
 				return &InputError{Field: "return", Msg: "before call"}
 			}
 			return nil
-		}(), validate(&op))
+		}(), validate(op))
 		if e != nil {
 			e.Line = i + 1
 			bad = append(bad, i)

@@ -232,8 +232,8 @@ func stacked(h History, l *links) []Violation {
 		sort.SliceStable(ns, func(a, b int) bool { return h[ns[a]].Call < h[ns[b]].Call })
 		bad := map[string][]int{} // payment -> offending notifies
 		var order []string
-		alerts := map[string][]int{}
-		sofar := map[string]bool{}
+		alerts := make(map[string][]int, 1)
+		sofar := make(map[string]bool, len(ns))
 		for k, i := range ns {
 			pay := notifyPayment(h, l, i)
 			if a := h[i].Output.Alert; a != nil && *a {
@@ -241,12 +241,15 @@ func stacked(h History, l *links) []Violation {
 			}
 			sofar[pay] = true
 			distinct := len(sofar)
-			ahead := map[string]bool{}
+			var ahead map[string]bool // most notifies overlap none: no map
 			for _, j := range ns[k+1:] {
 				if h[j].Call > *h[i].Return {
 					break
 				}
 				if p := notifyPayment(h, l, j); !sofar[p] && !ahead[p] {
+					if ahead == nil {
+						ahead = map[string]bool{}
+					}
 					ahead[p] = true
 					distinct++
 				}

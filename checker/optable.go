@@ -123,7 +123,7 @@ func outputHas(out *Output, name string) bool {
 	return present(reflect.ValueOf(out).Elem(), name)
 }
 
-// validate applies the table's required fields to op (whose kind is known).
+// validate applies the table's required fields to op; it does not change op.
 func validate(op *Op) *InputError {
 	k := lookupKind(op.Op)
 	if k == nil {
@@ -150,10 +150,7 @@ func validate(op *Op) *InputError {
 		}
 	}
 	if e != nil || op.Return == nil {
-		if op.Return == nil {
-			op.Output = nil // HISTORY.md: output is ignored when return is null
-		}
-		return e
+		return e // HISTORY.md: output is ignored when return is null
 	}
 	for _, f := range k.output {
 		if op.Output == nil || !outputHas(op.Output, f) {

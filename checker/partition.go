@@ -31,16 +31,40 @@ type partition struct {
 	init    merchantState // a merchant stretch's starting state
 }
 
-// clients numbers processes within a partition for the picture.
-type clients map[string]int
-
-func (c clients) id(p string) int {
-	if id, ok := c[p]; ok {
-		return id
-	}
-	c[p] = len(c)
-	return c[p]
+// clients numbers processes within a partition for the picture. Most
+// partitions have a handful, found by a look along the list; a map takes
+// over for big ones.
+type clients struct {
+	names []string
+	m     map[string]int
 }
+
+func (c *clients) id(p string) int {
+	if c.m != nil {
+		if id, ok := c.m[p]; ok {
+			return id
+		}
+		c.m[p] = len(c.m)
+		return c.m[p]
+	}
+	for i, n := range c.names {
+		if n == p {
+			return i
+		}
+	}
+	c.names = append(c.names, p)
+	if len(c.names) > 16 {
+		c.m = make(map[string]int, 2*len(c.names))
+		for i, n := range c.names {
+			c.m[n] = i
+		}
+	}
+	return len(c.names) - 1
+}
+
+// strictIntentModel is the intent model without relaxations, shared by
+// every partition.
+var strictIntentModel = intentModel(nil)
 
 func retOf(op *Op) int64 {
 	if op.Return == nil {
@@ -86,7 +110,7 @@ func intentPartitions(h History, l *links, truth bool) []*partition {
 
 func intentPartition(h History, intent string, idx []int, truth bool) *partition {
 	p := &partition{Name: "intent " + intent, Intent: intent, members: idx, ops: make([]porcupine.Operation, 0, len(idx))}
-	cl := make(clients, len(idx))
+	var cl clients
 	var folded map[string]*intentInput // fold key -> kept op
 	var keptAt map[string]int          // fold key -> position in p.ops
 	// Creates that could claim (see claims), by call: a charge gets the fingerprints of those called before it
@@ -97,9 +121,11 @@ func intentPartition(h History, intent string, idx []int, truth bool) *partition
 			claimers = append(claimers, i)
 		}
 	}
-	for _, i := range idx {
+	ins := make([]intentInput, len(idx))
+	for k, i := range idx {
 		op := &h[i]
-		in := &intentInput{Kind: op.Op, Index: i, Copies: 1, Truth: truth}
+		in := &ins[k]
+		*in = intentInput{Kind: op.Op, Index: i, Copies: 1, Truth: truth}
 		ret := retOf(op)
 		switch op.Op {
 		case OpCharge:
@@ -139,7 +165,7 @@ func intentPartition(h History, intent string, idx []int, truth bool) *partition
 		}
 		p.ops = append(p.ops, porcupine.Operation{ClientId: cl.id(op.Process), Input: in, Call: op.Call, Output: nil, Return: ret})
 	}
-	p.model = intentModel(nil)
+	p.model = strictIntentModel
 	p.relaxedModel = intentModel
 	return p
 }
@@ -286,7 +312,7 @@ func merchantStretch(h History, m string, n int, seg []int, st merchantState, du
 	if n > 0 {
 		p.Name = "merchant " + m + " stretch " + itoa(n+1)
 	}
-	cl := clients{}
+	var cl clients
 	first := h[seg[0]].Call
 	start := porcupine.Operation{ClientId: cl.id("(stretch start)"), Input: &merchantInput{Kind: opStart, Start: st, Index: -1}, Call: first - 1, Return: first - 1}
 	p.ops = append(p.ops, start)
