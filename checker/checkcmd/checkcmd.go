@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
@@ -91,6 +92,7 @@ func Run(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return ExitBadInput
 	}
+	defer tuneGC()()
 	name := files[0]
 	h, warns, err := readFile(name, *strict)
 	if err != nil {
@@ -127,6 +129,25 @@ func ExitCode(res *checker.Result) int {
 		return ExitUndecided
 	}
 	return ExitOK
+}
+
+// memoryLimit is the soft heap limit of one check: a 1M-op history lives in
+// about 1 GB, and Go's default (collect when the heap doubles) would peak
+// near 2 GB. GOMEMLIMIT and GOGC in the environment win.
+const memoryLimit = 1536 << 20
+
+// tuneGC collects rarely while the heap is small and hard near memoryLimit,
+// for the one big allocation burst a check is; it returns the undo.
+func tuneGC() func() {
+	if os.Getenv("GOMEMLIMIT") != "" || os.Getenv("GOGC") != "" {
+		return func() {}
+	}
+	limit := debug.SetMemoryLimit(memoryLimit)
+	gc := debug.SetGCPercent(400)
+	return func() {
+		debug.SetGCPercent(gc)
+		debug.SetMemoryLimit(limit)
+	}
 }
 
 func readFile(name string, strict bool) (checker.History, []*checker.InputError, error) {
