@@ -3,6 +3,7 @@ package checker
 import (
 	"fmt"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/anishathalye/porcupine"
@@ -285,7 +286,7 @@ func definiteAmount(h History, p *partition, charges []int) []int {
 			req = i
 			continue
 		}
-		if *op.Input.Amount != *h[req].Input.Amount || op.Input.Currency != h[req].Input.Currency {
+		if *op.Input.Amount != *h[req].Input.Amount || !strings.EqualFold(op.Input.Currency, h[req].Input.Currency) {
 			return nil
 		}
 	}
@@ -295,7 +296,7 @@ func definiteAmount(h History, p *partition, charges []int) []int {
 	out := []int{req}
 	for _, c := range charges {
 		ch := &h[c]
-		if *ch.Input.Amount != *h[req].Input.Amount || (ch.Input.Currency != "" && ch.Input.Currency != h[req].Input.Currency) {
+		if *ch.Input.Amount != *h[req].Input.Amount || (ch.Input.Currency != "" && !strings.EqualFold(ch.Input.Currency, h[req].Input.Currency)) {
 			out = append(out, c)
 		}
 	}

@@ -233,7 +233,7 @@ func claim(st *intentState, in *intentInput) (string, bool) {
 // amountStep compares the charge with the claiming request: the PSP must
 // move what was asked, in the currency asked.
 func amountStep(st *intentState) (string, bool) {
-	if st.ChAmount != st.Amount || (st.ChCurrency != "" && st.Currency != "" && st.ChCurrency != st.Currency) {
+	if st.ChAmount != st.Amount || (st.ChCurrency != "" && st.Currency != "" && !strings.EqualFold(st.ChCurrency, st.Currency)) {
 		return KindWrongAmount, false
 	}
 	return "", true

@@ -187,6 +187,7 @@ func (p *PSP) charge(c *call, pi *paymentIntent, pm string) response {
 		c.acct.charges[pi.latestCharge] = pi
 		o := effectOp("charge", c.idemKey, pi.amount, pi.metadata)
 		o.Output.ChargeID = pi.latestCharge
+		o.Input.Currency = pi.currency // wrong-amount compares it with the request
 		op = &o
 		snap := pi.snapshot()
 		resp = ok(snap)
