@@ -176,9 +176,9 @@ func createStep(st *intentState, in *intentInput) (string, bool) {
 		if in.Outcome == OutcomeInProgress {
 			// "Another request holds this key": whoever holds it claimed,
 			// this request did not. Its claim is the holder's own op, which
-			// porcupine places at that op's answer; only the payment id
-			// named is held to the rest.
-			return paymentStep(st, in)
+			// porcupine places at that op's answer; the payment id named
+			// and "not final yet" are held to the rest.
+			return answerStep(st, in)
 		}
 		if !mayClaim(st, in) {
 			// Money moved for an earlier request; this one, called after,

@@ -55,6 +55,7 @@ func TestIntentModel(t *testing.T) {
 		{"charge before a claim by a request called before it", new(hb).c("a", 0, 30, "fA", OutcomeSucceeded, "pay_7").ch(1, 2).c("r", 5, 8, "fA", OutcomeInProgress, "pay_7"), nil},
 		{"in_progress to another body while the owner runs", new(hb).c("a", 0, 30, "fA", OutcomeSucceeded, "pay_7").c("b", 1, 3, "fB", OutcomeInProgress, "").ch(5, 6), nil},
 		{"in_progress to another body after the owner is final", new(hb).c("a", 0, 10, "fA", OutcomeSucceeded, "pay_7").ch(5, 6).c("b", 20, 30, "fB", OutcomeInProgress, ""), []string{KindInconsistentAnswer}},
+		{"in_progress after a resolve heard succeeded (B5)", new(hb).c("a", 0, 5, "fA", OutcomeError, "").ch(1, 2).r("a", 10, 20, OutcomeSucceeded).c("a", 30, 40, "fA", OutcomeInProgress, "pay_7"), []string{KindInconsistentAnswer}},
 		{"false mismatch with an unknown other fp first", new(hb).c("x", 0, -1, "fB", "", "").c("a", 10, 20, "fA", OutcomeFailed, "pay_7").c("b", 30, 40, "fA", OutcomeMismatch, ""), []string{KindFalseMismatch}},
 	}
 	for _, c := range cases {
