@@ -44,9 +44,9 @@ type Entry struct {
 // Catalogue is every switch.
 var Catalogue = []Entry{
 	{ResolverFreshPSPKey, "resolver", "the resolver replays the derived PSP key <payment_id>:charge", []string{"A1"}, "double-charge"},
-	{CheckThenInsert, "api", "the claim is one conditional write in the key store and the PENDING insert is conditional on UNIQUE (caller_id, client_key)", []string{"A2"}, "two claims and two PSP calls (API counters); the derived PSP key and the ledger's compare-and-set keep the history clean"},
+	{CheckThenInsert, "api", "the claim is one conditional write in the key store and the PENDING insert is conditional on UNIQUE (caller_id, client_key)", []string{"A2"}, "masked in the history (the derived PSP key and the ledger's compare-and-set keep one charge and one payment); caught by the fake PSP's own log: two calls under one key for one intent"},
 	{TakeoverNewPSPKey, "api", "a takeover reads the durable row and calls the PSP with the derived key", []string{"A3"}, "double-charge"},
-	{CompleteUnconditional, "api", "completion of the key record only if owner = me", []string{"A4"}, "the zombie overwrites the key record (seen in the record); answers are rendered from the ledger row, so the history stays clean"},
+	{CompleteUnconditional, "api", "completion of the key record only if owner = me", []string{"A4"}, "masked: answers are rendered from the ledger row, so the zombie's overwrite of the key record carries the same answer and the history passes; the guard that holds is the PENDING row under UNIQUE (caller_id, client_key) the takeover settled; the spec sees the overwrite in the record"},
 	{FingerprintRawBytes, "api", "the fingerprint hashes the meaning fields in a fixed order, not the raw body", []string{"A5"}, "false-mismatch"},
 	{NoFingerprintCheck, "api", "a repeat with another fingerprint gets 422", []string{"A5"}, "mismatch-accepted"},
 	{KeyNotScoped, "api", "the scope is endpoint:caller:key", []string{"A6"}, "inconsistent-answer"},
@@ -56,7 +56,7 @@ var Catalogue = []Entry{
 	{NonAtomicResolve, "api", "RESOLVE's VOID goes in with insert-if-absent under UNIQUE (caller_id, client_key)", []string{"B3"}, "effect-after-void"},
 	{NoDurableGuard, "api", "the PENDING row under UNIQUE (caller_id, client_key) with a derived payment id", []string{"B4"}, "double-charge"},
 	{ReadPathTrustsPresence, "api", "a key record with expires_at < now is read as absent", []string{"B5"}, "inconsistent-answer"},
-	{FreshRefundKey, "resolver", "refund retries carry the derived key <payment_id>:cancel:refund", []string{"B6"}, "two refunds in the PSP's log (no checker kind names it)"},
+	{FreshRefundKey, "resolver", "refund retries carry the derived key <payment_id>:cancel:refund", []string{"B6"}, "double-refund (one refund request carried out twice under two keys)"},
 	{BlindWebhookUpdate, "webhook", "the webhook inbox and compare-and-set moves with the derived event id", []string{"C1"}, "double-credit"},
 }
 
