@@ -92,7 +92,29 @@ func check(h History, opts CheckOptions) *Result {
 	res.Violations = append(res.Violations, global...)
 	res.Violations = mergeViolations(res.Violations)
 	sortViolations(res.Violations)
+	res.parts = aboutViolations(res.parts, res.Violations)
 	return res
+}
+
+// aboutViolations keeps the partitions a violation may be about (pictured
+// by WriteHTML), so a clean million-op result does not hold every partition.
+func aboutViolations(parts []*partition, vs []Violation) []*partition {
+	if len(vs) == 0 {
+		return nil
+	}
+	names, places := map[string]bool{}, map[string]bool{}
+	for _, v := range vs {
+		names[v.Partition] = true
+		places["i"+v.Intent] = true
+		places["m"+v.Merchant] = true
+	}
+	var kept []*partition
+	for _, p := range parts {
+		if names[p.Name] || (p.Intent != "" && places["i"+p.Intent]) || (p.Merchant != "" && places["m"+p.Merchant]) {
+			kept = append(kept, p)
+		}
+	}
+	return kept
 }
 
 // mergeViolations joins violations of one kind at one place (an intent seen

@@ -186,9 +186,21 @@ func ReadJSONLWith(r io.Reader, o ReadOptions) (History, []*InputError, error) {
 func readAll(r io.Reader) ([]byte, error) {
 	if st, ok := r.(interface{ Stat() (os.FileInfo, error) }); ok {
 		if fi, err := st.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() > 0 {
-			buf := bytes.NewBuffer(make([]byte, 0, fi.Size()+1))
-			_, err := buf.ReadFrom(r)
-			return buf.Bytes(), err
+			// Exactly the file's size: a bytes.Buffer would double it to
+			// keep spare room for a read that never comes.
+			buf := make([]byte, fi.Size())
+			n, err := io.ReadFull(r, buf)
+			if err == io.ErrUnexpectedEOF || err == io.EOF {
+				return buf[:n], nil // the file shrank while we read it
+			}
+			if err != nil {
+				return nil, err
+			}
+			rest, err := io.ReadAll(r) // it grew
+			if len(rest) > 0 {
+				buf = append(buf, rest...)
+			}
+			return buf, err
 		}
 	}
 	return io.ReadAll(r)
