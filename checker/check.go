@@ -18,6 +18,13 @@ const defaultTimeout = 10 * time.Second
 // then checks the invariants that only hold at quiescence. Violations come
 // out in a deterministic order.
 func Check(h History, opts CheckOptions) *Result {
+	start := time.Now()
+	res := check(h, opts)
+	res.Elapsed = time.Since(start)
+	return res
+}
+
+func check(h History, opts CheckOptions) *Result {
 	if opts.Timeout <= 0 {
 		opts.Timeout = defaultTimeout
 	}
@@ -36,6 +43,7 @@ func Check(h History, opts CheckOptions) *Result {
 		defer close(globalDone)
 		global = append(crossIntentAnswers(h, l), quiescence(h, l, facts)...)
 		global = append(global, sinkDivergence(h, facts)...)
+		global = append(global, refundViolations(h, l, facts.hasCharges)...)
 	}()
 	var merchants []*partition
 	merchantsDone := make(chan struct{})
@@ -86,7 +94,29 @@ func Check(h History, opts CheckOptions) *Result {
 	res.Violations = mergeViolations(res.Violations)
 	res.addShapes(h) // versioned writes and durable conditions (shape.go), apart from the merge
 	sortViolations(res.Violations)
+	res.parts = aboutViolations(res.parts, res.Violations)
 	return res
+}
+
+// aboutViolations keeps the partitions a violation may be about (pictured
+// by WriteHTML), so a clean million-op result does not hold every partition.
+func aboutViolations(parts []*partition, vs []Violation) []*partition {
+	if len(vs) == 0 {
+		return nil
+	}
+	names, places := map[string]bool{}, map[string]bool{}
+	for _, v := range vs {
+		names[v.Partition] = true
+		places["i"+v.Intent] = true
+		places["m"+v.Merchant] = true
+	}
+	var kept []*partition
+	for _, p := range parts {
+		if names[p.Name] || (p.Intent != "" && places["i"+p.Intent]) || (p.Merchant != "" && places["m"+p.Merchant]) {
+			kept = append(kept, p)
+		}
+	}
+	return kept
 }
 
 // mergeViolations joins violations of one kind at one place (an intent seen
@@ -135,11 +165,7 @@ func wellFormed(h History) (History, []string) {
 	var bad []int
 	var why []string
 	for i := range h {
-		op := h[i]
-		if op.Output != nil {
-			out := *op.Output
-			op.Output = &out
-		}
+		op := &h[i]
 		e := first(func() *InputError {
 			switch {
 			case op.Process == "":
@@ -150,7 +176,7 @@ func wellFormed(h History) (History, []string) {
 				return &InputError{Field: "return", Msg: "before call"}
 			}
 			return nil
-		}(), validate(&op))
+		}(), validate(op))
 		if e != nil {
 			e.Line = i + 1
 			bad = append(bad, i)

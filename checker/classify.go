@@ -3,6 +3,7 @@ package checker
 import (
 	"fmt"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/anishathalye/porcupine"
@@ -13,7 +14,7 @@ import (
 // When an unknown outcome makes two single kinds fit (did the timed-out
 // create with another fingerprint claim or not?), the first is named and the
 // message lists the others.
-var intentKinds = []string{KindDoubleCharge, KindEffectAfterVoid, KindFalseMismatch, KindMismatchAccepted, KindInconsistentAnswer}
+var intentKinds = []string{KindDoubleCharge, KindEffectAfterVoid, KindWrongAmount, KindFalseMismatch, KindMismatchAccepted, KindInconsistentAnswer}
 
 // classifyIntent names what an illegal (or undecided) intent partition broke.
 // Porcupine decides legality; the kind comes from rules that are true in every
@@ -66,10 +67,55 @@ func classifyIntent(h History, p *partition, r porcupine.CheckResult, timeout ti
 		}
 		return append(vs, *found)
 	}
+	if more := severalKinds(h, p, relax, timeout); len(more) > 0 {
+		return append(vs, more...)
+	}
 	return append(vs, Violation{
 		Kind: KindInconsistentAnswer, Intent: p.Intent, Ops: opsAt(h, p.members),
 		Message: fmt.Sprintf("no order of intent %s's operations fits one sequential payment", p.Intent),
 	})
+}
+
+// severalKinds handles a partition that breaks two constraints at once (a
+// wrong amount charged and answered to another request): relax every kind,
+// then put back each one the partition does not need, in intentKinds order.
+// It returns one violation per kind left, nil when even that does not fit.
+func severalKinds(h History, p *partition, base relaxed, timeout time.Duration) []Violation {
+	all := relaxed{}
+	for k := range base {
+		all[k] = true
+	}
+	for _, k := range intentKinds {
+		all[k] = true
+	}
+	if porcupine.CheckOperationsTimeout(p.relaxedModel(all), p.ops, timeout) != porcupine.Ok {
+		return nil
+	}
+	for _, k := range intentKinds {
+		delete(all, k)
+		if porcupine.CheckOperationsTimeout(p.relaxedModel(all), p.ops, timeout) != porcupine.Ok {
+			all[k] = true
+		}
+	}
+	res, info := porcupine.CheckOperationsVerbose(p.relaxedModel(all), p.ops, timeout)
+	if res != porcupine.Ok {
+		return nil
+	}
+	var vs []Violation
+	for _, k := range intentKinds {
+		if !all[k] || base[k] {
+			continue
+		}
+		idx := firedAt(info, k)
+		if len(idx) == 0 {
+			idx = p.members
+		}
+		vs = append(vs, Violation{
+			Kind: k, Intent: p.Intent, Ops: opsAt(h, idx),
+			Message: fmt.Sprintf("no order of intent %s's operations fits one sequential payment; it breaks %s among other rules", p.Intent, k),
+		})
+	}
+	return vs
 }
 
 // firedAt replays the linearization porcupine found under a relaxed model and
@@ -106,6 +152,9 @@ func firedAt(info porcupine.LinearizationInfo, kind string) []int {
 				add(claim)
 			case KindEffectAfterVoid:
 				add(void)
+				add(charge)
+			case KindWrongAmount:
+				add(claim)
 				add(charge)
 			}
 			add(in.Index)
@@ -153,7 +202,9 @@ func definiteIntent(h History, p *partition) []Violation {
 		case OutcomeMismatch:
 			mismatches = append(mismatches, i)
 		case OutcomeSucceeded, OutcomeFailed, OutcomeProcessing, OutcomeInProgress:
-			if op.Op == OpCreate {
+			// in_progress accepts nothing: a service that locks before it
+			// compares fingerprints answers it to the other body too.
+			if op.Op == OpCreate && o != OutcomeInProgress {
 				acceptedFP[op.Input.Fingerprint] = append(acceptedFP[op.Input.Fingerprint], i)
 			}
 			if o == OutcomeSucceeded || o == OutcomeFailed {
@@ -178,6 +229,9 @@ func definiteIntent(h History, p *partition) []Violation {
 	var vs []Violation
 	if len(charges) > 1 {
 		vs = append(vs, v(KindDoubleCharge, fmt.Sprintf("intent %s was charged %d times", p.Intent, len(charges)), charges))
+	}
+	if w := definiteAmount(h, p, charges); len(w) > 0 {
+		vs = append(vs, v(KindWrongAmount, fmt.Sprintf("intent %s was charged %s although every request that could claim it asked %s", p.Intent, money(&h[w[len(w)-1]]), money(&h[w[0]])), w))
 	}
 	if len(voids) > 0 && len(charges) > 0 {
 		vs = append(vs, v(KindEffectAfterVoid, fmt.Sprintf("intent %s was answered void and charged", p.Intent), voids, charges))
@@ -216,6 +270,47 @@ func definiteIntent(h History, p *partition) []Violation {
 		}
 	}
 	return vs
+}
+
+// definiteAmount returns a claiming create and the charges of other amounts
+// when every create that could claim the intent asked one amount and
+// currency: then the order does not matter.
+func definiteAmount(h History, p *partition, charges []int) []int {
+	req := -1
+	for _, i := range p.members {
+		op := &h[i]
+		if op.Op != OpCreate || !claims(op) {
+			continue
+		}
+		if req < 0 {
+			req = i
+			continue
+		}
+		if *op.Input.Amount != *h[req].Input.Amount || !strings.EqualFold(op.Input.Currency, h[req].Input.Currency) {
+			return nil
+		}
+	}
+	if req < 0 {
+		return nil
+	}
+	out := []int{req}
+	for _, c := range charges {
+		ch := &h[c]
+		if *ch.Input.Amount != *h[req].Input.Amount || (ch.Input.Currency != "" && !strings.EqualFold(ch.Input.Currency, h[req].Input.Currency)) {
+			out = append(out, c)
+		}
+	}
+	if len(out) == 1 {
+		return nil
+	}
+	return out
+}
+
+func money(op *Op) string {
+	if op.Input.Currency == "" {
+		return itoa64(*op.Input.Amount)
+	}
+	return itoa64(*op.Input.Amount) + " " + op.Input.Currency
 }
 
 // classifyMerchant names what an illegal merchant stretch broke. It returns

@@ -17,7 +17,9 @@ import (
 //     unknown too), so it does not undo a "succeeded" heard before it; with
 //     no success at all, an error is as bad as any other non-answer;
 //   - "mismatch" answers another request that reused the key, not this
-//     payment, and is left out;
+//     payment, and is left out; so is any answer to a create whose
+//     fingerprint differs from the one answered succeeded (an in_progress to
+//     another body is about that body, not this payment);
 //   - a non-success answer that overlaps a success (called before the success
 //     returned) may be ordered before it, as the model may: only a question
 //     asked after the success was heard and answered processing, in_progress
@@ -86,6 +88,7 @@ func uncovered(h History, cs []int, refunded map[string]int64) []int {
 
 // judgeFinal decides one charged intent from its client ops.
 func judgeFinal(h History, intent string, open, ops []int) (Violation, bool) {
+	ops = ownerAnswers(h, ops)
 	var lastOK *int64
 	var final = -1 // latest-returning answer other than mismatch
 	for _, i := range ops {
@@ -172,4 +175,29 @@ func answerList(h History, ops []int) string {
 		parts = append(parts, s)
 	}
 	return strings.Join(parts, ", ")
+}
+
+// ownerAnswers drops the creates whose fingerprint differs from the one a
+// create was answered succeeded with: they asked about another request. With
+// no create answered succeeded, every op is kept.
+func ownerAnswers(h History, ops []int) []int {
+	owner := ""
+	for _, i := range ops {
+		op := h[i]
+		if op.Op == OpCreate && op.Return != nil && op.Output != nil && op.Output.Outcome == OutcomeSucceeded {
+			owner = op.Input.Fingerprint
+			break
+		}
+	}
+	if owner == "" {
+		return ops
+	}
+	out := make([]int, 0, len(ops))
+	for _, i := range ops {
+		if h[i].Op == OpCreate && h[i].Input.Fingerprint != owner {
+			continue
+		}
+		out = append(out, i)
+	}
+	return out
 }

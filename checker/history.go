@@ -41,17 +41,21 @@ type Op struct {
 // Input holds the fields of every kind's input; each kind uses its own subset.
 // Pointers mark fields whose absence the strict reader must tell from zero.
 type Input struct {
-	Fingerprint string            `json:"fingerprint,omitempty"`
-	Amount      *int64            `json:"amount,omitempty"`
-	Currency    string            `json:"currency,omitempty"`
-	PSPKey      string            `json:"psp_key,omitempty"`
-	ChargeID    string            `json:"charge_id,omitempty"`
-	Merchant    string            `json:"merchant,omitempty"`
-	EventID     string            `json:"event_id,omitempty"`
-	ReplaceID   string            `json:"replace_id,omitempty"`
-	Recipient   string            `json:"recipient,omitempty"`
-	Metadata    map[string]string `json:"metadata,omitempty"`
-	Day         string            `json:"day,omitempty"` // sink (required), credit (optional)
+	Fingerprint string `json:"fingerprint,omitempty"`
+	Amount      *int64 `json:"amount,omitempty"`
+	Currency    string `json:"currency,omitempty"`
+	PSPKey      string `json:"psp_key,omitempty"`
+	ChargeID    string `json:"charge_id,omitempty"`
+	Merchant    string `json:"merchant,omitempty"`
+	EventID     string `json:"event_id,omitempty"`
+	ReplaceID   string `json:"replace_id,omitempty"`
+	Recipient   string `json:"recipient,omitempty"`
+	// Request (refund, optional) is the refund request a PSP refund carries
+	// out, e.g. the merchant's own refund id: two refunds of one request
+	// under two keys are a double-refund.
+	Request  string            `json:"request,omitempty"`
+	Metadata map[string]string `json:"metadata,omitempty"`
+	Day      string            `json:"day,omitempty"` // sink (required), credit (optional)
 
 	// The shape kinds' fields (shape.go).
 	ShapeInput

@@ -2,6 +2,7 @@ package checker
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/anishathalye/porcupine"
 )
@@ -15,6 +16,15 @@ type intentState struct {
 	Void    bool
 	Charged bool
 	Final   string // "", succeeded or failed
+	// ClaimFPs is set when a charge came before any claim although creates
+	// were called before the charge returned: the claim that follows must
+	// carry one of their fingerprints ("\x00fp1\x00fp2\x00"), since a
+	// request called only after the money moved cannot be what moved it.
+	ClaimFPs string
+	// Amount and Currency are the claim's request; ChAmount and ChCurrency
+	// the charge's (currency "" when the file does not say).
+	Amount, ChAmount     int64
+	Currency, ChCurrency string
 }
 
 // hash is FNV-1a over the fields, without allocating: porcupine hashes a
@@ -30,7 +40,13 @@ func (st intentState) hash() uint64 {
 	add(st.FP)
 	add(st.Payment)
 	add(st.Final)
-	for _, b := range []bool{st.Claimed, st.Void, st.Charged} {
+	add(st.Currency)
+	add(st.ChCurrency)
+	add(st.ClaimFPs)
+	for _, n := range [2]int64{st.Amount, st.ChAmount} {
+		h = (h ^ uint64(n)) * 1099511628211
+	}
+	for _, b := range [3]bool{st.Claimed, st.Void, st.Charged} {
 		h *= 1099511628211
 		if b {
 			h ^= 1
@@ -50,6 +66,12 @@ type intentInput struct {
 	Payment string
 	Index   int // index in the history, for reports
 	Copies  int // unknown creates folded into this one (see compress)
+	// ClaimFPs (a charge's) lists the fingerprints of the creates that
+	// could claim and were called before the charge returned.
+	ClaimFPs string
+	// Amount and Currency of a create's request or a charge.
+	Amount   int64
+	Currency string
 	// Truth is set when the file records charges at all: only then can
 	// "succeeded" be held to a charge.
 	Truth bool
@@ -105,8 +127,12 @@ func intentStep(st *intentState, in *intentInput) (string, bool) {
 			st.Charged = true
 			return KindInconsistentAnswer, false
 		}
-		st.Charged = true
-		return "", true
+		st.Charged, st.ChAmount, st.ChCurrency = true, in.Amount, in.Currency
+		if !st.Claimed {
+			st.ClaimFPs = in.ClaimFPs
+			return "", true
+		}
+		return amountStep(st)
 	case OpCreate:
 		return createStep(st, in)
 	case OpResolve:
@@ -118,9 +144,11 @@ func intentStep(st *intentState, in *intentInput) (string, bool) {
 func createStep(st *intentState, in *intentInput) (string, bool) {
 	if in.Unknown {
 		// Always legal, so porcupine may place it last, which is the same as
-		// never applied: one deterministic step covers both outcomes.
-		if !st.Claimed && !st.Void && !st.Charged {
-			st.Claimed, st.FP = true, in.FP
+		// never applied: one deterministic step covers both outcomes. It
+		// claims an absent intent, or one charged before any claim when its
+		// request may be what was charged.
+		if !st.Claimed && !st.Void && (!st.Charged || mayClaim(st, in)) {
+			return claim(st, in)
 		}
 		return "", true
 	}
@@ -145,9 +173,37 @@ func createStep(st *intentState, in *intentInput) (string, bool) {
 		if in.Outcome == OutcomeMismatch {
 			return KindFalseMismatch, false
 		}
-		st.Claimed, st.FP = true, in.FP
+		if in.Outcome == OutcomeInProgress {
+			// "Another request holds this key": whoever holds it claimed,
+			// this request did not. Its claim is the holder's own op, which
+			// porcupine places at that op's answer; the payment id named
+			// and "not final yet" are held to the rest.
+			return answerStep(st, in)
+		}
+		if !mayClaim(st, in) {
+			// Money moved for an earlier request; this one, called after,
+			// was answered as if it were that request.
+			// (Its fingerprint is none of theirs.)
+			claim(st, in)
+			answerStep(st, in)
+			return KindMismatchAccepted, false
+		}
+		if k, ok := claim(st, in); !ok {
+			answerStep(st, in)
+			return k, false
+		}
 	} else if in.FP != st.FP {
-		if in.Outcome == OutcomeMismatch {
+		switch in.Outcome {
+		case OutcomeMismatch:
+			return "", true
+		case OutcomeInProgress:
+			// A service that locks before comparing fingerprints answers
+			// 409 to the other body while the owner runs: no money moved,
+			// nothing accepted. Once the owner is final, "in progress" is
+			// untrue whoever asks.
+			if st.Final != "" || (in.Payment != "" && st.Payment != "" && in.Payment != st.Payment) {
+				return KindInconsistentAnswer, false
+			}
 			return "", true
 		}
 		return KindMismatchAccepted, false
@@ -155,6 +211,32 @@ func createStep(st *intentState, in *intentInput) (string, bool) {
 		return KindFalseMismatch, false
 	}
 	return answerStep(st, in)
+}
+
+// mayClaim reports whether in's request may be the one a charge made before
+// any claim was for.
+func mayClaim(st *intentState, in *intentInput) bool {
+	return st.ClaimFPs == "" || strings.Contains(st.ClaimFPs, "\x00"+in.FP+"\x00")
+}
+
+// claim makes in the claim of st and compares its request with a charge
+// made before it.
+func claim(st *intentState, in *intentInput) (string, bool) {
+	st.Claimed, st.FP, st.ClaimFPs = true, in.FP, ""
+	st.Amount, st.Currency = in.Amount, in.Currency
+	if st.Charged {
+		return amountStep(st)
+	}
+	return "", true
+}
+
+// amountStep compares the charge with the claiming request: the PSP must
+// move what was asked, in the currency asked.
+func amountStep(st *intentState) (string, bool) {
+	if st.ChAmount != st.Amount || (st.ChCurrency != "" && st.Currency != "" && !strings.EqualFold(st.ChCurrency, st.Currency)) {
+		return KindWrongAmount, false
+	}
+	return "", true
 }
 
 func resolveStep(st *intentState, in *intentInput) (string, bool) {
@@ -188,12 +270,8 @@ func resolveStep(st *intentState, in *intentInput) (string, bool) {
 // same payment id every time, in_progress/processing only while not final,
 // succeeded only after the charge, and a final answer never changes.
 func answerStep(st *intentState, in *intentInput) (string, bool) {
-	if in.Payment != "" {
-		if st.Payment == "" {
-			st.Payment = in.Payment
-		} else if st.Payment != in.Payment {
-			return KindInconsistentAnswer, false
-		}
+	if k, ok := paymentStep(st, in); !ok {
+		return k, ok
 	}
 	switch in.Outcome {
 	case OutcomeInProgress, OutcomeProcessing:
@@ -214,10 +292,22 @@ func answerStep(st *intentState, in *intentInput) (string, bool) {
 	return "", true
 }
 
+// paymentStep holds an answer's payment id to the one answered before.
+func paymentStep(st *intentState, in *intentInput) (string, bool) {
+	if in.Payment != "" {
+		if st.Payment == "" {
+			st.Payment = in.Payment
+		} else if st.Payment != in.Payment {
+			return KindInconsistentAnswer, false
+		}
+	}
+	return "", true
+}
+
 func describeIntentInput(in *intentInput) string {
 	switch in.Kind {
 	case OpCharge:
-		return "charge"
+		return fmt.Sprintf("charge %d%s", in.Amount, in.Currency)
 	case OpCreate:
 		if in.Unknown {
 			if in.Copies > 1 {

@@ -162,51 +162,36 @@ func uncredited(h History, l *links, credited map[string]bool) []Violation {
 
 // unnotified finds credited payments no notification was shown for.
 func unnotified(h History, l *links, f *facts) []Violation {
-	shown := map[nkey]bool{}
+	// A notify or credit knows its payment by id (or replace id) or by
+	// intent; either way is enough to match.
+	byPayment := map[string]bool{}
+	byIntent := map[string]bool{}
 	for i := range h {
 		if h[i].Op != OpNotify || h[i].Output == nil || h[i].Output.Shown == nil || *h[i].Output.Shown < 1 {
 			continue
 		}
-		for _, k := range notifyKeys(h, l, i) {
-			if k.name != "" {
-				shown[k] = true
-			}
+		if l.payment[i] != "" {
+			byPayment[l.payment[i]] = true
+		}
+		if l.intent[i] != "" {
+			byIntent[l.intent[i]] = true
+		}
+		if h[i].Input.ReplaceID != "" {
+			byPayment[h[i].Input.ReplaceID] = true
 		}
 	}
 	var vs []Violation
 	for _, g := range f.creditGroups {
-		found := false
-		for _, k := range notifyKeys(h, l, g[0]) {
-			found = found || (k.name != "" && shown[k])
+		i := g[0]
+		if (l.payment[i] != "" && byPayment[l.payment[i]]) || (l.intent[i] != "" && byIntent[l.intent[i]]) {
+			continue
 		}
-		if !found {
-			vs = append(vs, Violation{
-				Kind: KindLostEffect, Intent: l.intent[g[0]], Merchant: h[g[0]].Input.Merchant, Ops: opsAt(h, g),
-				Message: fmt.Sprintf("payment %s was credited but never notified", paymentName(l, g[0])),
-			})
-		}
+		vs = append(vs, Violation{
+			Kind: KindLostEffect, Intent: l.intent[i], Merchant: h[i].Input.Merchant, Ops: opsAt(h, g),
+			Message: fmt.Sprintf("payment %s was credited but never notified", paymentName(l, i)),
+		})
 	}
 	return vs
-}
-
-// nkey names a payment either way a notify or credit may know it.
-type nkey struct {
-	byIntent bool
-	name     string
-}
-
-func notifyKeys(h History, l *links, i int) [3]nkey {
-	var ks [3]nkey
-	if l.payment[i] != "" {
-		ks[0] = nkey{false, l.payment[i]}
-	}
-	if l.intent[i] != "" {
-		ks[1] = nkey{true, l.intent[i]}
-	}
-	if h[i].Op == OpNotify && h[i].Input.ReplaceID != "" {
-		ks[2] = nkey{false, h[i].Input.ReplaceID}
-	}
-	return ks
 }
 
 // stacked finds a recipient with more notifications on screen than the
@@ -233,8 +218,8 @@ func stacked(h History, l *links) []Violation {
 		sort.SliceStable(ns, func(a, b int) bool { return h[ns[a]].Call < h[ns[b]].Call })
 		bad := map[string][]int{} // payment -> offending notifies
 		var order []string
-		alerts := map[string][]int{}
-		sofar := map[string]bool{}
+		alerts := make(map[string][]int, 1)
+		sofar := make(map[string]bool, len(ns))
 		for k, i := range ns {
 			pay := notifyPayment(h, l, i)
 			if a := h[i].Output.Alert; a != nil && *a {
@@ -242,12 +227,15 @@ func stacked(h History, l *links) []Violation {
 			}
 			sofar[pay] = true
 			distinct := len(sofar)
-			ahead := map[string]bool{}
+			var ahead map[string]bool // most notifies overlap none: no map
 			for _, j := range ns[k+1:] {
 				if h[j].Call > *h[i].Return {
 					break
 				}
 				if p := notifyPayment(h, l, j); !sofar[p] && !ahead[p] {
+					if ahead == nil {
+						ahead = map[string]bool{}
+					}
 					ahead[p] = true
 					distinct++
 				}

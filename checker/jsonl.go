@@ -7,8 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"reflect"
 	"runtime"
+	"sort"
+	"strings"
 	"sync"
 )
 
@@ -69,11 +72,29 @@ func (o *optInt) UnmarshalJSON(b []byte) error {
 // ReadJSONL reads a history strictly (HISTORY.md): any line that does not
 // parse, lacks a required field, names an unknown op or returns before its
 // call is an *InputError naming the first such line. Unknown extra fields are
-// allowed; blank lines are skipped. Lines are parsed on all cores.
+// allowed (ReadJSONLWith reports them); blank lines are skipped. Lines are
+// parsed on all cores.
 func ReadJSONL(r io.Reader) (History, error) {
-	data, err := io.ReadAll(r)
+	h, _, err := ReadJSONLWith(r, ReadOptions{})
+	return h, err
+}
+
+// ReadOptions tune ReadJSONLWith.
+type ReadOptions struct {
+	// File names the input in errors and warnings ("history" when empty).
+	File string
+	// Strict makes an unknown field an error instead of a warning.
+	Strict bool
+}
+
+// ReadJSONLWith is ReadJSONL that also returns one warning per unknown field
+// name (a misspelt "ammount" is otherwise silently ignored): the first line
+// it is on, and on how many lines. With Strict the first unknown field is
+// the error.
+func ReadJSONLWith(r io.Reader, o ReadOptions) (History, []*InputError, error) {
+	data, err := readAll(r)
 	if err != nil {
-		return nil, &InputError{Line: 1, Msg: "read: " + err.Error()}
+		return nil, nil, &InputError{File: o.File, Line: 1, Msg: "read: " + err.Error()}
 	}
 	var lines [][]byte
 	for len(data) > 0 {
@@ -82,7 +103,7 @@ func ReadJSONL(r io.Reader) (History, error) {
 			i = len(data)
 		}
 		if i > maxLine {
-			return nil, &InputError{Line: len(lines) + 1, Msg: fmt.Sprintf("line longer than %d bytes", maxLine)}
+			return nil, nil, &InputError{File: o.File, Line: len(lines) + 1, Msg: fmt.Sprintf("line longer than %d bytes", maxLine)}
 		}
 		lines = append(lines, data[:i])
 		data = data[min(i+1, len(data)):]
@@ -90,44 +111,124 @@ func ReadJSONL(r io.Reader) (History, error) {
 	ops := make([]Op, len(lines))
 	blank := make([]bool, len(lines))
 	errs := make([]*InputError, len(lines))
+	unknown := make([][]string, len(lines))
 	workers := runtime.GOMAXPROCS(0)
-	chunk := (len(lines) + workers - 1) / workers
+	chunk := max((len(lines)+workers-1)/workers, 1)
 	var wg sync.WaitGroup
 	for lo := 0; lo < len(lines); lo += chunk {
 		hi := min(lo+chunk, len(lines))
 		wg.Add(1)
 		go func(lo, hi int) {
 			defer wg.Done()
+			var d fastLine
 			for i := lo; i < hi; i++ {
 				b := bytes.TrimSpace(lines[i])
 				if len(b) == 0 {
 					blank[i] = true
 					continue
 				}
-				op, e := parseLine(b)
+				extra, e := parseLineInto(&d, b, &ops[i])
+				if e == nil && o.Strict && len(extra) > 0 {
+					e = &InputError{Field: extra[0], Msg: "unknown field (--strict)"}
+				}
 				if e != nil {
-					e.Line = i + 1
+					e.Line, e.File = i+1, o.File
 					errs[i] = e
 					return // lines after the first error in a chunk do not matter
 				}
-				ops[i] = op
+				unknown[i] = extra
 			}
 		}(lo, hi)
 	}
 	wg.Wait()
-	h := ops[:0]
+	var warns []*InputError
+	at := map[string]int{}
+	counts := map[string]int{}
+	blanks := 0
 	for i := range ops {
 		if errs[i] != nil {
-			return nil, errs[i]
+			return nil, nil, errs[i]
 		}
-		if !blank[i] {
-			h = append(h, ops[i])
+		for _, f := range unknown[i] {
+			if _, ok := at[f]; !ok {
+				at[f] = len(warns)
+				warns = append(warns, &InputError{File: o.File, Line: i + 1, Field: f})
+			}
+			counts[f]++
+		}
+		if blank[i] {
+			blanks++
+		}
+	}
+	h := History(ops)
+	if blanks > 0 {
+		h = ops[:0]
+		for i := range ops {
+			if !blank[i] {
+				h = append(h, ops[i])
+			}
+		}
+	}
+	for _, w := range warns {
+		w.Msg = "unknown field, ignored"
+		if n := counts[w.Field]; n > 1 {
+			w.Msg += fmt.Sprintf(" (on %d lines, the first shown)", n)
 		}
 	}
 	if len(h) == 0 {
-		return nil, nil
+		return nil, warns, nil
 	}
-	return h, nil
+	return h, warns, nil
+}
+
+// readAll reads r in one allocation when it can tell its size (a file): the
+// lines' strings point into this buffer (see fastLine).
+func readAll(r io.Reader) ([]byte, error) {
+	if st, ok := r.(interface{ Stat() (os.FileInfo, error) }); ok {
+		if fi, err := st.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() > 0 {
+			// Exactly the file's size: a bytes.Buffer would double it to
+			// keep spare room for a read that never comes.
+			buf := make([]byte, fi.Size())
+			n, err := io.ReadFull(r, buf)
+			if err == io.ErrUnexpectedEOF || err == io.EOF {
+				return buf[:n], nil // the file shrank while we read it
+			}
+			if err != nil {
+				return nil, err
+			}
+			rest, err := io.ReadAll(r) // it grew
+			if len(rest) > 0 {
+				buf = append(buf, rest...)
+			}
+			return buf, err
+		}
+	}
+	return io.ReadAll(r)
+}
+
+// parseLineFields decodes one line, on the fast path when it can, and lists
+// its unknown fields.
+func parseLineFields(b []byte) (Op, []string, *InputError) {
+	var d fastLine
+	var op Op
+	extra, e := parseLineInto(&d, b, &op)
+	return op, extra, e
+}
+
+// parseLineInto decodes b into op with d (reused line to line).
+func parseLineInto(d *fastLine, b []byte, op *Op) ([]string, *InputError) {
+	d.reset(b)
+	if d.decode() {
+		return d.unknown, finishInto(&d.w, op, &d.slab)
+	}
+	var w wireOp
+	if err := json.Unmarshal(b, &w); err != nil {
+		return nil, jsonError(err)
+	}
+	if e := finishInto(&w, op, &d.slab); e != nil {
+		return nil, e
+	}
+	return slowUnknown(b), nil
 }
 
 func parseLine(b []byte) (Op, *InputError) {
@@ -136,25 +237,30 @@ func parseLine(b []byte) (Op, *InputError) {
 		return Op{}, jsonError(err)
 	}
 	var op Op
+	e := finishInto(&w, &op, &slab{})
+	return op, e
+}
+
+// finishInto applies the required fields of HISTORY.md to a decoded line.
+func finishInto(w *wireOp, op *Op, sl *slab) *InputError {
 	switch {
 	case w.Process == nil || *w.Process == "":
-		return op, missing("process")
+		return missing("process")
 	case w.Op == nil:
-		return op, missing("op")
+		return missing("op")
 	case !knownOp(*w.Op):
-		return op, &InputError{Field: "op", Msg: fmt.Sprintf("unknown op %q", *w.Op)}
+		return &InputError{Field: "op", Msg: fmt.Sprintf("unknown op %q", *w.Op)}
 	case w.Call == nil:
-		return op, missing("call")
+		return missing("call")
 	case !w.Return.set:
-		return op, missing("return")
+		return missing("return")
 	}
-	op = Op{Process: *w.Process, Op: *w.Op, Call: *w.Call, Intent: w.Intent, PaymentID: w.PaymentID}
+	*op = Op{Process: *w.Process, Op: *w.Op, Call: *w.Call, Intent: w.Intent, PaymentID: w.PaymentID}
 	if !w.Return.null {
 		if w.Return.v < op.Call {
-			return op, &InputError{Field: "return", Msg: fmt.Sprintf("return %d is before call %d", w.Return.v, op.Call)}
+			return &InputError{Field: "return", Msg: fmt.Sprintf("return %d is before call %d", w.Return.v, op.Call)}
 		}
-		ret := w.Return.v
-		op.Return = &ret
+		op.Return = sl.int64(w.Return.v)
 	}
 	if w.Input != nil {
 		op.Input = *w.Input
@@ -162,91 +268,43 @@ func parseLine(b []byte) (Op, *InputError) {
 	if op.Return != nil {
 		op.Output = w.Output
 	}
-	if e := validate(&op); e != nil {
-		return op, e
-	}
-	return op, nil
+	return validate(op)
 }
 
-// validate applies HISTORY.md's per-kind required fields.
-func validate(op *Op) *InputError {
-	if isShapeOp(op.Op) {
-		return validateShape(op)
-	}
-	in := &op.Input
-	need := func(field, v string) *InputError {
-		if v == "" {
-			return missing(field)
-		}
+// slowUnknown lists the unknown fields of a line encoding/json decoded
+// (which matches field names in any case).
+func slowUnknown(b []byte) []string {
+	var top map[string]json.RawMessage
+	if json.Unmarshal(b, &top) != nil {
 		return nil
 	}
-	needAmount := func() *InputError {
-		if in.Amount == nil {
-			return missing("input.amount")
+	var out []string
+	for k, v := range top {
+		if !knownFold(knownTop, k) {
+			out = append(out, k)
+			continue
 		}
-		return nil
+		var known map[string]bool
+		switch strings.ToLower(k) {
+		case "input":
+			known = knownInput
+		case "output":
+			known = knownOutput
+		default:
+			continue
+		}
+		var sub map[string]json.RawMessage
+		if json.Unmarshal(v, &sub) != nil {
+			continue
+		}
+		for sk := range sub {
+			if !knownFold(known, sk) {
+				out = append(out, strings.ToLower(k)+"."+sk)
+			}
+		}
 	}
-	needScope := func() *InputError {
-		if op.Intent == "" && op.PaymentID == "" && in.Metadata["intent"] == "" && in.Metadata["payment_id"] == "" {
-			return &InputError{Field: "intent", Msg: "missing (an effect names its intent or payment_id)"}
-		}
-		return nil
-	}
-	var e *InputError
-	switch op.Op {
-	case OpCreate:
-		e = first(need("intent", op.Intent), need("input.fingerprint", in.Fingerprint), needAmount(), need("input.currency", in.Currency))
-	case OpResolve:
-		e = need("intent", op.Intent)
-	case OpCharge:
-		e = first(needScope(), need("input.psp_key", in.PSPKey), needAmount())
-	case OpRefund:
-		e = first(needScope(), need("input.psp_key", in.PSPKey), needAmount(), need("input.charge_id", in.ChargeID))
-	case OpCredit:
-		e = first(needScope(), need("input.merchant", in.Merchant), needAmount(), need("input.event_id", in.EventID))
-	case OpNotify:
-		e = first(needScope(), need("input.replace_id", in.ReplaceID), need("input.recipient", in.Recipient))
-	case OpBalance:
-		e = need("input.merchant", in.Merchant)
-	case OpSink:
-		e = first(need("input.merchant", in.Merchant), need("input.day", in.Day))
-	}
-	if e != nil || op.Return == nil {
-		if op.Return == nil {
-			op.Output = nil // HISTORY.md: output is ignored when return is null
-		}
-		return e
-	}
-	out := op.Output
-	has := out != nil
-	switch op.Op {
-	case OpCreate, OpResolve:
-		if !has || out.Outcome == "" {
-			return missing("output.outcome")
-		}
-		if !knownOutcome(out.Outcome) {
-			return &InputError{Field: "output.outcome", Msg: fmt.Sprintf("unknown outcome %q", out.Outcome)}
-		}
-	case OpCharge:
-		if !has || out.ChargeID == "" {
-			return missing("output.charge_id")
-		}
-	case OpRefund:
-		if !has || out.RefundID == "" {
-			return missing("output.refund_id")
-		}
-	case OpNotify:
-		if !has || out.Shown == nil {
-			return missing("output.shown")
-		}
-	case OpBalance:
-		if !has || out.Balance == nil {
-			return missing("output.balance")
-		}
-	case OpSink:
-		return validSinkOutput(out)
-	}
-	return nil
+	sort.Strings(out)
+	return out
 }
 
 func knownOutcome(o string) bool {

@@ -4,8 +4,11 @@ import (
 	"encoding/xml"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 )
+
+func seconds(f float64) string { return strconv.FormatFloat(f, 'f', 3, 64) }
 
 // junitChecks are the checked properties, one JUnit test case each, with the
 // kinds that fail them.
@@ -19,6 +22,8 @@ var junitChecks = []struct{ name, kind string }{
 	{"no effect after void", KindEffectAfterVoid},
 	{"one notification per payment", KindNotificationStacked},
 	{"stream sink matches ledger", KindSinkDivergence},
+	{"charged what was asked", KindWrongAmount},
+	{"refunds within the charge", KindDoubleRefund},
 }
 
 type junitSuites struct {
@@ -30,14 +35,18 @@ type junitSuite struct {
 	Name     string      `xml:"name,attr"`
 	Tests    int         `xml:"tests,attr"`
 	Failures int         `xml:"failures,attr"`
+	Errors   int         `xml:"errors,attr"`
 	Skipped  int         `xml:"skipped,attr"`
+	Time     string      `xml:"time,attr"`
 	Cases    []junitCase `xml:"testcase"`
 }
 
 type junitCase struct {
 	Name      string        `xml:"name,attr"`
 	Classname string        `xml:"classname,attr"`
+	Time      string        `xml:"time,attr"`
 	Failure   *junitMessage `xml:"failure,omitempty"`
+	Error     *junitMessage `xml:"error,omitempty"`
 	Skipped   *junitMessage `xml:"skipped,omitempty"`
 }
 
@@ -49,19 +58,26 @@ type junitMessage struct {
 
 // WriteJUnit writes one test case per checked property (failing with the
 // violations of its kind), plus one saying whether every partition was
-// decided (skipped when some ran out of time: not proven, not failed).
+// decided: an error when some ran out of time or an op was left out, since
+// nothing was proven there. suite names the test suite (the input, e.g.
+// "idemcheck check history.jsonl"). Messages name at most maxListed
+// violations or partitions, so a million-op run writes a readable file.
 func (r *Result) WriteJUnit(w io.Writer, suite string) error {
 	if suite == "" {
 		suite = "idemcheck"
 	}
-	s := junitSuite{Name: suite}
+	s := junitSuite{Name: suite, Time: seconds(r.Elapsed.Seconds())}
 	for _, c := range junitChecks {
-		tc := junitCase{Name: c.name + " (" + c.kind + ")", Classname: suite}
+		tc := junitCase{Name: c.name + " (" + c.kind + ")", Classname: suite, Time: "0"}
 		vs := r.ByKind(c.kind)
 		switch {
 		case len(vs) > 0:
 			var body strings.Builder
-			for _, v := range vs {
+			for i, v := range vs {
+				if i == maxListed {
+					fmt.Fprintf(&body, "\n... and %d more %s violation(s) (the JSON report lists them)\n", len(vs)-maxListed, c.kind)
+					break
+				}
 				one := Result{Violations: []Violation{v}}
 				text := one.Text()
 				body.WriteString(text[strings.Index(text, "\n")+1:])
@@ -74,14 +90,27 @@ func (r *Result) WriteJUnit(w io.Writer, suite string) error {
 		}
 		s.Cases = append(s.Cases, tc)
 	}
-	dec := junitCase{Name: "every partition decided", Classname: suite}
-	if len(r.Unknown) > 0 {
+	dec := junitCase{Name: "every partition decided", Classname: suite, Time: "0"}
+	if !r.Decided() {
 		var names []string
-		for _, u := range r.Unknown {
+		for i, u := range r.Unknown {
+			if i == maxListed {
+				names = append(names, fmt.Sprintf("and %d more", len(r.Unknown)-maxListed))
+				break
+			}
 			names = append(names, u.Name)
 		}
-		dec.Skipped = &junitMessage{Message: fmt.Sprintf("%d partition(s) undecided within the timeout: %s", len(r.Unknown), strings.Join(names, ", "))}
-		s.Skipped++
+		msg := fmt.Sprintf("%d partition(s) undecided within the timeout, %d op(s) left out: nothing was proven there", len(r.Unknown), len(r.Invalid))
+		body := strings.Join(names, "\n")
+		for i, why := range r.Invalid {
+			if i == maxListed {
+				body += fmt.Sprintf("\n... and %d more ops left out", len(r.Invalid)-maxListed)
+				break
+			}
+			body += "\nnot checked: " + why
+		}
+		dec.Error = &junitMessage{Message: msg, Type: VerdictUndecided, Body: strings.TrimPrefix(body, "\n")}
+		s.Errors++
 	}
 	s.Cases = append(s.Cases, dec)
 	s.Tests = len(s.Cases)

@@ -47,7 +47,8 @@ func link(h History) *links {
 			continue
 		}
 		answers = append(answers, i)
-		for _, pid := range namedPayments(op) {
+		ids := namedPayments(op)
+		for _, pid := range ids.v[:ids.n] {
 			if j, ok := ownerAt[pid]; !ok || earlier(i, j) {
 				ownerAt[pid] = i
 			}
@@ -62,7 +63,8 @@ func link(h History) *links {
 	}
 	crossed := map[string]bool{}
 	for _, i := range answers {
-		for _, pid := range namedPayments(&h[i]) {
+		ids := namedPayments(&h[i])
+		for _, pid := range ids.v[:ids.n] {
 			if l.owner[pid] != h[i].Intent {
 				crossed[pid] = true
 			}
@@ -70,7 +72,8 @@ func link(h History) *links {
 	}
 	if len(crossed) > 0 {
 		for _, i := range answers {
-			for _, pid := range namedPayments(&h[i]) {
+			ids := namedPayments(&h[i])
+			for _, pid := range ids.v[:ids.n] {
 				if crossed[pid] {
 					l.namers[pid] = append(l.namers[pid], i)
 				}
@@ -110,13 +113,22 @@ func link(h History) *links {
 
 // namedPayments lists the payment ids a create or resolve names: the one it
 // was answered with, and the one it asked about.
-func namedPayments(op *Op) []string {
-	var ids []string
+// It returns them in a fixed array (no allocation: it runs for every answer).
+func namedPayments(op *Op) names2 {
+	var ids names2
 	if op.Output != nil && op.Output.PaymentID != "" {
-		ids = append(ids, op.Output.PaymentID)
+		ids.add(op.Output.PaymentID)
 	}
-	if op.PaymentID != "" && (len(ids) == 0 || ids[0] != op.PaymentID) {
-		ids = append(ids, op.PaymentID)
+	if op.PaymentID != "" && (ids.n == 0 || ids.v[0] != op.PaymentID) {
+		ids.add(op.PaymentID)
 	}
 	return ids
 }
+
+// names2 is at most two names.
+type names2 struct {
+	v [2]string
+	n int
+}
+
+func (a *names2) add(s string) { a.v[a.n] = s; a.n++ }

@@ -51,6 +51,11 @@ func TestIntentModel(t *testing.T) {
 		{"void then answered failed", new(hb).r("a", 0, 5, OutcomeVoid).c("b", 10, 20, "fA", OutcomeFailed, "pay_7"), []string{KindInconsistentAnswer}},
 		{"void then answered in_progress", new(hb).r("a", 0, 5, OutcomeVoid).c("b", 10, 20, "fA", OutcomeInProgress, ""), []string{KindInconsistentAnswer}},
 		{"void then answered succeeded", new(hb).r("a", 0, 5, OutcomeVoid).c("b", 10, 20, "fA", OutcomeSucceeded, "pay_7"), []string{KindEffectAfterVoid}},
+		{"charge before a claim is held to the earlier request", new(hb).c("a", 0, -1, "fA", "", "").ch(1, 2).c("b", 10, 20, "fB", OutcomeSucceeded, "pay_7"), []string{KindMismatchAccepted}},
+		{"charge before a claim by a request called before it", new(hb).c("a", 0, 30, "fA", OutcomeSucceeded, "pay_7").ch(1, 2).c("r", 5, 8, "fA", OutcomeInProgress, "pay_7"), nil},
+		{"in_progress to another body while the owner runs", new(hb).c("a", 0, 30, "fA", OutcomeSucceeded, "pay_7").c("b", 1, 3, "fB", OutcomeInProgress, "").ch(5, 6), nil},
+		{"in_progress to another body after the owner is final", new(hb).c("a", 0, 10, "fA", OutcomeSucceeded, "pay_7").ch(5, 6).c("b", 20, 30, "fB", OutcomeInProgress, ""), []string{KindInconsistentAnswer}},
+		{"in_progress after a resolve heard succeeded (B5)", new(hb).c("a", 0, 5, "fA", OutcomeError, "").ch(1, 2).r("a", 10, 20, OutcomeSucceeded).c("a", 30, 40, "fA", OutcomeInProgress, "pay_7"), []string{KindFailedButCharged, KindInconsistentAnswer}},
 		{"false mismatch with an unknown other fp first", new(hb).c("x", 0, -1, "fB", "", "").c("a", 10, 20, "fA", OutcomeFailed, "pay_7").c("b", 30, 40, "fA", OutcomeMismatch, ""), []string{KindFalseMismatch}},
 	}
 	for _, c := range cases {

@@ -1,6 +1,7 @@
 package checker
 
 import (
+	"bytes"
 	"math"
 	"sort"
 
@@ -30,16 +31,40 @@ type partition struct {
 	init    merchantState // a merchant stretch's starting state
 }
 
-// clients numbers processes within a partition for the picture.
-type clients map[string]int
-
-func (c clients) id(p string) int {
-	if id, ok := c[p]; ok {
-		return id
-	}
-	c[p] = len(c)
-	return c[p]
+// clients numbers processes within a partition for the picture. Most
+// partitions have a handful, found by a look along the list; a map takes
+// over for big ones.
+type clients struct {
+	names []string
+	m     map[string]int
 }
+
+func (c *clients) id(p string) int {
+	if c.m != nil {
+		if id, ok := c.m[p]; ok {
+			return id
+		}
+		c.m[p] = len(c.m)
+		return c.m[p]
+	}
+	for i, n := range c.names {
+		if n == p {
+			return i
+		}
+	}
+	c.names = append(c.names, p)
+	if len(c.names) > 16 {
+		c.m = make(map[string]int, 2*len(c.names))
+		for i, n := range c.names {
+			c.m[n] = i
+		}
+	}
+	return len(c.names) - 1
+}
+
+// strictIntentModel is the intent model without relaxations, shared by
+// every partition.
+var strictIntentModel = intentModel(nil)
 
 func retOf(op *Op) int64 {
 	if op.Return == nil {
@@ -85,18 +110,37 @@ func intentPartitions(h History, l *links, truth bool) []*partition {
 
 func intentPartition(h History, intent string, idx []int, truth bool) *partition {
 	p := &partition{Name: "intent " + intent, Intent: intent, members: idx, ops: make([]porcupine.Operation, 0, len(idx))}
-	cl := make(clients, len(idx))
+	var cl clients
 	var folded map[string]*intentInput // fold key -> kept op
 	var keptAt map[string]int          // fold key -> position in p.ops
+	// Creates that could claim (see claims), by call: a charge gets the fingerprints of those called before it
+	// returned (see intentState.ClaimFPs).
+	var claimers []int
 	for _, i := range idx {
+		if op := &h[i]; op.Op == OpCreate && claims(op) {
+			claimers = append(claimers, i)
+		}
+	}
+	ins := make([]intentInput, len(idx))
+	for k, i := range idx {
 		op := &h[i]
-		in := &intentInput{Kind: op.Op, Index: i, Copies: 1, Truth: truth}
+		in := &ins[k]
+		*in = intentInput{Kind: op.Op, Index: i, Copies: 1, Truth: truth}
 		ret := retOf(op)
-		if op.Op != OpCharge {
+		switch op.Op {
+		case OpCharge:
+			in.ClaimFPs = claimFPs(h, claimers, ret)
+		default:
 			in.Unknown = op.Output == nil || op.Output.Outcome == OutcomeError
 			if !in.Unknown {
 				in.Outcome, in.Payment = op.Output.Outcome, op.Output.PaymentID
 			}
+		}
+		if op.Input.Amount != nil {
+			in.Amount = *op.Input.Amount
+		}
+		if op.Op != OpResolve {
+			in.Currency = op.Input.Currency
 		}
 		if op.Op == OpCreate {
 			in.FP = op.Input.Fingerprint
@@ -106,7 +150,7 @@ func intentPartition(h History, intent string, idx []int, truth bool) *partition
 			if folded == nil {
 				folded, keptAt = map[string]*intentInput{}, map[string]int{}
 			}
-			key := op.Op + "\x00" + in.FP
+			key := op.Op + "\x00" + in.FP + "\x00" + in.Currency + "\x00" + itoa64(in.Amount)
 			if k, ok := folded[key]; ok {
 				k.Copies++
 				if op.Call < h[k.Index].Call {
@@ -121,9 +165,43 @@ func intentPartition(h History, intent string, idx []int, truth bool) *partition
 		}
 		p.ops = append(p.ops, porcupine.Operation{ClientId: cl.id(op.Process), Input: in, Call: op.Call, Output: nil, Return: ret})
 	}
-	p.model = intentModel(nil)
+	p.model = strictIntentModel
 	p.relaxedModel = intentModel
 	return p
+}
+
+// claims reports whether a create may have claimed its intent: an unknown
+// outcome may, and so may every answer but mismatch, void and in_progress
+// (which say another request holds the key).
+func claims(op *Op) bool {
+	if op.Output == nil {
+		return true
+	}
+	switch op.Output.Outcome {
+	case OutcomeMismatch, OutcomeVoid, OutcomeInProgress:
+		return false
+	}
+	return true
+}
+
+// claimFPs joins the distinct fingerprints of the claimers called by ret,
+// "\x00"-framed, or "" when there is none (nothing to hold the claim to).
+func claimFPs(h History, claimers []int, ret int64) string {
+	var b []byte
+	for _, i := range claimers {
+		if h[i].Call > ret {
+			continue
+		}
+		fp := h[i].Input.Fingerprint
+		if bytes.Contains(b, []byte("\x00"+fp+"\x00")) {
+			continue
+		}
+		if len(b) == 0 {
+			b = append(b, 0)
+		}
+		b = append(append(b, fp...), 0)
+	}
+	return string(b)
 }
 
 // merchantPartitions splits each merchant's credits and answered balance
@@ -234,7 +312,7 @@ func merchantStretch(h History, m string, n int, seg []int, st merchantState, du
 	if n > 0 {
 		p.Name = "merchant " + m + " stretch " + itoa(n+1)
 	}
-	cl := clients{}
+	var cl clients
 	first := h[seg[0]].Call
 	start := porcupine.Operation{ClientId: cl.id("(stretch start)"), Input: &merchantInput{Kind: opStart, Start: st, Index: -1}, Call: first - 1, Return: first - 1}
 	p.ops = append(p.ops, start)
@@ -263,6 +341,13 @@ func merchantStretch(h History, m string, n int, seg []int, st merchantState, du
 		}
 	}
 	return p
+}
+
+func itoa64(n int64) string {
+	if n < 0 {
+		return "-" + itoa(int(-n))
+	}
+	return itoa(int(n))
 }
 
 func itoa(n int) string {

@@ -197,11 +197,3 @@ func retString(r *int64) string {
 	}
 	return fmt.Sprint(*r)
 }
-
-func knownOp(op string) bool {
-	switch op {
-	case OpCreate, OpResolve, OpCharge, OpRefund, OpCredit, OpNotify, OpBalance, OpSink:
-		return true
-	}
-	return isShapeOp(op)
-}

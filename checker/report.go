@@ -22,15 +22,18 @@ func (r *Result) TextOf(vs []Violation) string {
 	return sub.Text()
 }
 
+// maxListed bounds how many undecided partitions or left-out ops a text or
+// JUnit report names one by one; the JSON report lists them all.
+const maxListed = 20
+
 // WriteText writes Text to w.
 func (r *Result) WriteText(w io.Writer) error {
 	var b strings.Builder
-	verdict := "OK"
-	if !r.OK() {
-		verdict = "VIOLATIONS"
-	}
 	fmt.Fprintf(&b, "idemcheck: %s: %d violation(s) in %d ops, %d partitions checked, %d undecided\n",
-		verdict, len(r.Violations), r.Ops, r.Partitions, len(r.Unknown))
+		r.Verdict(), len(r.Violations), r.Ops, r.Partitions, len(r.Unknown))
+	if r.Verdict() == VerdictUndecided {
+		b.WriteString("   no violation found, but nothing was proven where a partition is undecided or an op was left out: not a pass\n")
+	}
 	for i, v := range r.Violations {
 		fmt.Fprintf(&b, "\n%d. %s", i+1, v.Kind)
 		if v.Intent != "" {
@@ -45,10 +48,18 @@ func (r *Result) WriteText(w io.Writer) error {
 			fmt.Fprintf(&b, "   %s\n", line)
 		}
 	}
-	for _, why := range r.Invalid {
+	for i, why := range r.Invalid {
+		if i == maxListed {
+			fmt.Fprintf(&b, "\nNOT CHECKED ... and %d more ops (the JSON report lists them)\n", len(r.Invalid)-maxListed)
+			break
+		}
 		fmt.Fprintf(&b, "\nNOT CHECKED %s\n", why)
 	}
-	for _, u := range r.Unknown {
+	for i, u := range r.Unknown {
+		if i == maxListed {
+			fmt.Fprintf(&b, "\nUNDECIDED ... and %d more partitions (the JSON report lists them)\n", len(r.Unknown)-maxListed)
+			break
+		}
 		why := "porcupine ran out of time"
 		if u.Why != "" {
 			why = u.Why
@@ -59,15 +70,21 @@ func (r *Result) WriteText(w io.Writer) error {
 	return err
 }
 
-// WriteJSON writes the result as one JSON document.
+// WriteJSON writes the result as one JSON document: "ok" (no violation),
+// "verdict" (OK, VIOLATIONS or UNDECIDED), "decided", and every violation
+// and undecided partition.
 func (r *Result) WriteJSON(w io.Writer) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	out := struct {
-		OK bool `json:"ok"`
+		OK        bool    `json:"ok"`
+		Verdict   string  `json:"verdict"`
+		Decided   bool    `json:"decided"`
+		Undecided int     `json:"undecided"`
+		Seconds   float64 `json:"seconds"`
 		*Result
-	}{r.OK(), r}
+	}{r.OK(), r.Verdict(), r.Decided(), len(r.Unknown), r.Elapsed.Seconds(), r}
 	if out.Violations == nil {
 		out.Violations = []Violation{}
 	}

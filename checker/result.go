@@ -19,6 +19,12 @@ const (
 	// KindFailedButCharged: charged, not refunded, and the client's final
 	// answer is not succeeded (converge.go).
 	KindFailedButCharged = "failed-but-charged"
+	// KindWrongAmount: a charge whose amount or currency differs from the
+	// request that claimed the intent.
+	KindWrongAmount = "wrong-amount"
+	// KindDoubleRefund: the refunds of one charge exceed it, or one refund
+	// request was carried out twice.
+	KindDoubleRefund = "double-refund"
 )
 
 // Kinds lists every violation kind, in report order.
@@ -26,6 +32,7 @@ var Kinds = []string{
 	KindDoubleCharge, KindDoubleCredit, KindLostEffect, KindInconsistentAnswer,
 	KindMismatchAccepted, KindFalseMismatch, KindEffectAfterVoid,
 	KindNotificationStacked, KindSinkDivergence, KindFailedButCharged,
+	KindWrongAmount, KindDoubleRefund,
 }
 
 // FaultWindow is a fault the harness injected, drawn on the HTML pictures.
@@ -76,6 +83,8 @@ type Result struct {
 	Invalid    []string `json:"invalid,omitempty"`
 	Ops        int      `json:"ops"`
 	Partitions int      `json:"partitions"`
+	// Elapsed is how long Check took.
+	Elapsed time.Duration `json:"-"`
 
 	opts   CheckOptions
 	failed []*partition // illegal partitions, for the pictures
@@ -90,6 +99,30 @@ func (r *Result) OK() bool { return len(r.Violations) == 0 }
 // Decided reports whether the whole history was checked: every op well
 // formed and every partition decided within the timeout.
 func (r *Result) Decided() bool { return len(r.Unknown) == 0 && len(r.Invalid) == 0 }
+
+// Verdicts of a result (Verdict).
+const (
+	VerdictOK         = "OK"         // no violation and everything decided
+	VerdictViolations = "VIOLATIONS" // at least one violation
+	VerdictUndecided  = "UNDECIDED"  // no violation found, but not everything was decided
+)
+
+// Verdict says what the result proves: VIOLATIONS when a rule broke, else
+// UNDECIDED when a partition ran out of time or an op was left out (nothing
+// was proven there: not a pass), else OK.
+func (r *Result) Verdict() string {
+	switch {
+	case !r.OK():
+		return VerdictViolations
+	case !r.Decided():
+		return VerdictUndecided
+	}
+	return VerdictOK
+}
+
+// Passed reports whether the result proves the history correct: no
+// violation and every partition decided.
+func (r *Result) Passed() bool { return r.Verdict() == VerdictOK }
 
 // ByKind returns the violations of one kind.
 func (r *Result) ByKind(kind string) []Violation {

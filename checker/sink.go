@@ -13,17 +13,6 @@ import (
 // merchant's credited payments of that day, each payment counted once however
 // many credits it got (a second credit is a double-credit of its own).
 
-// validSinkOutput applies HISTORY.md's required output fields of a sink read.
-func validSinkOutput(out *Output) *InputError {
-	if out == nil || out.Total == nil {
-		return missing("output.total")
-	}
-	if out.Tag == nil {
-		return missing("output.tag")
-	}
-	return nil
-}
-
 // creditDay is the day a credit belongs to: its own input.day when the
 // recorder knows it (the ledger's day of the payment), else the UTC date of
 // its call.

@@ -51,6 +51,16 @@ func TestTestdata(t *testing.T) {
 		{"effect-after-void.jsonl", []string{KindEffectAfterVoid}},
 		{"notification-stacked.jsonl", []string{KindNotificationStacked}},
 		{"multi.jsonl", []string{KindDoubleCharge, KindDoubleCredit, KindMismatchAccepted}},
+		// issue 12: what money does.
+		{"mismatch-accepted-unclaimed.jsonl", []string{KindMismatchAccepted}},
+		{"wrong-amount.jsonl", []string{KindWrongAmount}},
+		{"wrong-amount-currency.jsonl", []string{KindWrongAmount}},
+		{"double-refund.jsonl", []string{KindDoubleRefund}},
+		{"double-refund-request.jsonl", []string{KindDoubleRefund}},
+		{"double-refund-no-charge.jsonl", []string{KindDoubleRefund}},
+		{"partial-refunds.jsonl", nil},
+		{"in-progress-other-fp.jsonl", nil},
+		{"in-progress-then-replay.jsonl", []string{KindMismatchAccepted}},
 	}
 	for _, c := range cases {
 		t.Run(c.file, func(t *testing.T) {

@@ -70,6 +70,7 @@ func (p *PSP) captureIntent(c *call) response {
 	pi.chargeKey = c.idemKey
 	op := effectOp("charge", c.idemKey, amount, pi.metadata)
 	op.Output.ChargeID = pi.latestCharge
+	op.Input.Currency = pi.currency // wrong-amount compares it with the request
 	snap := pi.snapshot()
 	evs := []*event{p.newEventLocked(c, "charge.captured", pi.chargeJSON(), t),
 		p.newEventLocked(c, "payment_intent.succeeded", snap, t)}

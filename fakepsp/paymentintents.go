@@ -244,6 +244,7 @@ func (p *PSP) charge(c *call, pi *paymentIntent, pm string) response {
 			pi.status, pi.amountReceived, pi.chargeKey = statusSucceeded, pi.amount, c.idemKey
 			o := effectOp("charge", c.idemKey, pi.amount, pi.metadata)
 			o.Output.ChargeID = pi.latestCharge
+			o.Input.Currency = pi.currency // wrong-amount compares it with the request
 			op = &o
 		}
 		snap := pi.snapshot()

@@ -95,6 +95,7 @@ type PSP struct {
 	limiter *rateLimiter
 	pause   *pauser
 	dlog    *deliveryLog
+	calls   callLog // every API call answered: the PSP's own count
 
 	mu       sync.Mutex // guards everything below and all account state
 	offset   time.Duration

@@ -97,6 +97,9 @@ func (p *PSP) createRefund(c *call) response {
 	c.acct.refunds[rf.id] = rf
 	op := effectOp("refund", c.idemKey, amount, pi.metadata)
 	op.Input.ChargeID = pi.latestCharge
+	// The refund request it carries out, when the caller names one: two
+	// refunds of one request under two keys are a double-refund.
+	op.Input.Request = md["refund_request"]
 	op.Output.RefundID = rf.id
 	c.acct.refundSeq = append(c.acct.refundSeq, rf)
 	body := rf.json()

@@ -182,6 +182,7 @@ func (p *PSP) write(w http.ResponseWriter, c *call, resp response, replayed bool
 
 // writeBody answers, unless a reply fault says to lose or hold the answer.
 func (p *PSP) writeBody(w http.ResponseWriter, c *call, status int, body []byte, replayed bool) {
+	p.calls.add(c, status, replayed)
 	if c.hold != nil {
 		select {
 		case <-c.hold.released():

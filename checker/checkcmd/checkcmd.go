@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
@@ -21,14 +22,20 @@ const (
 	ExitOK        = 0
 	ExitViolation = 1
 	ExitBadInput  = 2
+	// ExitUndecided: no violation found, but some partition was not decided
+	// within the timeout: nothing was proven there, so it is not a pass.
+	ExitUndecided = 3
 )
 
-const usage = `usage: idemcheck check FILE [--html DIR] [--json FILE] [--junit FILE]
+const usage = `usage: idemcheck check FILE [--html DIR] [--json FILE] [--junit FILE] [--strict]
                        [--timeout DURATION] [--initial-balance MERCHANT=AMOUNT]...
 
-Checks a history (HISTORY.md) and prints its violations.
-Exit 0: no violation; 1: at least one violation; 2: the input could not be read.
-Flags may come before or after FILE.
+Checks a history (docs/HISTORY.md) and prints its violations.
+Exit 0: no violation and every partition decided; 1: at least one violation;
+2: the input could not be read (an empty file included); 3: no violation
+found but some partition undecided (nothing was proven there).
+An unknown field is a warning on stderr (FILE:LINE: field "x"); --strict
+makes it an error (exit 2). Flags may come before or after FILE.
 `
 
 type balances map[string]int64
@@ -58,6 +65,7 @@ func Run(args []string, stdout, stderr io.Writer) int {
 	jsonOut := fs.String("json", "", "write the violations as JSON to `FILE`")
 	junitOut := fs.String("junit", "", "write a JUnit XML report to `FILE`")
 	timeout := fs.Duration("timeout", 10*time.Second, "porcupine's time budget per partition; past it a partition is undecided")
+	strict := fs.Bool("strict", false, "an unknown field is an error, not a warning")
 	initial := balances{}
 	fs.Var(initial, "initial-balance", "a merchant's balance before the history, `MERCHANT=AMOUNT` (repeatable)")
 
@@ -84,10 +92,20 @@ func Run(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return ExitBadInput
 	}
+	defer tuneGC()()
 	name := files[0]
-	h, err := readFile(name)
+	h, warns, err := readFile(name, *strict)
 	if err != nil {
 		fmt.Fprintln(stderr, "idemcheck check:", err)
+		return ExitBadInput
+	}
+	for _, w := range warns {
+		fmt.Fprintln(stderr, "idemcheck check: warning:", w)
+	}
+	if len(h) == 0 {
+		// A broken recorder writes an empty file; passing it would make a
+		// green gate out of nothing.
+		fmt.Fprintf(stderr, "idemcheck check: %s: no operation at all: nothing to check\n", name)
 		return ExitBadInput
 	}
 	res := checker.Check(h, checker.CheckOptions{Timeout: *timeout, InitialBalances: initial})
@@ -95,31 +113,53 @@ func Run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "idemcheck check: write report:", err)
 		return ExitBadInput
 	}
-	if err := writeReports(res, *htmlDir, *jsonOut, *junitOut, stdout); err != nil {
+	if err := writeReports(res, name, *htmlDir, *jsonOut, *junitOut, stdout); err != nil {
 		fmt.Fprintln(stderr, "idemcheck check:", err)
 		return ExitBadInput
 	}
-	if !res.OK() {
+	return ExitCode(res)
+}
+
+// ExitCode is the exit code of `idemcheck check` for a result.
+func ExitCode(res *checker.Result) int {
+	switch res.Verdict() {
+	case checker.VerdictViolations:
 		return ExitViolation
+	case checker.VerdictUndecided:
+		return ExitUndecided
 	}
 	return ExitOK
 }
 
-func readFile(name string) (checker.History, error) {
-	f, err := os.Open(name)
-	if err != nil {
-		return nil, err
+// memoryLimit is the soft heap limit of one check: a 1M-op history lives in
+// about 1 GB, and Go's default (collect when the heap doubles) would peak
+// near 2 GB. GOMEMLIMIT and GOGC in the environment win.
+const memoryLimit = 1536 << 20
+
+// tuneGC collects rarely while the heap is small and hard near memoryLimit,
+// for the one big allocation burst a check is; it returns the undo.
+func tuneGC() func() {
+	if os.Getenv("GOMEMLIMIT") != "" || os.Getenv("GOGC") != "" {
+		return func() {}
 	}
-	defer f.Close()
-	h, err := checker.ReadJSONL(f)
-	var ie *checker.InputError
-	if errors.As(err, &ie) {
-		ie.File = name
+	limit := debug.SetMemoryLimit(memoryLimit)
+	gc := debug.SetGCPercent(400)
+	return func() {
+		debug.SetGCPercent(gc)
+		debug.SetMemoryLimit(limit)
 	}
-	return h, err
 }
 
-func writeReports(res *checker.Result, htmlDir, jsonOut, junitOut string, stdout io.Writer) error {
+func readFile(name string, strict bool) (checker.History, []*checker.InputError, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	return checker.ReadJSONLWith(f, checker.ReadOptions{File: name, Strict: strict})
+}
+
+func writeReports(res *checker.Result, input, htmlDir, jsonOut, junitOut string, stdout io.Writer) error {
 	if htmlDir != "" {
 		paths, err := res.WriteHTML(htmlDir)
 		if err != nil {
@@ -135,7 +175,7 @@ func writeReports(res *checker.Result, htmlDir, jsonOut, junitOut string, stdout
 		}
 	}
 	if junitOut != "" {
-		suite := "idemcheck " + filepath.Base(junitOut)
+		suite := "idemcheck check " + filepath.Base(input)
 		if err := writeTo(junitOut, func(w io.Writer) error { return res.WriteJUnit(w, suite) }); err != nil {
 			return err
 		}

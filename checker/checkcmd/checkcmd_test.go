@@ -77,7 +77,7 @@ func TestReportsFlagsEitherSide(t *testing.T) {
 		} `xml:"testsuite"`
 	}
 	b, _ = os.ReadFile(ju)
-	if err := xml.Unmarshal(b, &suites); err != nil || len(suites.Suites) != 1 || suites.Suites[0].Failures != 3 || suites.Suites[0].Tests != 10 {
+	if err := xml.Unmarshal(b, &suites); err != nil || len(suites.Suites) != 1 || suites.Suites[0].Failures != 3 || suites.Suites[0].Tests != 12 {
 		t.Fatalf("junit: %v %+v\n%s", err, suites, b)
 	}
 }
@@ -93,5 +93,116 @@ func TestInitialBalanceFlag(t *testing.T) {
 	}
 	if code, _, _ := run(file, "--initial-balance", "m1"); code != ExitBadInput {
 		t.Fatalf("malformed flag: exit %d", code)
+	}
+}
+
+// TestUndecidedIsNotAPass: a timeout that leaves a partition undecided exits
+// 3 and every report says which partition, with bounded messages.
+func TestUndecidedIsNotAPass(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join("..", "testdata", "legal.jsonl")
+	js, ju := filepath.Join(dir, "r.json"), filepath.Join(dir, "r.xml")
+	code, out, errs := run(file, "--timeout", "1ns", "--json", js, "--junit", ju)
+	if code != ExitUndecided {
+		t.Fatalf("exit %d, want %d\n%s%s", code, ExitUndecided, out, errs)
+	}
+	if !strings.HasPrefix(out, "idemcheck: UNDECIDED: 0 violation(s)") || !strings.Contains(out, "UNDECIDED intent payments:u1:K1") || !strings.Contains(out, "not a pass") {
+		t.Fatalf("text:\n%s", out)
+	}
+	var doc struct {
+		OK        bool   `json:"ok"`
+		Verdict   string `json:"verdict"`
+		Decided   bool   `json:"decided"`
+		Undecided int    `json:"undecided"`
+		Unknown   []struct {
+			Name string `json:"name"`
+		} `json:"unknown"`
+	}
+	b, _ := os.ReadFile(js)
+	if err := json.Unmarshal(b, &doc); err != nil || !doc.OK || doc.Verdict != "UNDECIDED" || doc.Decided || doc.Undecided == 0 || len(doc.Unknown) != doc.Undecided {
+		t.Fatalf("json: %v %+v", err, doc)
+	}
+	var suites struct {
+		Suites []struct {
+			Name   string `xml:"name,attr"`
+			Errors int    `xml:"errors,attr"`
+			Time   string `xml:"time,attr"`
+			Cases  []struct {
+				Name  string `xml:"name,attr"`
+				Error *struct {
+					Message string `xml:"message,attr"`
+					Body    string `xml:",chardata"`
+				} `xml:"error"`
+			} `xml:"testcase"`
+		} `xml:"testsuite"`
+	}
+	b, _ = os.ReadFile(ju)
+	if err := xml.Unmarshal(b, &suites); err != nil || len(suites.Suites) != 1 {
+		t.Fatalf("junit: %v\n%s", err, b)
+	}
+	s := suites.Suites[0]
+	last := s.Cases[len(s.Cases)-1]
+	if s.Name != "idemcheck check legal.jsonl" || s.Errors != 1 || s.Time == "" || last.Error == nil || !strings.Contains(last.Error.Body, "intent payments:u1:K1") {
+		t.Fatalf("junit: %+v\n%s", s, b)
+	}
+}
+
+// TestEmptyHistoryIsBadInput: a broken recorder's empty file is no pass.
+func TestEmptyHistoryIsBadInput(t *testing.T) {
+	for _, content := range []string{"", "\n\n   \n"} {
+		f := filepath.Join(t.TempDir(), "empty.jsonl")
+		if err := os.WriteFile(f, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if code, _, errs := run(f); code != ExitBadInput || !strings.Contains(errs, "empty.jsonl: no operation at all") {
+			t.Fatalf("exit %d, stderr %q", code, errs)
+		}
+	}
+}
+
+// TestUnknownFieldWarnsOrFails: a misspelt field is named with file, line
+// and field; --strict refuses it.
+func TestUnknownFieldWarnsOrFails(t *testing.T) {
+	legal, err := os.ReadFile(filepath.Join("..", "testdata", "legal.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := filepath.Join(t.TempDir(), "typo.jsonl")
+	typo := strings.Replace(string(legal), `"input": {"psp_key"`, `"regoin": "r2", "input": {"psp_key"`, 1)
+	if typo == string(legal) {
+		t.Fatal("no line to misspell")
+	}
+	if err := os.WriteFile(f, []byte(typo), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := run(f)
+	if !strings.Contains(errs, `typo.jsonl:3: field "regoin": unknown field, ignored`) {
+		t.Fatalf("exit %d, stderr %q\n%s", code, errs, out)
+	}
+	if code, _, errs := run("--strict", f); code != ExitBadInput || !strings.Contains(errs, `typo.jsonl:3: field "regoin": unknown field (--strict)`) {
+		t.Fatalf("strict: exit %d, stderr %q", code, errs)
+	}
+}
+
+func TestGenWritesASeededHistory(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.jsonl"), filepath.Join(dir, "b.jsonl")
+	var out, errb bytes.Buffer
+	if code := RunGen([]string{"--ops", "2000", "--seed", "42", "--out", a}, &out, &errb); code != ExitOK || !strings.Contains(out.String(), "seed 42") {
+		t.Fatalf("gen: exit %d\n%s%s", code, out.String(), errb.String())
+	}
+	if code := RunGen([]string{"--ops", "2000", "--seed", "42", "--out", b}, &out, &errb); code != ExitOK {
+		t.Fatalf("gen again: exit %d", code)
+	}
+	x, _ := os.ReadFile(a)
+	y, _ := os.ReadFile(b)
+	if len(x) == 0 || !bytes.Equal(x, y) {
+		t.Fatal("one seed wrote two different files")
+	}
+	if code, out, errs := run(a); code != ExitOK {
+		t.Fatalf("check of a generated history: exit %d\n%s%s", code, out, errs)
+	}
+	if code := RunGen([]string{"--ops", "10"}, &out, &errb); code != ExitBadInput {
+		t.Fatalf("gen without --out: exit %d", code)
 	}
 }

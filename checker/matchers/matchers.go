@@ -21,8 +21,9 @@ import (
 // ReportDirEnv names the directory the pictures of failures go to.
 const ReportDirEnv = "IDEMCHECK_REPORT_DIR"
 
-// HaveNoViolations succeeds when the history has no violation and every
-// partition was decided (an undecided partition proves nothing).
+// HaveNoViolations succeeds when the history has no violation, every
+// partition was decided and there was something to check: an undecided
+// partition, or an empty history, proves nothing.
 func HaveNoViolations(opts ...checker.CheckOptions) types.GomegaMatcher {
 	return &matcher{opts: opts, what: "no violations", fails: func(r *checker.Result) []checker.Violation { return r.Violations }, strict: true}
 }
@@ -74,7 +75,7 @@ func (m *matcher) Match(actual interface{}) (bool, error) {
 		}
 		return false, fmt.Errorf("HaveViolation(%q): no such kind; kinds are %v", m.kind, checker.Kinds)
 	}
-	if m.strict && !m.res.Decided() {
+	if m.strict && (!m.res.Decided() || m.res.Ops == 0) {
 		return false, nil
 	}
 	return len(m.fails(m.res)) == 0, nil
@@ -84,7 +85,14 @@ func (m *matcher) FailureMessage(actual interface{}) string {
 	if m.kind != "" {
 		return fmt.Sprintf("Expected the history to have %s, but it has none.\n%s", m.what, m.report(m.res.Violations))
 	}
-	return fmt.Sprintf("Expected the history to have %s.\n%s", m.what, m.report(m.fails(m.res)))
+	why := ""
+	switch {
+	case m.strict && m.res.Ops == 0:
+		why = "The history has no operation: nothing was checked.\n"
+	case m.strict && !m.res.Decided():
+		why = fmt.Sprintf("Nothing was proven where the checker did not decide: %d partition(s) undecided, %d op(s) left out.\n", len(m.res.Unknown), len(m.res.Invalid))
+	}
+	return fmt.Sprintf("Expected the history to have %s.\n%s%s", m.what, why, m.report(m.fails(m.res)))
 }
 
 func (m *matcher) NegatedFailureMessage(actual interface{}) string {

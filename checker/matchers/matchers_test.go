@@ -81,3 +81,25 @@ func TestMatcherFailureMessages(t *testing.T) {
 		t.Fatal("want an error for a non-history")
 	}
 }
+
+// TestHaveNoViolationsNeedsProof: an undecided partition or an empty history
+// is not "no violations".
+func TestHaveNoViolationsNeedsProof(t *testing.T) {
+	t.Setenv(ReportDirEnv, t.TempDir())
+	legal := read(t, "legal.jsonl")
+	m := HaveNoViolations(checker.CheckOptions{Timeout: 1})
+	ok, err := m.Match(legal)
+	if err != nil || ok {
+		t.Fatalf("undecided history matched: %v %v", ok, err)
+	}
+	if msg := m.FailureMessage(legal); !strings.Contains(msg, "partition(s) undecided") || !strings.Contains(msg, "UNDECIDED intent payments:u1:K1") {
+		t.Fatalf("message:\n%s", msg)
+	}
+	m = HaveNoViolations()
+	if ok, err := m.Match(checker.History{}); err != nil || ok {
+		t.Fatalf("empty history matched: %v %v", ok, err)
+	}
+	if msg := m.FailureMessage(checker.History{}); !strings.Contains(msg, "no operation") {
+		t.Fatalf("message:\n%s", msg)
+	}
+}

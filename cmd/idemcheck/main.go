@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/idemcheck/idemcheck/checker/checkcmd"
 	_ "github.com/idemcheck/idemcheck/targets/all" // registers the reference tiers
 	"github.com/idemcheck/idemcheck/targets/tier"
 )
@@ -17,6 +18,7 @@ const usage = `idemcheck: a chaos and conformance harness for payment idempotenc
 Usage:
   idemcheck run   [flags]          conformance of a payment endpoint under faults (run --help)
   idemcheck check FILE [flags]     check a recorded history offline (check --help)
+  idemcheck gen   --out FILE       write a seeded legal history to check (gen --help)
   idemcheck psp   --listen ADDR    the fake PSP, standalone (psp --help)
   idemcheck demo  [--out DIR]      the main job: the reference stack passes, a mutant is caught
   idemcheck version
@@ -40,6 +42,8 @@ func dispatch(args []string, stdout, stderr io.Writer) int {
 		return cmdRun(args[1:], stdout, stderr)
 	case "check":
 		return cmdCheck(args[1:], stdout, stderr)
+	case "gen":
+		return checkcmd.RunGen(args[1:], stdout, stderr)
 	case "psp":
 		return cmdPSP(args[1:], stdout, stderr)
 	case "demo":

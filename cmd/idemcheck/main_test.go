@@ -20,6 +20,9 @@ func TestDispatchExitCodes(t *testing.T) {
 		{[]string{"check", "../../checker/testdata/legal.jsonl"}, 0, ""},
 		{[]string{"check", "../../checker/testdata/double-charge.jsonl"}, 1, "double-charge"},
 		{[]string{"check", "does-not-exist.jsonl"}, 2, "does-not-exist.jsonl"},
+		{[]string{"check", "--timeout", "1ns", "../../checker/testdata/legal.jsonl"}, 3, "UNDECIDED"},
+		{[]string{"check", "../../checker/testdata/double-refund.jsonl"}, 1, "double-refund"},
+		{[]string{"gen"}, 2, "usage: idemcheck gen"},
 		{[]string{"run", "--no-such-flag"}, 2, "no-such-flag"},
 		{[]string{"demo", "extra"}, 2, `unexpected argument "extra"`},
 	}

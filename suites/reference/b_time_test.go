@@ -284,8 +284,11 @@ var _ = Describe("B. Time", func() {
 		It("caught: a fresh refund key per retry refunds twice", func(ctx SpecContext) {
 			w := newWorld(ctx, worldOpts{mutants: []mutant.Switch{mutant.FreshRefundKey}})
 			b6(ctx, w)
-			// No checker kind names two refunds; the PSP's log is the truth.
+			// Two refunds of 1000 stay within the 3000 charge; they are one
+			// refund request (its id rides in the refund's metadata) carried
+			// out twice under two keys.
 			Expect(w.psp.Refunds()).To(HaveLen(2))
+			Expect(kinds(w.check(ctx))).To(ContainElement(checker.KindDoubleRefund))
 		}, SpecTimeout(time.Minute))
 	})
 })

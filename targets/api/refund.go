@@ -58,7 +58,7 @@ func (s *Server) refund(ctx context.Context, r *http.Request) Answer {
 	res := Result{Verdict: Unknown}
 	if err := failpoint.Hit(failpoint.BeforeRefundCall); err == nil {
 		cctx, cancel := context.WithTimeout(ctx, s.cfg.Deadline)
-		res, err = s.psp.Refund(cctx, key, p.PSPCharge, body.Amount, map[string]string{"payment_id": id, "intent": Scope(p.Caller, p.Key, true)})
+		res, err = s.psp.Refund(cctx, key, p.PSPCharge, body.Amount, map[string]string{"payment_id": id, "intent": Scope(p.Caller, p.Key, true), "refund_request": RefundKey(id)})
 		cancel()
 		if err != nil {
 			s.cfg.Log.Printf("psp refund %s: %v", key, err)

@@ -187,7 +187,7 @@ func (r *Resolver) settleRefund(ctx context.Context, p ledger.Payment) {
 	}
 	cctx, cancel := context.WithTimeout(ctx, r.cfg.Timeout)
 	r.Stats.RefundReplays.Add(1)
-	res, err := r.psp.Refund(cctx, key, p.PSPCharge, p.RefundAmount, map[string]string{"payment_id": p.ID, "intent": api.Scope(p.Caller, p.Key, true)})
+	res, err := r.psp.Refund(cctx, key, p.PSPCharge, p.RefundAmount, map[string]string{"payment_id": p.ID, "intent": api.Scope(p.Caller, p.Key, true), "refund_request": api.RefundKey(p.ID)})
 	cancel()
 	if err != nil {
 		r.cfg.Log.Printf("refund replay %s: %v", key, err)
