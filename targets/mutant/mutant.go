@@ -29,6 +29,9 @@ const (
 	ReadPathTrustsPresence Switch = "read-path-trusts-presence"
 	FreshRefundKey         Switch = "fresh-refund-key"
 	BlindWebhookUpdate     Switch = "blind-webhook-update"
+	NearestRegion          Switch = "route-nearest-region"
+	RegionAttemptKey       Switch = "region-attempt-key"
+	RandomEventID          Switch = "random-event-id"
 )
 
 // Entry documents one switch: the guard it removes, the scenarios whose
@@ -58,6 +61,9 @@ var Catalogue = []Entry{
 	{ReadPathTrustsPresence, "api", "a key record with expires_at < now is read as absent", []string{"B5"}, "inconsistent-answer"},
 	{FreshRefundKey, "resolver", "refund retries carry the derived key <payment_id>:cancel:refund", []string{"B6"}, "two refunds in the PSP's log (no checker kind names it)"},
 	{BlindWebhookUpdate, "webhook", "the webhook inbox and compare-and-set moves with the derived event id", []string{"C1"}, "double-credit"},
+	{NearestRegion, "router", "every request of a caller goes to the caller's home Region, not the nearest one", []string{"G1"}, "double-credit"},
+	{RegionAttemptKey, "resolver", "a Region resuming another's payment replays the derived PSP key <payment_id>:charge, not <payment_id>:<region>:1", []string{"G2"}, "double-charge"},
+	{RandomEventID, "api,resolver", "the outbox event id is derived, <payment_id>:SUCCEEDED, so another Region re-creates it", []string{"G2"}, "double-credit"},
 }
 
 // Set is the switches a process runs with.

@@ -1,0 +1,162 @@
+package regions
+
+import (
+	"context"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/fakepsp"
+	"github.com/idemcheck/idemcheck/faults"
+	"github.com/idemcheck/idemcheck/targets/api"
+	"github.com/idemcheck/idemcheck/targets/failpoint"
+	"github.com/idemcheck/idemcheck/targets/keystore"
+	"github.com/idemcheck/idemcheck/targets/ledger"
+	"github.com/idemcheck/idemcheck/targets/mutant"
+	"github.com/idemcheck/idemcheck/targets/phone"
+	"github.com/idemcheck/idemcheck/targets/refstack"
+	"github.com/idemcheck/idemcheck/targets/region"
+)
+
+// g2 is branch F of Part 9, the main line with a standby Region: R1 charges
+// pay_7 at the PSP but loses the reply, so pay_7 is UNKNOWN, and that much
+// reaches R2 over the 1.0 s links. Then R1 fails mid-replication: its links
+// stop passing (what it writes now never reaches R2), its worker dies, its
+// resolver settles pay_7 and its relay publishes the event (R1's leftover
+// copy in the shared log), and every R1 process is killed. R2 promotes, its
+// resolver resumes pay_7 and its worker reads the log from the group's
+// committed offset, R1's copy included.
+type g2 struct {
+	w     *world
+	pid   string
+	final phone.Reply
+}
+
+func runG2(ctx context.Context, o worldOpts) *g2 {
+	o.mode = standby
+	w := newWorld(ctx, o)
+	g := &g2{w: w, pid: api.PaymentID(api.Scope("u1", "K1", true))}
+	// R1's resolver holds still until R2 has seen pay_7 UNKNOWN.
+	Expect(failpoint.ArmAt(w.r1.st.Resolver.Admin, failpoint.ResolverSweep, "error")).To(Succeed())
+	lose := w.psp.Faults().LoseReplyAfterCharge(fakepsp.Match{Op: "charge", Times: 1})
+	p := w.phone("phone-1", "R1")
+	p.Journal("K1")
+	order := phone.Story()
+	a1 := p.Send(ctx, "K1", order, false)
+	GinkgoWriter.Printf("A1: %s (%s)\n", a1, a1.Region)
+	Expect(lose.Fired()).To(Equal(int64(1)), "the PSP's reply was never lost")
+	Expect(a1.Region).To(Equal("R1"))
+	Expect(w.state(ctx, w.r1, g.pid)).To(Equal(ledger.Unknown))
+	Expect(w.psp.Charges()).To(HaveLen(1))
+
+	// R2, 1.0 s behind, catches up with the UNKNOWN row and the key record.
+	Eventually(func() string { return w.state(ctx, w.r2, g.pid) }).WithTimeout(eventually(3)).WithPolling(20 * time.Millisecond).
+		Should(Equal(ledger.Unknown))
+	Eventually(func() string {
+		if r := w.record(ctx, w.r2, "K1"); r != nil {
+			return r.State
+		}
+		return ""
+	}).WithTimeout(eventually(3)).Should(Equal(keystore.Pointer))
+
+	// R1 fails mid-replication.
+	for _, l := range []*faults.Link{w.pgLink, w.vkLink} {
+		_, err := l.Cut()
+		Expect(err).NotTo(HaveOccurred())
+	}
+	worker := w.tier(w.r1, w.r1.worker)
+	Expect(worker.Proc.Kill()).To(Succeed())
+	Expect(failpoint.DisarmAt(w.r1.st.Resolver.Admin, failpoint.ResolverSweep)).To(Succeed())
+	Eventually(func() string { return w.state(ctx, w.r1, g.pid) }).WithTimeout(eventually(5)).Should(Equal(ledger.Succeeded))
+	Eventually(func() int64 { end, _ := w.logCopies(ctx, w.r1); return end }).WithTimeout(eventually(5)).Should(Equal(int64(1)),
+		"R1's relay never published its copy")
+	for _, t := range w.r1.st.Tiers() {
+		if !t.Proc.Exited() {
+			Expect(t.Proc.Kill()).To(Succeed())
+		}
+	}
+	// R2 never saw R1's last second.
+	Expect(w.state(ctx, w.r2, g.pid)).To(Equal(ledger.Unknown))
+	Expect(w.countCredits(ctx, w.r1)).To(Equal(0), "R1 credited before it died: its credit would be lost with it")
+
+	// R2 promotes and takes R1's callers.
+	Expect(w.follow.Promote(ctx)).To(Succeed())
+	Expect(region.PromoteValkey(ctx, w.r2.svc.Valkey.Endpoint())).To(Succeed())
+	w.startRegion(ctx, w.r2)
+	w.admin("PUT", "/region?name=R2&url="+w.r2.st.LB.URL)
+	w.admin("PUT", "/failover?from=R1&to=R2")
+
+	Eventually(func() string { return w.state(ctx, w.r2, g.pid) }).WithTimeout(eventually(10)).Should(Equal(ledger.Succeeded))
+	var err error
+	g.final, err = p.Retry(ctx, "K1", order)
+	Expect(err).NotTo(HaveOccurred())
+	GinkgoWriter.Printf("retry after failover: %s (%s)\n", g.final, g.final.Region)
+	Expect(g.final.Region).To(Equal("R2"))
+	Expect(g.final.Outcome).To(Equal(checker.OutcomeSucceeded))
+	Expect(g.final.PaymentID).To(Equal(g.pid))
+	// Quiescence: the log holds R1's copy and R2's, and R2's worker has
+	// consumed and committed both.
+	Eventually(func() []int64 { end, c := w.logCopies(ctx, w.r2); return []int64{end, c} }).WithTimeout(eventually(10)).
+		Should(Equal([]int64{2, 2}))
+	return g
+}
+
+// tier finds a Region's tier by name.
+func (w *world) tier(r *regionStack, name string) *refstack.Tier {
+	GinkgoHelper()
+	for _, t := range r.st.Tiers() {
+		if t.Name == name {
+			return t
+		}
+	}
+	Fail("no tier " + name + " in " + r.name)
+	return nil
+}
+
+var _ = Describe("G2: R1 fails mid-replication; R2, 1.0 s behind, takes over (seed F)", Label("G2"), func() {
+	It("holds: R2 derives pay_7:charge and pay_7:SUCCEEDED: the PSP replays, the inbox drops R1's copy; one charge, one credit, m1 12000 -> 15000", func(ctx SpecContext) {
+		g := runG2(ctx, worldOpts{})
+		w := g.w
+		charges := w.psp.Charges()
+		Expect(charges).To(HaveLen(1))
+		Expect(charges[0].Input.PSPKey).To(Equal(g.pid + ":charge"))
+		// The PSP's replay: R2's resolver called it and settled pay_7 with
+		// the one charge the PSP had made for R1.
+		st, err := api.ReadStats(w.r2.st.Resolver.Admin)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(st["replays"]).To(BeNumerically(">=", 1))
+		Expect(w.payment(ctx, w.r2, g.pid).PSPCharge).To(Equal(charges[0].Output.ChargeID))
+		// The inbox's drop: two copies of pay_7:SUCCEEDED consumed, one credit.
+		Expect(w.countCredits(ctx, w.r2)).To(Equal(1))
+		cr := w.credits(ctx, w.r2)
+		Expect(cr[0].Input.EventID).To(Equal(ledger.EventID(g.pid)))
+		Expect(w.balance(ctx, w.r2, true)).To(Equal(int64(15000)))
+		res := w.check(ctx, w.r2)
+		Expect(res.Violations).To(BeEmpty())
+	}, SpecTimeout(3*time.Minute))
+
+	It("caught (region-attempt-key, R2): R2 replays with pay_7:R2:1, which the PSP has never seen: a second charge", func(ctx SpecContext) {
+		g := runG2(ctx, worldOpts{r2: []mutant.Switch{mutant.RegionAttemptKey}})
+		w := g.w
+		keys := []string{}
+		for _, c := range w.psp.Charges() {
+			keys = append(keys, c.Input.PSPKey)
+		}
+		Expect(keys).To(ConsistOf(g.pid+":charge", g.pid+":R2:1"))
+		Expect(w.countCredits(ctx, w.r2)).To(Equal(1))
+		res := w.check(ctx, w.r2)
+		Expect(kinds(res)).To(ContainElement("double-charge"))
+	}, SpecTimeout(3*time.Minute))
+
+	It("caught (random-event-id, R1): R1's leftover copy matches nothing in the inbox: credited again, m1 = 18000", func(ctx SpecContext) {
+		g := runG2(ctx, worldOpts{r1: []mutant.Switch{mutant.RandomEventID}})
+		w := g.w
+		Expect(w.psp.Charges()).To(HaveLen(1))
+		Eventually(func() int { return w.countCredits(ctx, w.r2) }).WithTimeout(eventually(5)).Should(Equal(2))
+		Expect(w.balance(ctx, w.r2, true)).To(Equal(int64(18000)))
+		res := w.check(ctx, w.r2)
+		Expect(kinds(res)).To(ContainElement("double-credit"))
+	}, SpecTimeout(3*time.Minute))
+})
