@@ -27,7 +27,9 @@ import (
 // the 1.0 s links. Then R1 fails mid-replication: its links
 // stop passing (what it writes now never reaches R2), its worker dies, its
 // resolver settles pay_7 and its relay publishes the event (R1's leftover
-// copy in the shared log), and every R1 process is killed. R2 promotes, its
+// copy in the shared log), and every R1 tier process is SIGKILLed. R1's
+// Postgres and Valkey stay up behind their cut links, unread, only so the
+// run can drop the replication slot R1 holds at the end. R2 promotes, its
 // resolver resumes pay_7 and its worker reads the log from the group's
 // committed offset, R1's copy included.
 type g2 struct {
