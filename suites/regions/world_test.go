@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -212,16 +213,38 @@ func (w *world) startProc(ctx context.Context, name, tierName string, args ...st
 // replication objects (subscription, slots, publication), topics and logs.
 func (w *world) teardown(ctx SpecContext) {
 	failed := CurrentSpecReport().Failed()
+	// Every tier of both Regions gets its SIGTERM at once: a tier that
+	// lingers costs its grace period once, not once per tier.
+	var wg sync.WaitGroup
+	stop := func(name string, p *faults.Process) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			t0 := time.Now()
+			_ = p.Stop(5 * time.Second)
+			if d := time.Since(t0); d > time.Second {
+				GinkgoWriter.Printf("teardown: %s took %v to stop\n", name, d.Round(time.Millisecond))
+			}
+		}()
+	}
+	for _, r := range []*regionStack{w.r1, w.r2} {
+		if r != nil && r.st != nil {
+			for _, t := range r.st.Tiers() {
+				stop(r.name+"/"+t.Name, t.Proc)
+			}
+		}
+	}
+	for _, p := range w.procs {
+		stop(p.Name(), p)
+	}
+	wg.Wait()
 	for _, r := range []*regionStack{w.r1, w.r2} {
 		if r != nil && r.st != nil {
 			if failed {
 				w.dumpLogs(r.st.LogDir())
 			}
-			r.st.Stop()
+			r.st.Stop() // its pool and log dir; its processes are gone
 		}
-	}
-	for _, p := range w.procs {
-		_ = p.Stop(5 * time.Second)
 	}
 	if failed {
 		w.dumpLogs(w.logDir)
