@@ -36,6 +36,9 @@ type Op struct {
 	PaymentID string  `json:"payment_id,omitempty"`
 	Input     Input   `json:"input"`
 	Output    *Output `json:"output,omitempty"`
+	// Region names the Region that answered a client op (R1, R2), when the
+	// target has Regions; optional, the checker does not read it.
+	Region string `json:"region,omitempty"`
 }
 
 // Input holds the fields of every kind's input; each kind uses its own subset.

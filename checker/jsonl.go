@@ -47,6 +47,7 @@ type wireOp struct {
 	Return    optInt  `json:"return"`
 	Intent    string  `json:"intent"`
 	PaymentID string  `json:"payment_id"`
+	Region    string  `json:"region"`
 	Input     *Input  `json:"input"`
 	Output    *Output `json:"output"`
 }
@@ -255,7 +256,7 @@ func finishInto(w *wireOp, op *Op, sl *slab) *InputError {
 	case !w.Return.set:
 		return missing("return")
 	}
-	*op = Op{Process: *w.Process, Op: *w.Op, Call: *w.Call, Intent: w.Intent, PaymentID: w.PaymentID}
+	*op = Op{Process: *w.Process, Op: *w.Op, Call: *w.Call, Intent: w.Intent, PaymentID: w.PaymentID, Region: w.Region}
 	if !w.Return.null {
 		if w.Return.v < op.Call {
 			return &InputError{Field: "return", Msg: fmt.Sprintf("return %d is before call %d", w.Return.v, op.Call)}

@@ -86,6 +86,8 @@ func (d *fastLine) decode() bool {
 			d.w.Intent, ok = d.str()
 		case "payment_id":
 			d.w.PaymentID, ok = d.str()
+		case "region":
+			d.w.Region, ok = d.str()
 		case "input":
 			d.hasIn, ok = true, d.object(d.inputField)
 		case "output":
@@ -132,6 +134,8 @@ func topBit(key string) uint16 {
 		return 64
 	case "output":
 		return 128
+	case "region":
+		return 256
 	}
 	return 0
 }

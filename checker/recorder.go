@@ -74,6 +74,13 @@ func (p *Pending) Unknown() error {
 	return p.finish(nil, nil)
 }
 
+// SetRegion records which Region answered the operation.
+func (p *Pending) SetRegion(region string) {
+	p.r.mu.Lock()
+	defer p.r.mu.Unlock()
+	p.op.Region = region
+}
+
 // SetPaymentID names the payment the op refers to, when the caller learns it
 // before End (e.g. from a header).
 func (p *Pending) SetPaymentID(id string) {

@@ -349,7 +349,11 @@ func (s *Server) charge(ctx context.Context, scope, owner string, p ledger.Payme
 	if err := failpoint.Hit(failpoint.BeforeComplete); err != nil {
 		return unavailable("%v", err)
 	}
-	moved, err := s.lg.Apply(ctx, ledger.Move{ID: p.ID, From: from, To: to, Charge: res.ChargeID}, nil)
+	mv := ledger.Move{ID: p.ID, From: from, To: to, Charge: res.ChargeID}
+	if s.on(mutant.RandomEventID) {
+		mv.EventSuffix = ":" + randHex(4) // a random event id: another Region cannot re-create it (G2b)
+	}
+	moved, err := s.lg.Apply(ctx, mv, nil)
 	if err != nil && !errors.Is(err, ledger.ErrUnknownOutcome) {
 		return unavailable("ledger: %v", err)
 	}

@@ -37,6 +37,9 @@ const (
 	StreamTagLastCompleted Switch = "stream-tag-last-completed"
 	StreamSeenExternal     Switch = "stream-seen-ids-external"
 	StreamNoWatermarkFloor Switch = "stream-no-watermark-floor"
+	NearestRegion          Switch = "route-nearest-region"
+	RegionAttemptKey       Switch = "region-attempt-key"
+	RandomEventID          Switch = "random-event-id"
 )
 
 // Entry documents one switch: the guard it removes, the scenarios whose
@@ -74,6 +77,9 @@ var Catalogue = []Entry{
 	{StreamTagLastCompleted, "streamjob", "sink writes carry the last checkpoint barrier passed, not the last completion heard", []string{"F2"}, "sink-divergence"},
 	{StreamSeenExternal, "streamjob", "the seen event ids live in checkpointed state, not in an external cache (Valkey)", []string{"F3"}, "sink-divergence"},
 	{StreamNoWatermarkFloor, "streamjob", "the late bound is max(saved watermark floor, live watermark)", []string{"F4"}, "sink-divergence"},
+	{NearestRegion, "router", "every request of a caller goes to the caller's home Region, not the nearest one", []string{"G1"}, "double-credit"},
+	{RegionAttemptKey, "resolver", "a Region resuming another's payment replays the derived PSP key <payment_id>:charge, not <payment_id>:<region>:1", []string{"G2"}, "double-charge"},
+	{RandomEventID, "api,resolver", "the outbox event id is derived, <payment_id>:SUCCEEDED, so another Region re-creates it", []string{"G2"}, "double-credit"},
 }
 
 // Set is the switches a process runs with.

@@ -85,8 +85,9 @@ type Reply struct {
 	Outcome   string // the checker outcome the app concluded
 	PaymentID string
 	Message   string
-	Timeout   bool  // no reply within the phone's timeout (or the connection died)
-	Err       error // transport error, if any
+	Region    string // the Region that answered (the router's RegionHeader), if any
+	Timeout   bool   // no reply within the phone's timeout (or the connection died)
+	Err       error  // transport error, if any
 }
 
 // Known reports whether the reply carried an outcome the app can act on.
@@ -105,6 +106,8 @@ type Phone struct {
 	TrustsError bool
 	// Attempts bounds Pay's retries; default 12.
 	Attempts int
+	// Header is sent on every request (a Region router's nearest-Region hint).
+	Header http.Header
 
 	mu      sync.Mutex
 	journal []string
@@ -153,6 +156,10 @@ func (p *Phone) Keys() []string {
 // Intent is the checker's intent name of key: the scope.
 func (p *Phone) Intent(key string) string { return api.Scope(p.Caller, key, true) }
 
+// RegionHeader names, on an answer, the Region that served it; a Region
+// router sets it (the history's region field).
+const RegionHeader = "X-Idemcheck-Region"
+
 type wire struct {
 	PaymentID string `json:"payment_id"`
 	Status    string `json:"status"`
@@ -170,6 +177,9 @@ func (p *Phone) do(ctx context.Context, method, path, key string, body []byte) R
 	if key != "" {
 		req.Header.Set("Idempotency-Key", key)
 	}
+	for k, vs := range p.Header {
+		req.Header[k] = vs
+	}
 	resp, err := p.client().Do(req)
 	if err != nil {
 		return Reply{Err: err, Timeout: true}
@@ -181,7 +191,7 @@ func (p *Phone) do(ctx context.Context, method, path, key string, body []byte) R
 	}
 	var w wire
 	_ = json.Unmarshal(b, &w)
-	r := Reply{Code: resp.StatusCode, PaymentID: w.PaymentID, Outcome: w.Status, Message: w.Error}
+	r := Reply{Code: resp.StatusCode, PaymentID: w.PaymentID, Outcome: w.Status, Message: w.Error, Region: resp.Header.Get(RegionHeader)}
 	if !knownOutcome(r.Outcome) || resp.StatusCode >= 500 {
 		r.Outcome = checker.OutcomeError
 		if r.Message == "" {
@@ -250,6 +260,9 @@ func (p *Phone) finish(pend *checker.Pending, r Reply) {
 	}
 	if r.PaymentID != "" {
 		pend.SetPaymentID(r.PaymentID)
+	}
+	if r.Region != "" {
+		pend.SetRegion(r.Region)
 	}
 	_ = pend.End(checker.Output{Outcome: r.Outcome, PaymentID: r.PaymentID})
 }

@@ -54,6 +54,9 @@ type Config struct {
 	LogDir string
 	// Name labels the schema and key prefix; default random.
 	Name string
+	// Region names the stack's Region (R1, R2) to the resolver, which derives
+	// nothing from it except under the mutant region-attempt-key (G2a).
+	Region string
 }
 
 // Tier is one running tier process.
@@ -73,6 +76,8 @@ type Stack struct {
 	APIs     []*Tier
 	Resolver *Tier
 	Webhook  *Tier
+	// Extra are tiers started with StartTier (relay, worker, replicator).
+	Extra []*Tier
 	// URL is where a phone sends requests: the LB, or its link when Toxi is set.
 	URL string
 	// PhoneLink fronts the LB; APILinks sit between the LB and each API.
@@ -183,6 +188,9 @@ func Start(ctx context.Context, cfg Config) (s *Stack, err error) {
 	}
 	if !cfg.NoResolver {
 		args := append([]string{}, common...)
+		if cfg.Region != "" {
+			args = append(args, "-region", cfg.Region)
+		}
 		if cfg.ResolverRate > 0 {
 			args = append(args, "-rate", strconv.FormatFloat(cfg.ResolverRate, 'f', -1, 64))
 		}
@@ -221,6 +229,17 @@ func (s *Stack) migrate(ctx context.Context) error {
 	}
 	s.Ledger = &ledger.Ledger{Pool: s.pool}
 	return ledger.MigrateWith(ctx, s.pool, ledger.Options{NoDurableGuard: s.Cfg.Mutants.On(mutant.NoDurableGuard)})
+}
+
+// StartTier runs one more tier process of kind (relay, worker, ...) as name
+// with the stack's logs and story scale, listening on addr when it serves;
+// Stop stops it with the rest. args must accept -addr-file.
+func (s *Stack) StartTier(ctx context.Context, kind, name, addr string, args []string) (*Tier, error) {
+	t, err := s.start(ctx, kind, name, addr, args)
+	if t != nil {
+		s.Extra = append(s.Extra, t)
+	}
+	return t, err
 }
 
 // start runs one tier process and waits for it to publish its addresses.
@@ -284,7 +303,7 @@ func (s *Stack) Restart(ctx context.Context, t *Tier) error {
 // Tiers lists every running tier.
 func (s *Stack) Tiers() []*Tier {
 	out := append([]*Tier{}, s.APIs...)
-	for _, t := range []*Tier{s.LB, s.Resolver, s.Webhook} {
+	for _, t := range append([]*Tier{s.LB, s.Resolver, s.Webhook}, s.Extra...) {
 		if t != nil {
 			out = append(out, t)
 		}

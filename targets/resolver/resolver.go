@@ -36,7 +36,10 @@ type Config struct {
 	Burst    int
 	Batch    int
 	Mutants  mutant.Set
-	Log      *log.Logger
+	// Region names the resolver's Region; only the mutant
+	// region-attempt-key puts it in a PSP key.
+	Region string
+	Log    *log.Logger
 }
 
 // Stats are counters a spec reads.
@@ -124,6 +127,9 @@ func (r *Resolver) settle(ctx context.Context, p ledger.Payment) {
 	if r.cfg.Mutants.On(mutant.ResolverFreshPSPKey) {
 		key = p.ID + ":resolve-" + randHex(3)
 	}
+	if r.cfg.Mutants.On(mutant.RegionAttemptKey) && r.cfg.Region != "" {
+		key = p.ID + ":" + r.cfg.Region + ":1" // the Region's own first attempt (G2a)
+	}
 	cctx, cancel := context.WithTimeout(ctx, r.cfg.Timeout)
 	r.Stats.Replays.Add(1)
 	res, err := r.psp.Charge(cctx, key, p.Amount, p.Currency, p.Method, map[string]string{
@@ -136,6 +142,9 @@ func (r *Resolver) settle(ctx context.Context, p ledger.Payment) {
 		res = r.find(ctx, p, res)
 	}
 	m := ledger.Move{ID: p.ID, From: []string{ledger.Pending, ledger.Unknown}, Charge: res.ChargeID}
+	if r.cfg.Mutants.On(mutant.RandomEventID) {
+		m.EventSuffix = ":" + randHex(4) // a random event id: another Region cannot re-create it (G2b)
+	}
 	switch res.Verdict {
 	case api.Succeeded:
 		m.To = ledger.Succeeded

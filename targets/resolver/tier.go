@@ -31,6 +31,7 @@ func Main(ctx context.Context, args []string) error {
 	mutants := fs.String("mutants", "", "comma-separated mutant switches")
 	rate := fs.Float64("rate", 200, "PSP replays per second at most (0: unlimited)")
 	burst := fs.Int("burst", 20, "replay burst")
+	region := fs.String("region", "", "the resolver's Region (R1, R2)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -48,7 +49,7 @@ func Main(ctx context.Context, args []string) error {
 	defer pool.Close()
 	clock := &storytime.Clock{}
 	r := New(Config{Interval: storytime.D(0.5), Margin: storytime.D(storytime.ClockMargin), Timeout: storytime.D(storytime.Deadline),
-		Rate: *rate, Burst: *burst, Mutants: ms, Log: log.New(os.Stderr, "resolver ", log.Lmicroseconds)},
+		Rate: *rate, Burst: *burst, Mutants: ms, Region: *region, Log: log.New(os.Stderr, "resolver ", log.Lmicroseconds)},
 		clock, &ledger.Ledger{Pool: pool}, api.NewPSP(*pspURL, *pspKey))
 	admin, err := failpoint.ServeAdmin(ctx, clock, map[string]http.Handler{api.StatsPath: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
