@@ -6,7 +6,7 @@ import (
 )
 
 // Operation kinds of writes made idempotent by their shape, with no key table
-// (SCENARIOS.md C2 and C3; docs/history-shapes.md is their contract).
+// (SCENARIOS.md C2 and C3; docs/HISTORY.md (C2 and C3) is their contract).
 const (
 	// OpWrite is a client's versioned write of an absolute value to an item,
 	// carrying its device's journal counter (C2: a LIKE or UNLIKE).
@@ -87,7 +87,7 @@ func isShapeOp(op string) bool {
 	return false
 }
 
-// validateShape applies docs/history-shapes.md's required fields.
+// validateShape applies docs/HISTORY.md (C2 and C3)'s required fields.
 func validateShape(op *Op) *InputError {
 	in := &op.Input
 	need := func(field, v string) *InputError {

@@ -296,7 +296,7 @@ func TestShapeRecorder(t *testing.T) {
 	}
 }
 
-// The files docs/history-shapes.md shows, with exactly their kinds.
+// The files docs/HISTORY.md (C2 and C3) shows, with exactly their kinds.
 func TestShapeTestdata(t *testing.T) {
 	for file, want := range map[string][]string{
 		"shapes-legal.jsonl":        nil,

@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// The shape kinds (docs/history-shapes.md) read and judged from files, as a
+// The shape kinds (docs/HISTORY.md (C2 and C3)) read and judged from files, as a
 // user checking their own likes or mail logs would.
 func TestShapeHistories(t *testing.T) {
 	td := filepath.Join("..", "testdata")

@@ -13,6 +13,9 @@ target:
   # and can kill, pause and restart it (scenarios A3, A4, restart). Its environment
   # gets PORT, PSP_URL, PSP_KEY (fakepsp) and STATE_DIR (a temp dir kept across restarts).
   command: ["./my-payment-service"]
+  # More environment for the command; values expand ${PORT}, PSP_URL, PSP_KEY,
+  # <NAME>_ADDR and then idemcheck's own environment.
+  # env: {DATABASE_URL: "postgres://127.0.0.1:5432/pay"}
   instances: 1            # >1 starts replicas (the replicas check)
   ready: /healthz         # polled with GET until it answers
   start_timeout: 20s
@@ -34,6 +37,7 @@ create:
   # timestamp, a trace id): A5 retries with only these changed.
   # volatile_fields: [client_sent_at]
   content_type: application/json
+  # headers: {X-Trace-Id: "{{order_id}}"}   # extra headers; placeholders allowed
   body: |
     {"order_id": "{{order_id}}", "amount": {{amount}}, "currency": "{{currency}}", "payment_method": "{{payment_method}}"}
 
@@ -61,6 +65,14 @@ outcomes:
 lookup:
   method: GET
   path: /payments/{{payment_id}}
+
+# Optional refund of a payment (same fields as create; the key only when
+# key.header or key.body_field is set). Enables the multi-step check S-multistep.
+# refund:
+#   method: POST
+#   path: /payments/{{payment_id}}/refund
+#   key: {header: Idempotency-Key}
+#   body: '{"amount": {{amount}}}'
 
 # How idemcheck sees money move: fakepsp (started by idemcheck; point your service
 # at the printed URL and secret key, or read $PSP_URL / $PSP_KEY), or a counter.
@@ -94,7 +106,15 @@ profile: ietf            # ietf (default), stripe, custom
 # protocol:              # overrides of the profile
 #   mismatch_status: 422
 #   replay_header: Idempotent-Replayed
-#   retry_after: required
+#   retry_after: required    # or forbidden; unset: either
+#   missing_key_status: 400
+#   in_progress_status: 409
+#   mismatch_code: idempotency_error
+#   stores_5xx: stored       # or not_stored; unset: not checked
+#   quoted_key_same: true
+#   problem_json: true
+#   problem_code: code       # the member every error body carries (unset: code)
+#   max_key_length: 255
 
 retry_horizon: 24h       # how long your clients retry one payment
 key_window: 24h          # how long you document keeping a key

@@ -13,8 +13,10 @@ type Report struct {
 	Config  string   `json:"config"`
 	Targets []string `json:"targets"`
 	Profile string   `json:"profile"`
-	Seed    uint64   `json:"seed"`
-	Strict  bool     `json:"strict"`
+	// Seed is written as a JSON string: it can exceed 2^53, which jq and
+	// JavaScript read as a float and round, replaying the wrong seed.
+	Seed   uint64 `json:"seed,string"`
+	Strict bool   `json:"strict"`
 	// RequireAllSafety: a safety check that was n/a fails the run.
 	RequireAllSafety bool `json:"require_all_safety,omitempty"`
 	// Probe is what the first probe found about the keys, when it found a problem.
