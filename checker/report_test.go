@@ -48,12 +48,32 @@ func TestWriteJUnit(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := doc.Suites[0]
-	if s.Tests != len(junitChecks)+1 || s.Failures != 3 || s.Skipped != 1 {
+	if s.Tests != len(Kinds)+1 || s.Failures != 3 || s.Skipped != 0 {
 		t.Fatalf("suite: tests %d failures %d skipped %d", s.Tests, s.Failures, s.Skipped)
 	}
 	for _, c := range s.Cases {
 		if c.Failure != nil && !strings.Contains(c.Failure.Body, `"op":"`) {
 			t.Errorf("%s: failure lists no ops", c.Name)
+		}
+	}
+}
+
+// TestJUnitHasACaseForEveryKind: a history whose only violation is of any
+// kind fails that kind's JUnit case, so the JUnit file never shows green
+// where the exit code is 1.
+func TestJUnitHasACaseForEveryKind(t *testing.T) {
+	for _, k := range Kinds {
+		res := &Result{Violations: []Violation{{Kind: k, Intent: "payments:u1:K1", Message: "m"}}}
+		var buf bytes.Buffer
+		if err := res.WriteJUnit(&buf, "x"); err != nil {
+			t.Fatal(err)
+		}
+		var doc junitSuites
+		if err := xml.Unmarshal(buf.Bytes(), &doc); err != nil {
+			t.Fatal(err)
+		}
+		if doc.Suites[0].Failures != 1 {
+			t.Errorf("%s: %d failing cases, want 1", k, doc.Suites[0].Failures)
 		}
 	}
 }
