@@ -38,6 +38,8 @@ type Options struct {
 	HTML             string
 	// Only runs the checks with these IDs (all when empty).
 	Only []string
+	// Skip leaves the checks with these IDs out.
+	Skip []string
 	// Seed drives every random choice; 0 means "draw one and print it".
 	Seed     uint64
 	Chaos    bool
@@ -63,6 +65,22 @@ type Options struct {
 	Links     []scenario.DepLink
 }
 
+// ValidateIDs refuses a check ID in Only or Skip that names no check, before
+// anything starts.
+func ValidateIDs(o Options) error {
+	for _, l := range []struct {
+		flag string
+		ids  []string
+	}{{"--only", o.Only}, {"--skip", o.Skip}} {
+		for _, id := range l.ids {
+			if !slices.ContainsFunc(allChecks(), func(c *scenario.Check) bool { return c.ID == id }) && id != "chaos" {
+				return fmt.Errorf("%s: unknown check %q (idemcheck run --list-checks lists them)", l.flag, id)
+			}
+		}
+	}
+	return nil
+}
+
 // Run performs a whole run: start the target, run the checks, write the
 // reports. It returns the exit code and the report (nil when the run never
 // started: config error, unreachable target).
@@ -85,11 +103,9 @@ func Run(ctx context.Context, o Options) (int, *report.Report) {
 	if o.MaxWait == 0 {
 		o.MaxWait = 30 * time.Second
 	}
-	for _, id := range o.Only {
-		if !slices.ContainsFunc(allChecks(), func(c *scenario.Check) bool { return c.ID == id }) && id != "chaos" {
-			fmt.Fprintf(o.Stderr, "idemcheck run: --only: unknown check %q\n", id)
-			return ExitUsage, nil
-		}
+	if err := ValidateIDs(o); err != nil {
+		fmt.Fprintln(o.Stderr, "idemcheck run:", err)
+		return ExitUsage, nil
 	}
 	if o.Seed == 0 {
 		var b [8]byte
@@ -144,6 +160,7 @@ func runChecks(ctx context.Context, e *scenario.Env, o Options, rep *report.Repo
 	if len(o.Only) > 0 {
 		checks = slices.DeleteFunc(checks, func(c *scenario.Check) bool { return !slices.Contains(o.Only, c.ID) })
 	}
+	checks = slices.DeleteFunc(checks, func(c *scenario.Check) bool { return slices.Contains(o.Skip, c.ID) })
 	prog := &report.Progress{W: o.Stderr, Total: len(checks)}
 	for _, c := range checks {
 		if ctx.Err() != nil {

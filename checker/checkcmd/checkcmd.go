@@ -27,9 +27,9 @@ const (
 	ExitUndecided = 3
 )
 
-const usage = `usage: idemcheck check FILE [--html DIR] [--json FILE] [--junit FILE] [--strict]
+const usage = `usage: idemcheck check FILE|- [--html DIR] [--json FILE] [--junit FILE] [--strict]
                        [--timeout DURATION] [--initial-balance MERCHANT=AMOUNT]...
-
+FILE - reads the history from standard input.
 Checks a history (docs/HISTORY.md) and prints its violations.
 Exit 0: no violation and every partition decided; 1: at least one violation;
 2: the input could not be read (an empty file included); 3: no violation
@@ -60,7 +60,10 @@ func (b balances) Set(s string) error {
 func Run(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("idemcheck check", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, usage) }
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), usage)
+		fs.PrintDefaults()
+	}
 	htmlDir := fs.String("html", "", "write one HTML picture per failing partition into `DIR`")
 	jsonOut := fs.String("json", "", "write the violations as JSON to `FILE`")
 	junitOut := fs.String("junit", "", "write a JUnit XML report to `FILE`")
@@ -151,6 +154,10 @@ func tuneGC() func() {
 }
 
 func readFile(name string, strict bool) (checker.History, []*checker.InputError, error) {
+	if name == "-" {
+		// A pipeline (a converter of the user's logs) writes the history here.
+		return checker.ReadJSONLWith(os.Stdin, checker.ReadOptions{File: "stdin", Strict: strict})
+	}
 	f, err := os.Open(name)
 	if err != nil {
 		return nil, nil, err

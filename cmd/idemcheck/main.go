@@ -22,8 +22,14 @@ Usage:
   idemcheck psp   --listen ADDR    the fake PSP, standalone (psp --help)
   idemcheck demo  [--out DIR]      the main job: the reference stack passes, a mutant is caught
   idemcheck version
+  idemcheck help CMD               a command's flags (the same as CMD --help)
 
-Exit codes: 0 pass, 1 violation, 2 config or usage error, 3 target unreachable.
+  idemcheck run --list-checks      every check of run, its level and its rule
+  idemcheck run --list-mutants     every guard switch of the reference stack
+
+Exit codes of run: 0 pass; 1 violation, error or inconclusive; 2 config or usage
+error; 3 target unreachable. Of check: 0 pass, 1 violation, 2 unreadable or
+empty input, 3 undecided (nothing proven).
 `
 
 func main() {
@@ -39,19 +45,27 @@ func dispatch(args []string, stdout, stderr io.Writer) int {
 	}
 	switch args[0] {
 	case "run":
-		return cmdRun(args[1:], stdout, stderr)
+		return withHelp(cmdRun, args[1:], stdout, stderr)
 	case "check":
-		return cmdCheck(args[1:], stdout, stderr)
+		return withHelp(cmdCheck, args[1:], stdout, stderr)
 	case "gen":
-		return checkcmd.RunGen(args[1:], stdout, stderr)
+		return withHelp(checkcmd.RunGen, args[1:], stdout, stderr)
 	case "psp":
-		return cmdPSP(args[1:], stdout, stderr)
+		return withHelp(cmdPSP, args[1:], stdout, stderr)
 	case "demo":
-		return cmdDemo(args[1:], stdout, stderr)
+		return withHelp(cmdDemo, args[1:], stdout, stderr)
 	case "version", "--version", "-version":
 		fmt.Fprintln(stdout, "idemcheck", versionString())
 		return 0
 	case "help", "-h", "--help":
+		if len(args) > 1 && args[0] == "help" {
+			switch args[1] {
+			case "run", "check", "psp", "demo", "gen":
+				return dispatch([]string{args[1], "--help"}, stdout, stderr)
+			}
+			fmt.Fprintf(stderr, "idemcheck help: unknown command %q\n\n%s", args[1], usage)
+			return 2
+		}
 		fmt.Fprint(stdout, usage)
 		return 0
 	default:

@@ -32,6 +32,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	junitOut := fs.String("junit", "", "write a JUnit XML report to `FILE`")
 	htmlOut := fs.String("html", "", "write the HTML report (with porcupine pictures) into `DIR`")
 	only := fs.String("only", "", "comma-separated check IDs to run (e.g. A2,A5,P-conflict)")
+	skip := fs.String("skip", "", "comma-separated check IDs not to run (e.g. B4,P-expiry)")
+	listC := fs.Bool("list-checks", false, "print every check (ID, level, what it does, its rule) and exit")
+	listM := fs.Bool("list-mutants", false, "print every guard switch of the reference stack (for --reference --mutant) and exit")
 	seedStr := fs.String("seed", "", "seed for every random choice (printed when drawn)")
 	chaos := fs.Bool("chaos", false, "randomized mode: seeded faults mixed with concurrent traffic, whole history checked")
 	duration := fs.Duration("duration", 10*time.Second, "length of --chaos traffic")
@@ -40,7 +43,8 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	ref := fs.Bool("reference", false, "the main job: start the reference stack on local servers and run every check against it")
 	mut := fs.String("mutant", "", "with --reference: switch guards off (comma-separated names of package targets/mutant)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: idemcheck run [--config FILE] [--strict] [--require-all-safety] [--json FILE] [--junit FILE] [--html DIR] [--only IDS] [--chaos --seed N --duration D]")
+		fmt.Fprintln(stderr, "usage: idemcheck run [--config FILE] [--strict] [--require-all-safety] [--json FILE] [--junit FILE] [--html DIR] [--only IDS] [--skip IDS] [--chaos --seed N --duration D]")
+		fmt.Fprintln(stderr, "       idemcheck run --list-checks | --list-mutants")
 		fmt.Fprintln(stderr, "       idemcheck run --init [--config FILE]")
 		fmt.Fprintln(stderr, "       idemcheck run --reference [--mutant NAME] [--html DIR]")
 		fs.PrintDefaults()
@@ -54,6 +58,14 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "idemcheck run: unexpected argument %q\n", fs.Arg(0))
 		return conform.ExitUsage
+	}
+	if *listC {
+		listChecks(stdout)
+		return 0
+	}
+	if *listM {
+		listMutants(stdout)
+		return 0
 	}
 	if *initCfg {
 		f, err := os.OpenFile(*cfgPath, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
@@ -81,17 +93,16 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		}
 		seed = s
 	}
-	var ids []string
-	for _, id := range strings.Split(*only, ",") {
-		if id = strings.TrimSpace(id); id != "" {
-			ids = append(ids, id)
-		}
-	}
+	ids, skipIDs := idList(*only), idList(*skip)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	o := conform.Options{
-		Config: *cfgPath, Strict: *strict, RequireAllSafety: *allSafety, JSON: *jsonOut, JUnit: *junitOut, HTML: *htmlOut, Only: ids,
+		Config: *cfgPath, Strict: *strict, RequireAllSafety: *allSafety, JSON: *jsonOut, JUnit: *junitOut, HTML: *htmlOut, Only: ids, Skip: skipIDs,
 		Seed: seed, Chaos: *chaos, Duration: *duration, MaxWait: *maxWait, Stdout: stdout, Stderr: stderr, Quiet: *quiet,
+	}
+	if err := conform.ValidateIDs(o); err != nil {
+		fmt.Fprintln(stderr, "idemcheck run:", err)
+		return conform.ExitUsage
 	}
 	if *mut != "" && !*ref {
 		fmt.Fprintln(stderr, "idemcheck run: --mutant needs --reference")
@@ -103,4 +114,15 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	}
 	code, _ := conform.Run(ctx, o)
 	return code
+}
+
+// idList splits a comma-separated list of check IDs.
+func idList(s string) []string {
+	var ids []string
+	for _, id := range strings.Split(s, ",") {
+		if id = strings.TrimSpace(id); id != "" {
+			ids = append(ids, id)
+		}
+	}
+	return ids
 }

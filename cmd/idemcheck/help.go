@@ -1,0 +1,57 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/idemcheck/idemcheck/conform/scenario"
+	"github.com/idemcheck/idemcheck/targets/mutant"
+)
+
+// wantsHelp reports a -h, -help or --help among args: help is an answer, so it
+// goes to stdout with exit 0, while a usage error goes to stderr with exit 2.
+func wantsHelp(args []string) bool {
+	for _, a := range args {
+		switch a {
+		case "-h", "-help", "--help":
+			return true
+		case "--", "-":
+			return false
+		}
+	}
+	return false
+}
+
+// withHelp runs a command; asked for help, its usage (which every command
+// writes to its error stream) is sent to stdout and the exit code is 0.
+func withHelp(cmd func(args []string, stdout, stderr io.Writer) int, args []string, stdout, stderr io.Writer) int {
+	if wantsHelp(args) {
+		cmd([]string{"--help"}, stdout, stdout)
+		return 0
+	}
+	return cmd(args, stdout, stderr)
+}
+
+// listChecks prints every check of `idemcheck run`, in the order it runs them.
+func listChecks(w io.Writer) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tLEVEL\tWHAT\tRULE")
+	for _, c := range scenario.All() {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", c.ID, c.Level, c.Title, c.Rule)
+	}
+	fmt.Fprintf(tw, "recount\t%s\t%s\t%s\n", scenario.Safety, "every order's charges counted again after the quiet period", "late effects")
+	fmt.Fprintf(tw, "chaos\t%s\t%s\t%s\n", scenario.Safety, "--chaos: seeded faults on concurrent traffic, whole history checked", "HISTORY.md")
+	_ = tw.Flush()
+}
+
+// listMutants prints every guard switch of the reference stack.
+func listMutants(w io.Writer) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "SWITCH\tTIER\tSCENARIOS\tCAUGHT AS")
+	for _, e := range mutant.Catalogue {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", e.Switch, e.Tier, strings.Join(e.Scenarios, ","), e.CaughtAs)
+	}
+	_ = tw.Flush()
+}
