@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -23,7 +24,8 @@ func TestMain(m *testing.M) {
 		code, _ := Run(context.Background(), Options{Config: cfg, Seed: 1, Only: []string{"A2"}, Stdout: os.Stdout, Stderr: os.Stderr})
 		os.Exit(code)
 	}
-	dir, err := os.MkdirTemp("", "idemcheck-conform-test-")
+	sweepTestDirs()
+	dir, err := os.MkdirTemp("", fmt.Sprintf("idemcheck-conform-test-%d-", os.Getpid()))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
@@ -38,6 +40,22 @@ func TestMain(m *testing.M) {
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
+}
+
+// sweepTestDirs removes the build directories of earlier test binaries that
+// were killed before their cleanup ran (the pid in the name is gone).
+func sweepTestDirs() {
+	old, _ := filepath.Glob(filepath.Join(os.TempDir(), "idemcheck-conform-test-*"))
+	for _, d := range old {
+		var pid int
+		if _, err := fmt.Sscanf(filepath.Base(d), "idemcheck-conform-test-%d-", &pid); err != nil || pid <= 0 {
+			os.RemoveAll(d) // the unnamed form of older runs
+			continue
+		}
+		if syscall.Kill(pid, 0) == syscall.ESRCH {
+			os.RemoveAll(d)
+		}
+	}
 }
 
 // fixture describes one run of paysvc under idemcheck.
