@@ -86,9 +86,15 @@ func (w *world) teardown(ctx SpecContext) {
 	if w.pool != nil {
 		w.pool.Close()
 	}
-	_, err := srv.adminPool.Exec(ctx, `SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = $1`, w.slot)
-	Expect(err).NotTo(HaveOccurred(), "drop slot %s", w.slot)
-	_, err = srv.adminPool.Exec(ctx, "DROP DATABASE IF EXISTS "+w.name+" WITH (FORCE)")
+	// A stopped connector's walsender on the server can hold the slot a few
+	// moments after the process is gone: end it (the slot is the test's own)
+	// and drop the slot once it is free.
+	Eventually(func(ctx context.Context) error {
+		_, _ = srv.adminPool.Exec(ctx, `SELECT pg_terminate_backend(active_pid) FROM pg_replication_slots WHERE slot_name = $1 AND active_pid IS NOT NULL`, w.slot)
+		_, err := srv.adminPool.Exec(ctx, `SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = $1`, w.slot)
+		return err
+	}).WithContext(ctx).WithTimeout(15*time.Second).WithPolling(100*time.Millisecond).Should(Succeed(), "drop slot %s", w.slot)
+	_, err := srv.adminPool.Exec(ctx, "DROP DATABASE IF EXISTS "+w.name+" WITH (FORCE)")
 	Expect(err).NotTo(HaveOccurred(), "drop database %s", w.name)
 	_, _ = srv.adm.DeleteTopic(ctx, w.topic)
 	_ = os.RemoveAll(w.logDir)
