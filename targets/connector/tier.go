@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"os"
 	"strings"
-	"time"
 
 	"github.com/idemcheck/idemcheck/targets/failpoint"
 	"github.com/idemcheck/idemcheck/targets/storytime"
@@ -75,11 +74,5 @@ func Main(ctx context.Context, args []string) error {
 // ReadStatus fetches a connector's Status from its admin URL.
 func ReadStatus(admin string) (Status, error) {
 	var s Status
-	cl := http.Client{Timeout: 5 * time.Second}
-	resp, err := cl.Get(admin + StatusPath)
-	if err != nil {
-		return s, err
-	}
-	defer resp.Body.Close()
-	return s, json.NewDecoder(resp.Body).Decode(&s)
+	return s, failpoint.GetJSON(admin+StatusPath, &s)
 }

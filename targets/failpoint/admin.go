@@ -185,3 +185,18 @@ func Stopped(pid int) (bool, error) {
 	st := s[i+2]
 	return st == 'T' || st == 't', nil
 }
+
+// GetJSON reads a tier's admin endpoint (its status, its counters) into out;
+// an answer other than 200 is an error naming the URL, never a zero value.
+func GetJSON(url string, out any) error {
+	c := http.Client{Timeout: 5 * time.Second}
+	resp, err := c.Get(url)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("GET %s: %s", url, resp.Status)
+	}
+	return json.NewDecoder(resp.Body).Decode(out)
+}

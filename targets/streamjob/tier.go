@@ -107,13 +107,7 @@ func Main(ctx context.Context, args []string) error {
 // ReadStatus fetches a job's Status from its admin URL.
 func ReadStatus(admin string) (Status, error) {
 	var s Status
-	c := http.Client{Timeout: 5 * time.Second}
-	resp, err := c.Get(admin + StatusPath)
-	if err != nil {
-		return s, err
-	}
-	defer resp.Body.Close()
-	return s, json.NewDecoder(resp.Body).Decode(&s)
+	return s, failpoint.GetJSON(admin+StatusPath, &s)
 }
 
 // TakeCheckpoint asks the job behind admin for a checkpoint and returns its
