@@ -53,9 +53,16 @@ func kafkaVersionOf(home string) string {
 // kafkaClusterID makes a Kafka Uuid (16 random bytes, URL-safe base64), as
 // `kafka-storage.sh random-uuid` does, without starting a JVM for it.
 func kafkaClusterID() string {
-	b := make([]byte, 16)
-	_, _ = rand.Read(b)
-	return base64.RawURLEncoding.EncodeToString(b)
+	// An id starting with '-' reads as a flag to kafka-storage's argument
+	// parser (1 start in 64 failed so); Kafka's own Uuid.randomUuid draws again
+	// in that case, and so does this.
+	for {
+		b := make([]byte, 16)
+		_, _ = rand.Read(b)
+		if id := base64.RawURLEncoding.EncodeToString(b); id[0] != '-' {
+			return id
+		}
+	}
 }
 
 func javaBin() string {
