@@ -45,6 +45,15 @@ func Get() (int, error) {
 	return p, nil
 }
 
+// Addr is Get as a loopback host:port.
+func Addr() (string, error) {
+	p, err := Get()
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("127.0.0.1:%d", p), nil
+}
+
 var (
 	portMu     sync.Mutex
 	portsGiven = map[int]bool{}

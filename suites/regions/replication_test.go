@@ -3,7 +3,6 @@ package regions
 import (
 	"context"
 	"encoding/json"
-	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -13,6 +12,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/idemcheck/idemcheck/faults"
+	"github.com/idemcheck/idemcheck/internal/freeport"
 	"github.com/idemcheck/idemcheck/targets/mrec"
 	"github.com/idemcheck/idemcheck/targets/region"
 )
@@ -50,10 +50,9 @@ func hostPort(dsn string) string {
 func (w *world) startReplicators(ctx context.Context) {
 	addrs := map[string]string{}
 	for _, r := range []*regionStack{w.r1, w.r2} {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		addr, err := freeport.Addr()
 		Expect(err).NotTo(HaveOccurred())
-		addrs[r.name] = ln.Addr().String()
-		Expect(ln.Close()).To(Succeed())
+		addrs[r.name] = addr
 		slot := w.name + "_mrec_" + strings.ToLower(r.name)
 		pool := w.pool(ctx, r)
 		_, err = pool.Exec(ctx, `SELECT pg_create_logical_replication_slot($1, 'test_decoding')`, slot)

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/idemcheck/idemcheck/internal/freeport"
 )
 
 // kafkaHome finds the jars ci/install-deps fetched: $IDEMCHECK_KAFKA_HOME, or
@@ -83,7 +85,7 @@ func startLocalKafka(ctx context.Context, advertise func(string) (string, error)
 	}
 	ports := make([]int, 3)
 	for i := range ports {
-		if ports[i], err = freePort(); err != nil {
+		if ports[i], err = freeport.Get(); err != nil {
 			return nil, "", err
 		}
 	}

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/idemcheck/idemcheck/internal/freeport"
 )
 
 // pgBinDir finds the newest Debian Postgres (15 or newer) bin directory.
@@ -81,7 +83,7 @@ func startLocalPostgres(ctx context.Context) (Service, error) {
 	if out, err := initdb.CombinedOutput(); err != nil {
 		return fail(fmt.Errorf("initdb: %v: %s", err, out))
 	}
-	port, err := freePort()
+	port, err := freeport.Get()
 	if err != nil {
 		return fail(err)
 	}

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/idemcheck/idemcheck/internal/freeport"
 )
 
 func startLocalValkey(ctx context.Context) (Service, error) {
@@ -21,7 +23,7 @@ func startLocalValkey(ctx context.Context) (Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	port, err := freePort()
+	port, err := freeport.Get()
 	if err != nil {
 		return nil, err
 	}

@@ -4,13 +4,7 @@ import (
 	"context"
 	"fmt"
 	"time"
-
-	"github.com/idemcheck/idemcheck/internal/freeport"
 )
-
-// freePort is the one free-port helper: see internal/freeport for why ports
-// are drawn below the ephemeral range.
-func freePort() (int, error) { return freeport.Get() }
 
 // waitFor polls ready until it succeeds, ctx ends, or limit passes; it returns
 // the last error so a failed start says why.

@@ -8,11 +8,13 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/idemcheck/idemcheck/internal/freeport"
 )
 
 func closedPort(t *testing.T) int {
 	t.Helper()
-	p, err := freePort()
+	p, err := freeport.Get()
 	if err != nil {
 		t.Fatal(err)
 	}
