@@ -14,7 +14,6 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/idemcheck/idemcheck/faults"
-	"github.com/idemcheck/idemcheck/targets/failpoint"
 	"github.com/idemcheck/idemcheck/targets/ledger"
 	"github.com/idemcheck/idemcheck/targets/push"
 	"github.com/idemcheck/idemcheck/targets/relay"
@@ -74,7 +73,7 @@ func BenchmarkEndToEnd(b *testing.B) {
 		b.Cleanup(func() { _ = p.Stop(5 * time.Second) })
 		rctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 		defer cancel()
-		addrs, err := failpoint.ReadAddrs(rctx, addrFile)
+		addrs, err := tier.ReadAddrs(rctx, addrFile)
 		if err != nil {
 			b.Fatal(err)
 		}

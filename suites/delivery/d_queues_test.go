@@ -9,7 +9,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/idemcheck/idemcheck/checker"
-	"github.com/idemcheck/idemcheck/targets/failpoint"
+	"github.com/idemcheck/idemcheck/faults"
 	"github.com/idemcheck/idemcheck/targets/relay"
 	"github.com/idemcheck/idemcheck/targets/worker"
 )
@@ -95,7 +95,7 @@ var _ = Describe("D. Queues and logs", func() {
 			// the reply to ev_7's produce request.
 			w.seedPayment(ctx, "pay_6", "u3", "K1", "m3", 700)
 			Eventually(ctx, w.outboxRows).WithTimeout(30 * time.Second).Should(BeZero())
-			Expect(failpoint.ArmAt(r1.admin, relay.AfterPublishBeforeDelete, "crash")).To(Succeed())
+			Expect(faults.FailpointAt(r1.admin, relay.AfterPublishBeforeDelete).Arm("crash")).To(Succeed())
 			undo, err := srv.kafkaLink.LoseReply()
 			Expect(err).NotTo(HaveOccurred())
 			fired := srv.kafkaLink.Fired()

@@ -8,7 +8,8 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/idemcheck/idemcheck/checker"
-	"github.com/idemcheck/idemcheck/targets/failpoint"
+	"github.com/idemcheck/idemcheck/faults"
+	"github.com/idemcheck/idemcheck/targets/api"
 	"github.com/idemcheck/idemcheck/targets/ledger"
 	"github.com/idemcheck/idemcheck/targets/mutant"
 	"github.com/idemcheck/idemcheck/targets/phone"
@@ -42,7 +43,7 @@ var _ = Describe("A. Keys and claims, concurrent and crashed owners", func() {
 		It("holds: exactly one claims; the other gets 409 and makes no PSP call", func(ctx SpecContext) {
 			w := newWorld(ctx, worldOpts{noResolver: true})
 			id := pid("u1", "K1")
-			r1, r2 := a2(ctx, w, failpoint.AfterClaim)
+			r1, r2 := a2(ctx, w, api.AfterClaim)
 			Expect(r1.Code).To(Equal(http.StatusOK), r1.String())
 			Expect(r1.PaymentID).To(Equal(id))
 			Expect(r2.Code).To(Equal(http.StatusConflict), r2.String())
@@ -63,8 +64,8 @@ var _ = Describe("A. Keys and claims, concurrent and crashed owners", func() {
 		It("caught: check-then-insert lets both copies claim and call the PSP", func(ctx SpecContext) {
 			w := newWorld(ctx, worldOpts{noResolver: true, mutants: []mutant.Switch{mutant.CheckThenInsert}})
 			id := pid("u1", "K1")
-			_, r2 := a2(ctx, w, failpoint.BeforeClaim)
-			Expect(w.fired(failpoint.BeforeClaim)).To(Equal(int64(2)), "both copies must sit in the gap")
+			_, r2 := a2(ctx, w, api.BeforeClaim)
+			Expect(w.fired(api.BeforeClaim)).To(Equal(int64(2)), "both copies must sit in the gap")
 			Expect(w.psp.CallsWithKey(id+":charge")).To(HaveLen(2), "the PSP's own log: two calls for one intent")
 			Expect(w.psp.Charges()).To(HaveLen(1), "the derived key kept it to one charge")
 			Expect(r2.Code).NotTo(Equal(http.StatusConflict), r2.String())
@@ -75,7 +76,7 @@ var _ = Describe("A. Keys and claims, concurrent and crashed owners", func() {
 	// call. A repeat after lease + margin takes over from the durable row.
 	a3 := func(ctx SpecContext, w *world, point string, withPhone bool) phone.Reply {
 		w.lbAdmin(http.MethodPut, "/route?pin=0")
-		Expect(failpoint.ArmAt(w.st.APIs[0].Admin, point, "crash")).To(Succeed())
+		Expect(faults.FailpointAt(w.st.APIs[0].Admin, point).Arm("crash")).To(Succeed())
 		ph := w.phone("phone-1", "u1")
 		ph.Journal("K1")
 		r1 := ph.Send(ctx, "K1", phone.Story(), false)
@@ -95,7 +96,7 @@ var _ = Describe("A. Keys and claims, concurrent and crashed owners", func() {
 		It("holds (killed before the PSP call): a repeat takes over with the derived key", func(ctx SpecContext) {
 			w := newWorld(ctx, worldOpts{noResolver: true})
 			id := pid("u1", "K1")
-			r := a3(ctx, w, failpoint.BeforePSPCall, true)
+			r := a3(ctx, w, api.BeforePSPCall, true)
 			Expect(r.Code).To(Equal(http.StatusOK), r.String())
 			Expect(r.PaymentID).To(Equal(id))
 			Expect(w.stat("takeovers")).To(Equal(int64(1)))
@@ -108,7 +109,7 @@ var _ = Describe("A. Keys and claims, concurrent and crashed owners", func() {
 		It("holds (killed after the PSP call): the takeover's charge is replayed, not repeated", func(ctx SpecContext) {
 			w := newWorld(ctx, worldOpts{noResolver: true})
 			id := pid("u1", "K1")
-			r := a3(ctx, w, failpoint.AfterPSPCall, true)
+			r := a3(ctx, w, api.AfterPSPCall, true)
 			Expect(r.Code).To(Equal(http.StatusOK), r.String())
 			Expect(w.stat("takeovers")).To(Equal(int64(1)))
 			Expect(pspKeys(w.psp.Charges())).To(Equal([]string{id + ":charge"}))
@@ -120,7 +121,7 @@ var _ = Describe("A. Keys and claims, concurrent and crashed owners", func() {
 		It("holds (no phone): the resolver sweeps the stale PENDING row and settles it", func(ctx SpecContext) {
 			w := newWorld(ctx, worldOpts{})
 			id := pid("u1", "K1")
-			a3(ctx, w, failpoint.AfterPSPCall, false)
+			a3(ctx, w, api.AfterPSPCall, false)
 			Eventually(func() string { return w.payment(ctx, id).State }).WithTimeout(eventually(10)).
 				WithPolling(storytime.D(0.2)).Should(Equal(ledger.Succeeded))
 			Expect(pspKeys(w.psp.Charges())).To(Equal([]string{id + ":charge"}))
@@ -135,7 +136,7 @@ var _ = Describe("A. Keys and claims, concurrent and crashed owners", func() {
 
 		It("caught: a takeover with a new PSP key charges twice", func(ctx SpecContext) {
 			w := newWorld(ctx, worldOpts{noResolver: true, mutants: []mutant.Switch{mutant.TakeoverNewPSPKey}})
-			r := a3(ctx, w, failpoint.AfterPSPCall, true)
+			r := a3(ctx, w, api.AfterPSPCall, true)
 			Expect(r.Code).To(Equal(http.StatusOK), r.String())
 			Expect(w.stat("takeovers")).To(Equal(int64(1)))
 			Expect(w.psp.Charges()).To(HaveLen(2))
@@ -147,7 +148,7 @@ var _ = Describe("A. Keys and claims, concurrent and crashed owners", func() {
 	// inserting; a repeat takes over after lease + margin; the zombie wakes.
 	a4 := func(ctx SpecContext, w *world) (zombie, repeat phone.Reply) {
 		w.lbAdmin(http.MethodPut, "/route?pin=0")
-		Expect(failpoint.ArmAt(w.st.APIs[0].Admin, failpoint.BeforePSPCall, "1*pause")).To(Succeed())
+		Expect(faults.FailpointAt(w.st.APIs[0].Admin, api.BeforePSPCall).Arm("1*pause")).To(Succeed())
 		p1 := w.phone("phone-1", "u1")
 		p1.Timeout = storytime.D(30) // this copy waits for the zombie's own answer
 		p1.Journal("K1")

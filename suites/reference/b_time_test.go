@@ -10,7 +10,8 @@ import (
 
 	"github.com/idemcheck/idemcheck/checker"
 	"github.com/idemcheck/idemcheck/fakepsp"
-	"github.com/idemcheck/idemcheck/targets/failpoint"
+	"github.com/idemcheck/idemcheck/faults"
+	"github.com/idemcheck/idemcheck/targets/api"
 	"github.com/idemcheck/idemcheck/targets/keystore"
 	"github.com/idemcheck/idemcheck/targets/lb"
 	"github.com/idemcheck/idemcheck/targets/ledger"
@@ -129,7 +130,7 @@ var _ = Describe("B. Time", func() {
 	// the late original claims K1 and charges.
 	b3 := func(ctx SpecContext, w *world) (resolve, orig phone.Reply) {
 		w.lbAdmin(http.MethodPut, "/route?pin=1")
-		Expect(failpoint.ArmAt(w.st.APIs[1].Admin, failpoint.BeforeResolveCommit, sleepAction(3))).To(Succeed())
+		Expect(faults.FailpointAt(w.st.APIs[1].Admin, api.BeforeResolveCommit).Arm(sleepAction(3))).To(Succeed())
 		p1, p2 := w.phone("phone-1", "u1"), w.phone("phone-2", "u1")
 		p1.Journal("K1")
 		done := make(chan struct{})
@@ -138,7 +139,7 @@ var _ = Describe("B. Time", func() {
 			defer close(done)
 			resolve = p1.Resolve(ctx, "K1")
 		}()
-		Eventually(func() int64 { return w.fired(failpoint.BeforeResolveCommit) }).WithTimeout(eventually(2)).Should(Equal(int64(1)))
+		Eventually(func() int64 { return w.fired(api.BeforeResolveCommit) }).WithTimeout(eventually(2)).Should(Equal(int64(1)))
 		orig = p2.Send(ctx, "K1", phone.Story(), false)
 		Eventually(done).WithTimeout(eventually(10)).Should(BeClosed())
 		return resolve, orig
@@ -211,7 +212,7 @@ var _ = Describe("B. Time", func() {
 	b5 := func(ctx SpecContext, w *world) (rs, retry phone.Reply) {
 		id := pid("u1", "K1")
 		w.lbAdmin(http.MethodPut, "/route?pin=0")
-		Expect(failpoint.ArmAt(w.st.APIs[0].Admin, failpoint.AfterPSPCall, "crash")).To(Succeed())
+		Expect(faults.FailpointAt(w.st.APIs[0].Admin, api.AfterPSPCall).Arm("crash")).To(Succeed())
 		ph := w.phone("phone-1", "u1")
 		ph.Journal("K1")
 		r1 := ph.Send(ctx, "K1", phone.Story(), false)

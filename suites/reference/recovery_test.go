@@ -11,10 +11,11 @@ import (
 
 	"github.com/idemcheck/idemcheck/checker"
 	"github.com/idemcheck/idemcheck/fakepsp"
+	"github.com/idemcheck/idemcheck/faults"
 	"github.com/idemcheck/idemcheck/targets/api"
-	"github.com/idemcheck/idemcheck/targets/failpoint"
 	"github.com/idemcheck/idemcheck/targets/ledger"
 	"github.com/idemcheck/idemcheck/targets/phone"
+	"github.com/idemcheck/idemcheck/targets/resolver"
 	"github.com/idemcheck/idemcheck/targets/storytime"
 )
 
@@ -26,7 +27,7 @@ var _ = Describe("Recovery after a crash at any failpoint", Label("recovery"), f
 			w := newWorld(ctx, worldOpts{})
 			id := pid("u1", "K1")
 			w.lbAdmin(http.MethodPut, "/route?pin=0")
-			Expect(failpoint.ArmAt(w.st.APIs[0].Admin, point, "crash")).To(Succeed())
+			Expect(faults.FailpointAt(w.st.APIs[0].Admin, point).Arm("crash")).To(Succeed())
 			ph := w.phone("phone-1", "u1")
 			ph.Journal("K1")
 			r1 := ph.Send(ctx, "K1", phone.Story(), false)
@@ -42,19 +43,19 @@ var _ = Describe("Recovery after a crash at any failpoint", Label("recovery"), f
 			Expect(states(w.payments(ctx))).To(Equal(map[string]string{id: ledger.Succeeded}))
 			Expect(w.check(ctx).OK()).To(BeTrue())
 		},
-		Entry(nil, failpoint.AfterClaim, SpecTimeout(time.Minute)),
-		Entry(nil, failpoint.AfterPendingInsert, SpecTimeout(time.Minute)),
-		Entry(nil, failpoint.BeforePSPCall, SpecTimeout(time.Minute)),
-		Entry(nil, failpoint.AfterPSPCall, SpecTimeout(time.Minute)),
-		Entry(nil, failpoint.BeforeComplete, SpecTimeout(time.Minute)),
+		Entry(nil, api.AfterClaim, SpecTimeout(time.Minute)),
+		Entry(nil, api.AfterPendingInsert, SpecTimeout(time.Minute)),
+		Entry(nil, api.BeforePSPCall, SpecTimeout(time.Minute)),
+		Entry(nil, api.AfterPSPCall, SpecTimeout(time.Minute)),
+		Entry(nil, api.BeforeComplete, SpecTimeout(time.Minute)),
 	)
 
 	It("the resolver crashes mid-sweep, restarts, and settles the UNKNOWN payment", func(ctx SpecContext) {
 		w := newWorld(ctx, worldOpts{})
 		id := pid("u1", "K1")
-		Expect(failpoint.ArmAt(w.st.Resolver.Admin, failpoint.ResolverSweep, "crash")).To(Succeed())
+		Expect(faults.FailpointAt(w.st.Resolver.Admin, resolver.SweepPoint).Arm("crash")).To(Succeed())
 		w.lbAdmin(http.MethodPut, "/route?pin=1")
-		Expect(failpoint.ArmAt(w.st.APIs[1].Admin, failpoint.AfterPSPCall, "1*error")).To(Succeed())
+		Expect(faults.FailpointAt(w.st.APIs[1].Admin, api.AfterPSPCall).Arm("1*error")).To(Succeed())
 		ph := w.phone("phone-1", "u1")
 		ph.Journal("K1")
 		r1 := ph.Send(ctx, "K1", phone.Story(), false)

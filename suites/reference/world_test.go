@@ -12,8 +12,8 @@ import (
 
 	"github.com/idemcheck/idemcheck/checker"
 	"github.com/idemcheck/idemcheck/fakepsp"
+	"github.com/idemcheck/idemcheck/faults"
 	"github.com/idemcheck/idemcheck/targets/api"
-	"github.com/idemcheck/idemcheck/targets/failpoint"
 	"github.com/idemcheck/idemcheck/targets/keystore"
 	"github.com/idemcheck/idemcheck/targets/ledger"
 	"github.com/idemcheck/idemcheck/targets/mutant"
@@ -170,7 +170,7 @@ func kinds(res *checker.Result) []string {
 // arm arms a failpoint on every API server.
 func (w *world) armAPIs(name, action string) {
 	for _, t := range w.st.APIs {
-		Expect(failpoint.ArmAt(t.Admin, name, action)).To(Succeed())
+		Expect(faults.FailpointAt(t.Admin, name).Arm(action)).To(Succeed())
 	}
 }
 
@@ -181,7 +181,7 @@ func (w *world) fired(name string) int64 {
 		if t.Proc.Exited() || t.Proc.Paused() {
 			continue
 		}
-		h, err := failpoint.Hits(t.Admin, name)
+		h, err := faults.FailpointAt(t.Admin, name).Fired()
 		Expect(err).NotTo(HaveOccurred())
 		n += h
 	}

@@ -11,13 +11,13 @@ import (
 	"github.com/idemcheck/idemcheck/fakepsp"
 	"github.com/idemcheck/idemcheck/faults"
 	"github.com/idemcheck/idemcheck/targets/api"
-	"github.com/idemcheck/idemcheck/targets/failpoint"
 	"github.com/idemcheck/idemcheck/targets/keystore"
 	"github.com/idemcheck/idemcheck/targets/ledger"
 	"github.com/idemcheck/idemcheck/targets/mutant"
 	"github.com/idemcheck/idemcheck/targets/phone"
 	"github.com/idemcheck/idemcheck/targets/refstack"
 	"github.com/idemcheck/idemcheck/targets/region"
+	"github.com/idemcheck/idemcheck/targets/resolver"
 )
 
 // g2 is branch F of Part 9, the main line with a standby Region: R1 charges
@@ -51,7 +51,7 @@ func runG2(ctx context.Context, o worldOpts) *g2 {
 	w := newWorld(ctx, o)
 	g := &g2{w: w, pid: api.PaymentID(api.Scope("u1", "K1", true)), pid2: api.PaymentID(api.Scope("u1", "K2", true))}
 	// R1's resolver holds still until R2 has seen pay_7 UNKNOWN.
-	Expect(failpoint.ArmAt(w.r1.st.Resolver.Admin, failpoint.ResolverSweep, "error")).To(Succeed())
+	Expect(faults.FailpointAt(w.r1.st.Resolver.Admin, resolver.SweepPoint).Arm("error")).To(Succeed())
 	lose := w.psp.Faults().LoseReplyAfterCharge(fakepsp.Match{Op: "charge", Times: 1})
 	p := w.phone("phone-1", "R1")
 	p.Journal("K1")
@@ -64,7 +64,7 @@ func runG2(ctx context.Context, o worldOpts) *g2 {
 	Expect(w.psp.Charges()).To(HaveLen(1))
 	// K2: the API server that charges it dies after the PSP answered.
 	for _, t := range w.r1.st.APIs {
-		Expect(failpoint.ArmAt(t.Admin, failpoint.AfterPSPCall, "1*crash")).To(Succeed())
+		Expect(faults.FailpointAt(t.Admin, api.AfterPSPCall).Arm("1*crash")).To(Succeed())
 	}
 	p2 := w.phone("phone-2", "R1")
 	p2.Journal("K2")
@@ -94,7 +94,7 @@ func runG2(ctx context.Context, o worldOpts) *g2 {
 	}
 	worker := w.tier(w.r1, w.r1.worker)
 	Expect(worker.Proc.Kill()).To(Succeed())
-	Expect(failpoint.DisarmAt(w.r1.st.Resolver.Admin, failpoint.ResolverSweep)).To(Succeed())
+	Expect(faults.FailpointAt(w.r1.st.Resolver.Admin, resolver.SweepPoint).Undo()).To(Succeed())
 	Eventually(func() string { return w.state(ctx, w.r1, g.pid) }).WithTimeout(eventually(5)).Should(Equal(ledger.Succeeded))
 	// R1's relay has published pay_7's event (its outbox row is gone). The
 	// resolver may also have settled K2 by now, if K2's deadline and margin

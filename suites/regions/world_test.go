@@ -19,7 +19,6 @@ import (
 	"github.com/idemcheck/idemcheck/checker"
 	"github.com/idemcheck/idemcheck/fakepsp"
 	"github.com/idemcheck/idemcheck/faults"
-	"github.com/idemcheck/idemcheck/targets/failpoint"
 	"github.com/idemcheck/idemcheck/targets/ledger"
 	"github.com/idemcheck/idemcheck/targets/mutant"
 	"github.com/idemcheck/idemcheck/targets/phone"
@@ -204,7 +203,7 @@ func (w *world) startProc(ctx context.Context, name, tierName string, args ...st
 	w.procs = append(w.procs, p)
 	rctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	addrs, err := failpoint.ReadAddrs(rctx, addrFile)
+	addrs, err := tier.ReadAddrs(rctx, addrFile)
 	Expect(err).NotTo(HaveOccurred(), "%s did not publish its addresses (log %s)", name, p.LogPath())
 	return addrs
 }

@@ -122,7 +122,7 @@ func (w *world) start(ctx context.Context, name, tierName, arm string, args ...s
 	w.procs = append(w.procs, p)
 	rctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	p.addrs, err = failpoint.ReadAddrs(rctx, addrFile)
+	p.addrs, err = tier.ReadAddrs(rctx, addrFile)
 	Expect(err).NotTo(HaveOccurred(), "tier %s did not publish its addresses (log %s)", name, fp.LogPath())
 	return p
 }

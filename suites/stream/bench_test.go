@@ -18,7 +18,6 @@ import (
 
 	"github.com/idemcheck/idemcheck/faults"
 	"github.com/idemcheck/idemcheck/targets/connector"
-	"github.com/idemcheck/idemcheck/targets/failpoint"
 	"github.com/idemcheck/idemcheck/targets/ledger"
 	"github.com/idemcheck/idemcheck/targets/streamjob"
 	"github.com/idemcheck/idemcheck/targets/tier"
@@ -106,7 +105,7 @@ func (w *benchWorld) start(b *testing.B, name, tierName string, args ...string) 
 	w.procs = append(w.procs, p)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if _, err := failpoint.ReadAddrs(ctx, addr); err != nil {
+	if _, err := tier.ReadAddrs(ctx, addr); err != nil {
 		b.Fatalf("%s: %v", name, err)
 	}
 }

@@ -7,8 +7,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/idemcheck/idemcheck/targets/failpoint"
-
+	"github.com/idemcheck/idemcheck/faults"
 	"github.com/idemcheck/idemcheck/targets/streamjob"
 )
 
@@ -58,7 +57,7 @@ var _ = Describe("the stream job crashes at each of its failpoints and recovers"
 				expectCrashed(w.startJobNoWait(ctx, "job-2", opts))
 				opts.arm = ""
 			} else {
-				Expect(failpoint.ArmAt(j.admin, point, "1*crash")).To(Succeed())
+				Expect(faults.FailpointAt(j.admin, point).Arm("1*crash")).To(Succeed())
 				w.after(ctx)
 				expectCrashed(j)
 			}

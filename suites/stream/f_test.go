@@ -8,8 +8,8 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/faults"
 	"github.com/idemcheck/idemcheck/targets/connector"
-	"github.com/idemcheck/idemcheck/targets/failpoint"
 	"github.com/idemcheck/idemcheck/targets/mutant"
 	"github.com/idemcheck/idemcheck/targets/storytime"
 	"github.com/idemcheck/idemcheck/targets/streamjob"
@@ -77,7 +77,7 @@ func f2(ctx context.Context, mut string) (end, row, *proc) {
 	id, err := streamjob.TakeCheckpoint(v1.admin)
 	Expect(err).NotTo(HaveOccurred())
 	Expect(id).To(Equal(int64(1)))
-	Eventually(func() (int64, error) { return failpoint.Hits(v1.admin, streamjob.BeforeNotify) }).
+	Eventually(func() (int64, error) { return faults.FailpointAt(v1.admin, streamjob.BeforeNotify).Fired() }).
 		WithTimeout(10*time.Second).Should(Equal(int64(1)), "the notice of checkpoint 1 was dropped")
 	st := status(v1)
 	Expect(st.BarrierTag).To(Equal(int64(1)))
@@ -122,10 +122,10 @@ func f3(ctx context.Context, mut string) end {
 	id, err := streamjob.TakeCheckpoint(j1.admin)
 	Expect(err).NotTo(HaveOccurred())
 	Expect(id).To(Equal(int64(1)))
-	Expect(failpoint.ArmAt(c1.admin, connector.BeforeAck, "error")).To(Succeed())
+	Expect(faults.FailpointAt(c1.admin, connector.BeforeAck).Arm("error")).To(Succeed())
 	w.succeed(ctx, "pay_7", "m1", 3000)
 	w.waitSink(ctx, "m1", 15000)
-	Expect(failpoint.Hits(c1.admin, connector.BeforeAck)).To(BeNumerically(">", 0), "the connector was refused its ack")
+	Expect(faults.FailpointAt(c1.admin, connector.BeforeAck).Fired()).To(BeNumerically(">", 0), "the connector was refused its ack")
 	Expect(j1.Kill()).To(Succeed())
 	Expect(c1.Kill()).To(Succeed())
 	w.startConnector(ctx, "connector-2", "")
@@ -163,7 +163,7 @@ func f4(ctx context.Context, mut string) (end, int) {
 	w.succeed(ctx, "pay_1", "m1", 12000)
 	w.waitSink(ctx, "m1", 12000)
 	settled(c1)
-	Expect(failpoint.ArmAt(c1.admin, connector.BeforeAck, "error")).To(Succeed())
+	Expect(faults.FailpointAt(c1.admin, connector.BeforeAck).Arm("error")).To(Succeed())
 	w.succeed(ctx, "pay_7", "m1", 3000)
 	w.waitSink(ctx, "m1", 15000)
 	t7 := w.copies(ctx, "pay_7:SUCCEEDED", 1)[0].EventTime

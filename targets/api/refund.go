@@ -56,7 +56,7 @@ func (s *Server) refund(ctx context.Context, r *http.Request) Answer {
 	}
 	s.Stats.Refunds.Add(1)
 	res := Result{Verdict: Unknown}
-	if err := failpoint.Hit(failpoint.BeforeRefundCall); err == nil {
+	if err := failpoint.Hit(BeforeRefundCall); err == nil {
 		cctx, cancel := context.WithTimeout(ctx, s.cfg.Deadline)
 		res, err = s.psp.Refund(cctx, key, p.PSPCharge, body.Amount, map[string]string{"payment_id": id, "intent": Scope(p.Caller, p.Key, true), "refund_request": RefundKey(id)})
 		cancel()

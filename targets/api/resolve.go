@@ -54,7 +54,7 @@ func (s *Server) resolve(ctx context.Context, r *http.Request) Answer {
 		return asResolve(s.repeat(ctx, rec, rec.Fingerprint))
 	}
 	// The window a late original can race into.
-	if err := failpoint.Hit(failpoint.BeforeResolveCommit); err != nil {
+	if err := failpoint.Hit(BeforeResolveCommit); err != nil {
 		return unavailable("%v", err)
 	}
 	voided := asResolve(answer(checker.OutcomeVoid, "", ""))

@@ -192,7 +192,7 @@ func (s *Server) create(ctx context.Context, r *http.Request) Answer {
 		return s.repeat(ctx, held, fp)
 	}
 	s.Stats.Claims.Add(1)
-	if err := failpoint.Hit(failpoint.AfterClaim); err != nil {
+	if err := failpoint.Hit(AfterClaim); err != nil {
 		return unavailable("%v", err)
 	}
 	// 3. The durable guard, before any external call.
@@ -212,7 +212,7 @@ func (s *Server) create(ctx context.Context, r *http.Request) Answer {
 	case err != nil:
 		return unavailable("ledger: %v; retry with the same key", err)
 	}
-	if err := failpoint.Hit(failpoint.AfterPendingInsert); err != nil {
+	if err := failpoint.Hit(AfterPendingInsert); err != nil {
 		return unavailable("%v", err)
 	}
 	return s.charge(ctx, scope, owner, p, deadline, false)
@@ -318,7 +318,7 @@ func (s *Server) charge(ctx context.Context, scope, owner string, p ledger.Payme
 	}
 	res := Result{Verdict: Unknown, Message: "not sent"}
 	sent := false
-	if err := failpoint.Hit(failpoint.BeforePSPCall); err != nil {
+	if err := failpoint.Hit(BeforePSPCall); err != nil {
 		res.Message = err.Error()
 	} else if s.on(mutant.NoDeadline) || s.now() <= deadline {
 		cctx, cancel := context.WithDeadline(ctx, s.realUntil(deadline))
@@ -334,7 +334,7 @@ func (s *Server) charge(ctx context.Context, scope, owner string, p ledger.Payme
 		if err != nil {
 			s.cfg.Log.Printf("psp charge %s: %v", key, err)
 		}
-		if err := failpoint.Hit(failpoint.AfterPSPCall); err != nil {
+		if err := failpoint.Hit(AfterPSPCall); err != nil {
 			res = Result{Verdict: Unknown, Message: err.Error()}
 		}
 	}
@@ -346,7 +346,7 @@ func (s *Server) charge(ctx context.Context, scope, owner string, p ledger.Payme
 	case res.Verdict == Failed && sent && !late:
 		to, from = ledger.Failed, []string{ledger.Pending, ledger.Unknown}
 	}
-	if err := failpoint.Hit(failpoint.BeforeComplete); err != nil {
+	if err := failpoint.Hit(BeforeComplete); err != nil {
 		return unavailable("%v", err)
 	}
 	mv := ledger.Move{ID: p.ID, From: from, To: to, Charge: res.ChargeID}

@@ -2,16 +2,11 @@ package connector
 
 import (
 	"context"
-	"encoding/json"
-	"flag"
-	"fmt"
-	"io"
 	"log"
 	"net/http"
 	"os"
-	"strings"
 
-	"github.com/idemcheck/idemcheck/targets/failpoint"
+	"github.com/idemcheck/idemcheck/faults"
 	"github.com/idemcheck/idemcheck/targets/storytime"
 	"github.com/idemcheck/idemcheck/targets/tier"
 )
@@ -26,28 +21,19 @@ const StatusPath = "/status"
 
 // Main runs one connector process until ctx ends.
 func Main(ctx context.Context, args []string) error {
-	fs := flag.NewFlagSet(TierName, flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
+	f := tier.NewFlags(TierName)
 	var cfg Config
-	var brokers string
-	lag := fs.Float64("lag", 4, "story seconds between a commit and its publication")
-	beat := fs.Float64("heartbeat", 1, "story seconds between heartbeats")
-	offset := fs.Duration("clock-offset", 0, "start the story clock this far ahead (real duration)")
-	fs.StringVar(&cfg.Postgres, "postgres", "", "Postgres DSN of the ledger's database")
-	fs.StringVar(&brokers, "brokers", "", "Kafka bootstrap host:port list, comma separated")
-	fs.StringVar(&cfg.Topic, "topic", "", "topic to publish changes and heartbeats to (one partition)")
-	fs.StringVar(&cfg.Slot, "slot", "", "logical replication slot (created when absent)")
-	arm := fs.String("failpoints", "", "failpoints armed at start: name=action;...")
-	addrFile := fs.String("addr-file", "", "file to publish {\"admin\": url} to")
-	if err := fs.Parse(args); err != nil {
-		return fmt.Errorf("connector: %w", err)
+	pg := f.Postgres()
+	brokers := f.Brokers()
+	lag := f.Float64("lag", 4, "story seconds between a commit and its publication")
+	beat := f.Float64("heartbeat", 1, "story seconds between heartbeats")
+	offset := f.Duration("clock-offset", 0, "start the story clock this far ahead (real duration)")
+	f.StringVar(&cfg.Topic, "topic", "", "topic to publish changes and heartbeats to (one partition)")
+	f.StringVar(&cfg.Slot, "slot", "", "logical replication slot (created when absent)")
+	if err := f.Parse(args); err != nil {
+		return err
 	}
-	if brokers != "" {
-		cfg.Brokers = strings.Split(brokers, ",")
-	}
-	if err := failpoint.ArmList(*arm); err != nil {
-		return fmt.Errorf("connector: %w", err)
-	}
+	cfg.Postgres, cfg.Brokers = *pg, *brokers
 	cfg.Lag, cfg.Heartbeat = storytime.D(*lag), storytime.D(*beat)
 	cfg.Clock = &storytime.Clock{}
 	cfg.Clock.Set(*offset)
@@ -57,15 +43,8 @@ func Main(ctx context.Context, args []string) error {
 		return err
 	}
 	defer c.Close()
-	admin, err := failpoint.ServeAdmin(ctx, cfg.Clock, map[string]http.Handler{StatusPath: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		_ = json.NewEncoder(w).Encode(c.Status())
-	})})
-	if err != nil {
-		return fmt.Errorf("connector: admin: %w", err)
-	}
-	if err := failpoint.WriteAddrs(*addrFile, map[string]string{"admin": admin}); err != nil {
-		return fmt.Errorf("connector: addr file: %w", err)
+	if _, err := f.Publish(ctx, cfg.Clock, map[string]http.Handler{StatusPath: tier.JSON(func() any { return c.Status() })}, nil); err != nil {
+		return err
 	}
 	cfg.Log.Printf("connector: slot %s topic %s lag %v heartbeat %v", cfg.Slot, cfg.Topic, cfg.Lag, cfg.Heartbeat)
 	return c.Run(ctx)
@@ -74,5 +53,5 @@ func Main(ctx context.Context, args []string) error {
 // ReadStatus fetches a connector's Status from its admin URL.
 func ReadStatus(admin string) (Status, error) {
 	var s Status
-	return s, failpoint.GetJSON(admin+StatusPath, &s)
+	return s, faults.GetJSON(admin+StatusPath, &s)
 }

@@ -6,8 +6,8 @@ import (
 )
 
 // ArmList arms failpoints from a tier's "-failpoints" flag value
-// ("name=action;..."), for tiers that take the list on the command line
-// rather than in $IDEMCHECK_FAILPOINTS.
+// ("name=action;..."): the one way a list is armed at start, so a tier
+// restarted by the harness carries a point from its first instruction.
 func ArmList(v string) error {
 	for _, kv := range strings.Split(v, ";") {
 		if kv == "" {

@@ -1,26 +1,26 @@
-package failpoint_test
+package failpoint
 
 import (
+	"errors"
 	"testing"
-
-	"github.com/idemcheck/idemcheck/targets/failpoint"
-	"github.com/idemcheck/idemcheck/targets/relay"
 )
 
 func TestArmList(t *testing.T) {
-	if err := failpoint.ArmList(relay.AfterPublishBeforeDelete + "=1*error;" + relay.BeforeCommitTransaction + "=sleep(1ms)"); err != nil {
+	reset()
+	Register("list-a", "list-b")
+	if err := ArmList("list-a=1*error;list-b=sleep(1ms)"); err != nil {
 		t.Fatal(err)
 	}
-	defer failpoint.Disarm(relay.AfterPublishBeforeDelete)
-	defer failpoint.Disarm(relay.BeforeCommitTransaction)
-	if err := failpoint.Hit(relay.AfterPublishBeforeDelete); err == nil {
-		t.Fatal("armed error did not fire")
+	defer Disarm("list-a")
+	defer Disarm("list-b")
+	if err := Hit("list-a"); !errors.Is(err, ErrInjected) {
+		t.Fatalf("armed error did not fire: %v", err)
 	}
-	if err := failpoint.Hit(relay.AfterPublishBeforeDelete); err != nil {
+	if err := Hit("list-a"); err != nil {
 		t.Fatalf("1*error fired twice: %v", err)
 	}
-	for _, bad := range []string{"no-equals", "no-such-point=crash", relay.AfterPublishBeforeDelete + "=explode"} {
-		if err := failpoint.ArmList(bad); err == nil {
+	for _, bad := range []string{"no-equals", "no-such-point=crash", "list-a=explode"} {
+		if err := ArmList(bad); err == nil {
 			t.Errorf("%q accepted", bad)
 		}
 	}

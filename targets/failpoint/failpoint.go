@@ -1,7 +1,12 @@
-// Package failpoint holds named points in tier code that the harness arms over
-// a loopback admin endpoint of each process, the way etcd's gofail does: pause
-// (the process stops itself with SIGSTOP), crash (exit at once, no cleanup),
-// sleep(d) and error. Unarmed points cost one map lookup under a read lock.
+// Package failpoint is the mechanism of named points in tier code, the way
+// etcd's gofail does it: pause (the process stops itself with SIGSTOP), crash
+// (exit at once, no cleanup), sleep(d) and error. A tier declares its points
+// next to the code that hits them and registers them in its init.
+//
+// The rest lives elsewhere: a tier's -failpoints flag (targets/tier) arms a
+// list at start through ArmList, its admin endpoint (targets/tier) serves
+// Snapshot, Arm and Disarm over HTTP, and the harness arms and reads points
+// through that endpoint with faults.FailpointAt.
 package failpoint
 
 import (
@@ -16,33 +21,14 @@ import (
 	"time"
 )
 
-// The points the reference tiers carry.
-const (
-	// BeforeClaim sits between a claim's read and its write; the reference's
-	// claim is one atomic script, so only the mutant check-then-insert has a gap.
-	BeforeClaim         = "before-claim"
-	AfterClaim          = "after-claim"
-	AfterPendingInsert  = "after-pending-insert"
-	BeforePSPCall       = "before-psp-call"
-	AfterPSPCall        = "after-psp-call"
-	BeforeComplete      = "before-complete"
-	BeforeResolveCommit = "before-resolve-commit"
-	BeforeRefundCall    = "before-refund-call"
-	BeforeWebhookCommit = "before-webhook-commit"
-	ResolverSweep       = "resolver-sweep"
-)
-
-// Points lists every point above, for validation and docs.
-var Points = []string{BeforeClaim, AfterClaim, AfterPendingInsert, BeforePSPCall, AfterPSPCall, BeforeComplete,
-	BeforeResolveCommit, BeforeRefundCall, BeforeWebhookCommit, ResolverSweep}
+// Points lists every registered point, for validation and docs. Each tier
+// declares its own points next to the code that hits them and registers them
+// from its package's init.
+var Points []string
 
 // ErrInjected is what Hit returns for the error action; tier code treats it
 // as the failure of the step the point guards.
 var ErrInjected = errors.New("failpoint: injected error")
-
-// EnvArm arms points at process start ("name=action;name=action"), so a tier
-// restarted by the harness can carry a point from its first instruction.
-const EnvArm = "IDEMCHECK_FAILPOINTS"
 
 // CrashCode is the exit status of the crash action, so a harness can tell a
 // failpoint crash from any other death.
@@ -108,51 +94,14 @@ var (
 	stop = func() error { return syscall.Kill(os.Getpid(), syscall.SIGSTOP) }
 )
 
-func init() {
-	if v := os.Getenv(EnvArm); v != "" {
-		for _, kv := range strings.Split(v, ";") {
-			if kv == "" {
-				continue
-			}
-			name, act, ok := strings.Cut(kv, "=")
-			if _, err := Parse(act); !ok || err != nil {
-				fmt.Fprintf(os.Stderr, "failpoint: %s entry %q is not name=action (%v)\n", EnvArm, kv, err)
-				os.Exit(2)
-			}
-			if !known(name) {
-				// A tier package registers its points in its own init, after
-				// this one: arm the point when it is registered.
-				pending[name] = act
-				continue
-			}
-			if err := Arm(name, act); err != nil {
-				fmt.Fprintf(os.Stderr, "failpoint: %s: %v\n", EnvArm, err)
-				os.Exit(2)
-			}
-		}
-	}
-}
-
-// pending holds EnvArm entries for points not registered yet.
-var pending = map[string]string{}
-
-// Register adds a tier's own points to the catalogue (call it from the tier
-// package's init) and arms any of them EnvArm named.
+// Register adds a tier's own points to the catalogue; call it from the tier
+// package's init, so every point is known before a tier's flags arm any.
 func Register(names ...string) {
 	mu.Lock()
+	defer mu.Unlock()
 	for _, n := range names {
 		if !knownLocked(n) {
 			Points = append(Points, n)
-		}
-	}
-	mu.Unlock()
-	for _, n := range names {
-		if act, ok := pending[n]; ok {
-			delete(pending, n)
-			if err := Arm(n, act); err != nil {
-				fmt.Fprintf(os.Stderr, "failpoint: %s: %v\n", EnvArm, err)
-				os.Exit(2)
-			}
 		}
 	}
 }

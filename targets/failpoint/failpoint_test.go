@@ -2,7 +2,6 @@ package failpoint
 
 import (
 	"errors"
-	"net/http/httptest"
 	"os"
 	"testing"
 	"time"
@@ -24,6 +23,14 @@ func TestParse(t *testing.T) {
 		}
 	}
 }
+
+// The points these tests arm; the tiers register theirs in their own inits.
+const (
+	AfterClaim    = "test-after-claim"
+	BeforePSPCall = "test-before-psp-call"
+)
+
+func init() { Register(AfterClaim, BeforePSPCall) }
 
 func reset() {
 	mu.Lock()
@@ -74,40 +81,18 @@ func TestUnknownPointRefused(t *testing.T) {
 	}
 }
 
-func TestAdminRoundTrip(t *testing.T) {
+func TestRegisterIsIdempotent(t *testing.T) {
 	reset()
-	srv := httptest.NewServer(Handler())
-	defer srv.Close()
-	mux := srv.URL
-	if err := ArmAt(mux, BeforeComplete, "sleep(1ms)"); err != nil {
-		t.Fatal(err)
-	}
-	if err := ArmAt(mux, BeforeComplete, "nonsense"); err == nil {
-		t.Fatal("bad action accepted over HTTP")
-	}
-	_ = Hit(BeforeComplete)
-	n, err := Hits(mux, BeforeComplete)
-	if err != nil || n != 1 {
-		t.Fatalf("Hits = %d, %v; want 1", n, err)
-	}
-	if err := DisarmAt(mux, BeforeComplete); err != nil {
-		t.Fatal(err)
-	}
-	_ = Hit(BeforeComplete)
-	if n, _ := Hits(mux, BeforeComplete); n != 1 {
-		t.Fatalf("fired after disarm: %d", n)
-	}
-}
-
-func TestRegisterArmsPendingEnvEntries(t *testing.T) {
-	reset()
-	pending["tier-own-point"] = "1*error"
+	n := len(Points)
+	Register("tier-own-point", "tier-own-point")
 	Register("tier-own-point")
-	if err := Hit("tier-own-point"); !errors.Is(err, ErrInjected) {
-		t.Fatalf("pending entry not armed on Register: %v", err)
+	if len(Points) != n+1 {
+		t.Fatalf("Points grew by %d, want 1", len(Points)-n)
 	}
-	if err := Arm("tier-own-point", "error"); err != nil {
+	if err := Arm("tier-own-point", "1*error"); err != nil {
 		t.Fatalf("registered point refused: %v", err)
 	}
-	Disarm("tier-own-point")
+	if err := Hit("tier-own-point"); !errors.Is(err, ErrInjected) {
+		t.Fatalf("armed point did not fire: %v", err)
+	}
 }

@@ -8,7 +8,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"net/http"
@@ -19,7 +18,6 @@ import (
 	"time"
 
 	"github.com/idemcheck/idemcheck/targets/api"
-	"github.com/idemcheck/idemcheck/targets/failpoint"
 	"github.com/idemcheck/idemcheck/targets/storytime"
 	"github.com/idemcheck/idemcheck/targets/tier"
 )
@@ -249,28 +247,21 @@ func (l *LB) AdminHandler() map[string]http.Handler {
 
 // Main runs the LB process.
 func Main(ctx context.Context, args []string) error {
-	fs := flag.NewFlagSet("lb", flag.ContinueOnError)
-	listen := fs.String("listen", "127.0.0.1:0", "listen address")
-	addrFile := fs.String("addr-file", "", "file to publish {http, admin} URLs to")
-	backends := fs.String("backends", "", "comma-separated API server URLs")
-	workers := fs.Int("workers", 64, "concurrent dispatches per backend")
-	if err := fs.Parse(args); err != nil {
+	f := tier.NewFlags("lb")
+	f.Listen()
+	backends := f.String("backends", "", "comma-separated API server URLs")
+	workers := f.Int("workers", 64, "concurrent dispatches per backend")
+	f.Require("backends")
+	if err := f.Parse(args); err != nil {
 		return err
-	}
-	if *backends == "" {
-		return fmt.Errorf("lb: -backends is required")
 	}
 	clock := &storytime.Clock{}
 	l := New(clock, strings.Split(*backends, ","), *workers)
-	pub, err := failpoint.Serve(ctx, *listen, l)
+	pub, err := f.Serve(ctx, l)
 	if err != nil {
 		return err
 	}
-	admin, err := failpoint.ServeAdmin(ctx, clock, l.AdminHandler())
-	if err != nil {
-		return err
-	}
-	if err := failpoint.WriteAddrs(*addrFile, map[string]string{"http": pub, "admin": admin}); err != nil {
+	if _, err := f.Publish(ctx, clock, l.AdminHandler(), map[string]string{"http": pub}); err != nil {
 		return err
 	}
 	<-ctx.Done()

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log"
@@ -13,7 +12,6 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/idemcheck/idemcheck/targets/failpoint"
 	"github.com/idemcheck/idemcheck/targets/tier"
 )
 
@@ -25,16 +23,12 @@ func init() { tier.Register(APITier, APIMain) }
 
 // APIMain runs the mail API until ctx ends.
 func APIMain(ctx context.Context, args []string) error {
-	fs := flag.NewFlagSet(APITier, flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	listen := fs.String("listen", "127.0.0.1:0", "listen address")
-	pg := fs.String("pg", "", "Postgres DSN")
-	addrFile := fs.String("addr-file", "", "file to publish {http, admin} URLs to")
-	if err := fs.Parse(args); err != nil {
-		return fmt.Errorf("%s: %w", APITier, err)
-	}
-	if *pg == "" {
-		return fmt.Errorf("%s: -pg is required", APITier)
+	f := tier.NewFlags(APITier)
+	f.Listen()
+	pg := f.Postgres()
+	f.Require("pg")
+	if err := f.Parse(args); err != nil {
+		return err
 	}
 	pool, err := pgxpool.New(ctx, *pg)
 	if err != nil {
@@ -45,15 +39,11 @@ func APIMain(ctx context.Context, args []string) error {
 		return err
 	}
 	lg := log.New(os.Stderr, "mailbox-api ", log.Lmicroseconds)
-	pub, err := failpoint.Serve(ctx, *listen, Handler(pool, lg))
+	pub, err := f.Serve(ctx, Handler(pool, lg))
 	if err != nil {
 		return err
 	}
-	admin, err := failpoint.ServeAdmin(ctx, nil, nil)
-	if err != nil {
-		return err
-	}
-	if err := failpoint.WriteAddrs(*addrFile, map[string]string{"http": pub, "admin": admin}); err != nil {
+	if _, err := f.Publish(ctx, nil, nil, map[string]string{"http": pub}); err != nil {
 		return err
 	}
 	<-ctx.Done()

@@ -3,12 +3,9 @@ package mailbox
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
-	"io"
 	"log"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -43,29 +40,17 @@ type Parser struct {
 
 // ParserMain runs one parser process until ctx ends.
 func ParserMain(ctx context.Context, args []string) error {
-	fs := flag.NewFlagSet(ParserTier, flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	name := fs.String("name", "", "parser name (history process, static group member id)")
-	pg := fs.String("pg", "", "Postgres DSN")
-	brokers := fs.String("brokers", "", "Kafka bootstrap host:port list, comma separated")
-	topic := fs.String("topic", "", "topic of raw messages")
-	group := fs.String("group", "", "consumer group")
-	mutants := fs.String("mutants", "", "comma-separated mutant switches (targets/mutant)")
-	session := fs.Duration("session-timeout", 6*time.Second, "consumer group session timeout")
-	arm := fs.String("failpoints", "", "failpoints armed at start: name=action;...")
-	addrFile := fs.String("addr-file", "", "file to publish {\"admin\": url} to")
-	if err := fs.Parse(args); err != nil {
-		return fmt.Errorf("%s: %w", ParserTier, err)
-	}
-	if *name == "" || *pg == "" || *brokers == "" || *topic == "" || *group == "" {
-		return fmt.Errorf("%s: -name, -pg, -brokers, -topic and -group are required", ParserTier)
-	}
-	ms, err := mutant.Parse(*mutants)
-	if err != nil {
+	f := tier.NewFlags(ParserTier)
+	pg := f.Postgres()
+	brokers := f.Brokers()
+	ms := f.Mutants()
+	name := f.String("name", "", "parser name (history process, static group member id)")
+	topic := f.String("topic", "", "topic of raw messages")
+	group := f.String("group", "", "consumer group")
+	session := f.Duration("session-timeout", 6*time.Second, "consumer group session timeout")
+	f.Require("name", "pg", "brokers", "topic", "group")
+	if err := f.Parse(args); err != nil {
 		return err
-	}
-	if err := failpoint.ArmList(*arm); err != nil {
-		return fmt.Errorf("%s: %w", ParserTier, err)
 	}
 	pool, err := pgxpool.New(ctx, *pg)
 	if err != nil {
@@ -76,7 +61,7 @@ func ParserMain(ctx context.Context, args []string) error {
 		return err
 	}
 	kc, err := kgo.NewClient(
-		kgo.SeedBrokers(strings.Split(*brokers, ",")...),
+		kgo.SeedBrokers(*brokers...),
 		kgo.ConsumerGroup(*group),
 		kgo.ConsumeTopics(*topic),
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
@@ -95,14 +80,10 @@ func ParserMain(ctx context.Context, args []string) error {
 		return fmt.Errorf("%s: kafka: %w", ParserTier, err)
 	}
 	defer kc.Close()
-	admin, err := failpoint.ServeAdmin(ctx, nil, nil)
-	if err != nil {
+	if _, err := f.Publish(ctx, nil, nil, nil); err != nil {
 		return err
 	}
-	if err := failpoint.WriteAddrs(*addrFile, map[string]string{"admin": admin}); err != nil {
-		return err
-	}
-	p := &Parser{Name: *name, Pool: pool, Client: kc, Mutants: ms, Log: log.New(os.Stderr, *name+" ", log.Lmicroseconds)}
+	p := &Parser{Name: *name, Pool: pool, Client: kc, Mutants: *ms, Log: log.New(os.Stderr, *name+" ", log.Lmicroseconds)}
 	p.Log.Printf("consuming %s as %s in %s, mutants %q", *topic, *name, *group, ms.String())
 	return p.Run(ctx)
 }

@@ -3,7 +3,6 @@ package reactions
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"log"
@@ -12,7 +11,6 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/idemcheck/idemcheck/targets/failpoint"
 	"github.com/idemcheck/idemcheck/targets/mutant"
 	"github.com/idemcheck/idemcheck/targets/tier"
 )
@@ -30,20 +28,12 @@ func init() { tier.Register(TierName, Main) }
 
 // Main runs the reactions service until ctx ends.
 func Main(ctx context.Context, args []string) error {
-	fs := flag.NewFlagSet(TierName, flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	listen := fs.String("listen", "127.0.0.1:0", "listen address")
-	pg := fs.String("pg", "", "Postgres DSN")
-	mutants := fs.String("mutants", "", "comma-separated mutant switches (targets/mutant)")
-	addrFile := fs.String("addr-file", "", "file to publish {http, admin} URLs to")
-	if err := fs.Parse(args); err != nil {
-		return fmt.Errorf("reactions: %w", err)
-	}
-	if *pg == "" {
-		return fmt.Errorf("reactions: -pg is required")
-	}
-	ms, err := mutant.Parse(*mutants)
-	if err != nil {
+	f := tier.NewFlags(TierName)
+	f.Listen()
+	pg := f.Postgres()
+	ms := f.Mutants()
+	f.Require("pg")
+	if err := f.Parse(args); err != nil {
 		return err
 	}
 	pool, err := pgxpool.New(ctx, *pg)
@@ -55,15 +45,11 @@ func Main(ctx context.Context, args []string) error {
 		return err
 	}
 	lg := log.New(os.Stderr, "reactions ", log.Lmicroseconds)
-	pub, err := failpoint.Serve(ctx, *listen, Handler(pool, ms, lg))
+	pub, err := f.Serve(ctx, Handler(pool, *ms, lg))
 	if err != nil {
 		return err
 	}
-	admin, err := failpoint.ServeAdmin(ctx, nil, nil)
-	if err != nil {
-		return err
-	}
-	if err := failpoint.WriteAddrs(*addrFile, map[string]string{"http": pub, "admin": admin}); err != nil {
+	if _, err := f.Publish(ctx, nil, nil, map[string]string{"http": pub}); err != nil {
 		return err
 	}
 	lg.Printf("listening on %s, mutants %q", pub, ms.String())
@@ -94,7 +80,7 @@ func Handler(pool *pgxpool.Pool, ms mutant.Set, lg *log.Logger) http.Handler {
 			return
 		}
 		lg.Printf("%s %s counter %d phone_time %d on %s: applied %v, state %s", wr.Device, wr.Action, wr.Counter, wr.PhoneTime, wr.Item, res.Applied, res.State)
-		writeJSON(w, res)
+		tier.WriteJSON(w, res)
 	})
 	mux.HandleFunc("GET "+StatePath, func(w http.ResponseWriter, r *http.Request) {
 		item := r.URL.Query().Get("item")
@@ -107,12 +93,7 @@ func Handler(pool *pgxpool.Pool, ms mutant.Set, lg *log.Logger) http.Handler {
 			http.Error(w, "read failed", http.StatusInternalServerError)
 			return
 		}
-		writeJSON(w, map[string]string{"state": s})
+		tier.WriteJSON(w, map[string]string{"state": s})
 	})
 	return mux
-}
-
-func writeJSON(w http.ResponseWriter, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	_ = json.NewEncoder(w).Encode(v)
 }

@@ -10,7 +10,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -21,7 +20,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/idemcheck/idemcheck/faults"
-	"github.com/idemcheck/idemcheck/targets/failpoint"
+	"github.com/idemcheck/idemcheck/internal/freeport"
 	"github.com/idemcheck/idemcheck/targets/ledger"
 	"github.com/idemcheck/idemcheck/targets/mutant"
 	"github.com/idemcheck/idemcheck/targets/storytime"
@@ -108,15 +107,6 @@ func WithSearchPath(dsn, schema string) string {
 	return dsn + sep + "search_path=" + schema
 }
 
-func freeAddr() (string, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", err
-	}
-	defer ln.Close()
-	return ln.Addr().String(), nil
-}
-
 // Start brings the stack up: schema, then API servers, LB, resolver, webhook.
 func Start(ctx context.Context, cfg Config) (s *Stack, err error) {
 	if cfg.PostgresDSN == "" || cfg.ValkeyAddr == "" || cfg.PSPURL == "" {
@@ -148,7 +138,7 @@ func Start(ctx context.Context, cfg Config) (s *Stack, err error) {
 	var backends []string
 	for i := range cfg.APIs {
 		name := "api-" + strconv.Itoa(i+1)
-		addr, err := freeAddr()
+		addr, err := freeport.Addr()
 		if err != nil {
 			return s, err
 		}
@@ -172,7 +162,7 @@ func Start(ctx context.Context, cfg Config) (s *Stack, err error) {
 		}
 		backends = append(backends, "http://"+backend)
 	}
-	lbAddr, err := freeAddr()
+	lbAddr, err := freeport.Addr()
 	if err != nil {
 		return s, err
 	}
@@ -202,7 +192,7 @@ func Start(ctx context.Context, cfg Config) (s *Stack, err error) {
 		}
 	}
 	if !cfg.NoWebhook && cfg.WebhookSecret != "" {
-		addr, err := freeAddr()
+		addr, err := freeport.Addr()
 		if err != nil {
 			return s, err
 		}
@@ -262,7 +252,7 @@ func (s *Stack) await(ctx context.Context, t *Tier) error {
 	defer cancel()
 	for {
 		wctx, wcancel := context.WithTimeout(ctx, 50*time.Millisecond)
-		addrs, err := failpoint.ReadAddrs(wctx, t.file)
+		addrs, err := tier.ReadAddrs(wctx, t.file)
 		wcancel()
 		if err == nil {
 			t.URL, t.Admin = addrs["http"], addrs["admin"]

@@ -27,6 +27,13 @@ import (
 	"github.com/idemcheck/idemcheck/targets/storytime"
 )
 
+// SweepPoint is the resolver's failpoint: it sits before each swept row is
+// settled (an error skips the row this sweep, a crash kills the resolver
+// with rows left unsettled).
+const SweepPoint = "resolver-sweep"
+
+func init() { failpoint.Register(SweepPoint) }
+
 // Config of a resolver.
 type Config struct {
 	Interval time.Duration // between sweeps
@@ -104,7 +111,7 @@ func (r *Resolver) Sweep(ctx context.Context) {
 		if !r.bucket.Wait(ctx) {
 			return
 		}
-		if err := failpoint.Hit(failpoint.ResolverSweep); err != nil {
+		if err := failpoint.Hit(SweepPoint); err != nil {
 			continue
 		}
 		switch {

@@ -2,12 +2,9 @@ package router
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"strings"
 
-	"github.com/idemcheck/idemcheck/targets/failpoint"
-	"github.com/idemcheck/idemcheck/targets/mutant"
 	"github.com/idemcheck/idemcheck/targets/tier"
 )
 
@@ -26,7 +23,7 @@ func ParsePairs(what, s string) (map[string]string, error) {
 		}
 		k, v, ok := strings.Cut(kv, "=")
 		if !ok || k == "" || v == "" {
-			return nil, fmt.Errorf("router: -%s: %q is not name=value", what, kv)
+			return nil, fmt.Errorf("-%s: %q is not name=value", what, kv)
 		}
 		m[k] = strings.TrimRight(v, "/")
 	}
@@ -35,44 +32,36 @@ func ParsePairs(what, s string) (map[string]string, error) {
 
 // Main runs the router process.
 func Main(ctx context.Context, args []string) error {
-	fs := flag.NewFlagSet(TierName, flag.ContinueOnError)
-	listen := fs.String("listen", "127.0.0.1:0", "listen address")
-	addrFile := fs.String("addr-file", "", "file to publish {http, admin} URLs to")
-	regions := fs.String("regions", "", "Region=LB URL, comma separated (R1=http://...,R2=http://...)")
-	home := fs.String("home", "", "caller=home Region, comma separated")
-	def := fs.String("default-home", "R1", "home Region of callers -home does not list")
-	mutants := fs.String("mutants", "", "comma-separated mutant switches")
-	if err := fs.Parse(args); err != nil {
+	f := tier.NewFlags(TierName)
+	f.Listen()
+	ms := f.Mutants()
+	regions := f.String("regions", "", "Region=LB URL, comma separated (R1=http://...,R2=http://...)")
+	home := f.String("home", "", "caller=home Region, comma separated")
+	def := f.String("default-home", "R1", "home Region of callers -home does not list")
+	f.Require("regions")
+	if err := f.Parse(args); err != nil {
 		return err
 	}
 	rs, err := ParsePairs("regions", *regions)
 	if err != nil {
-		return err
+		return f.Bad(err)
 	}
 	if len(rs) == 0 {
-		return fmt.Errorf("router: -regions is required")
+		return f.Bad(fmt.Errorf("-regions lists no Region"))
 	}
 	hs, err := ParsePairs("home", *home)
 	if err != nil {
-		return err
+		return f.Bad(err)
 	}
-	ms, err := mutant.Parse(*mutants)
+	rt, err := New(rs, hs, *def, *ms)
 	if err != nil {
 		return err
 	}
-	rt, err := New(rs, hs, *def, ms)
+	pub, err := f.Serve(ctx, rt)
 	if err != nil {
 		return err
 	}
-	pub, err := failpoint.Serve(ctx, *listen, rt)
-	if err != nil {
-		return err
-	}
-	admin, err := failpoint.ServeAdmin(ctx, nil, rt.AdminHandler())
-	if err != nil {
-		return err
-	}
-	if err := failpoint.WriteAddrs(*addrFile, map[string]string{"http": pub, "admin": admin}); err != nil {
+	if _, err := f.Publish(ctx, nil, rt.AdminHandler(), map[string]string{"http": pub}); err != nil {
 		return err
 	}
 	<-ctx.Done()

@@ -6,6 +6,7 @@ package tier
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -67,6 +68,9 @@ func Dispatch() {
 	defer stop()
 	if err := m(ctx, os.Args[1:]); err != nil {
 		fmt.Fprintf(os.Stderr, "tier %s: %v\n", name, err)
+		if errors.As(err, new(BadInput)) {
+			os.Exit(2)
+		}
 		os.Exit(1)
 	}
 	os.Exit(0)

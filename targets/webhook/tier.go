@@ -2,9 +2,6 @@ package webhook
 
 import (
 	"context"
-	"encoding/json"
-	"flag"
-	"fmt"
 	"log"
 	"net/http"
 	"os"
@@ -13,9 +10,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/idemcheck/idemcheck/targets/api"
-	"github.com/idemcheck/idemcheck/targets/failpoint"
 	"github.com/idemcheck/idemcheck/targets/ledger"
-	"github.com/idemcheck/idemcheck/targets/mutant"
 	"github.com/idemcheck/idemcheck/targets/storytime"
 	"github.com/idemcheck/idemcheck/targets/tier"
 )
@@ -24,21 +19,14 @@ func init() { tier.Register("webhook", Main) }
 
 // Main runs the webhook handler process.
 func Main(ctx context.Context, args []string) error {
-	fs := flag.NewFlagSet("webhook", flag.ContinueOnError)
-	listen := fs.String("listen", "127.0.0.1:0", "listen address")
-	addrFile := fs.String("addr-file", "", "file to publish {http, admin} URLs to")
-	pg := fs.String("pg", "", "Postgres DSN")
-	secret := fs.String("secret", "", "webhook signing secret (whsec_...)")
-	mutants := fs.String("mutants", "", "comma-separated mutant switches")
-	tolerance := fs.Duration("tolerance", 300*time.Second, "accepted signature age")
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	if *pg == "" || *secret == "" {
-		return fmt.Errorf("webhook: -pg and -secret are required")
-	}
-	ms, err := mutant.Parse(*mutants)
-	if err != nil {
+	f := tier.NewFlags("webhook")
+	f.Listen()
+	pg := f.Postgres()
+	ms := f.Mutants()
+	secret := f.String("secret", "", "webhook signing secret (whsec_...)")
+	tolerance := f.Duration("tolerance", 300*time.Second, "accepted signature age")
+	f.Require("pg", "secret")
+	if err := f.Parse(args); err != nil {
 		return err
 	}
 	pool, err := pgxpool.New(ctx, *pg)
@@ -47,22 +35,16 @@ func Main(ctx context.Context, args []string) error {
 	}
 	defer pool.Close()
 	clock := &storytime.Clock{}
-	h := &Handler{Secret: *secret, Tolerance: *tolerance, Clock: clock, Ledger: &ledger.Ledger{Pool: pool}, Mutants: ms,
+	h := &Handler{Secret: *secret, Tolerance: *tolerance, Clock: clock, Ledger: &ledger.Ledger{Pool: pool}, Mutants: *ms,
 		Log: log.New(os.Stderr, "webhook ", log.Lmicroseconds)}
 	mux := http.NewServeMux()
 	mux.Handle("POST "+Path, h)
-	pub, err := failpoint.Serve(ctx, *listen, mux)
+	pub, err := f.Serve(ctx, mux)
 	if err != nil {
 		return err
 	}
-	admin, err := failpoint.ServeAdmin(ctx, clock, map[string]http.Handler{api.StatsPath: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		_ = json.NewEncoder(w).Encode(h.Stats.Snapshot())
-	})})
-	if err != nil {
-		return err
-	}
-	if err := failpoint.WriteAddrs(*addrFile, map[string]string{"http": pub, "admin": admin}); err != nil {
+	if _, err := f.Publish(ctx, clock, map[string]http.Handler{api.StatsPath: tier.JSON(func() any { return h.Stats.Snapshot() })},
+		map[string]string{"http": pub}); err != nil {
 		return err
 	}
 	<-ctx.Done()

@@ -29,6 +29,12 @@ import (
 // Path is where the PSP posts events.
 const Path = "/webhooks/psp"
 
+// BeforeCommit is the handler's failpoint: the event is applied inside its
+// transaction, which has not committed.
+const BeforeCommit = "before-webhook-commit"
+
+func init() { failpoint.Register(BeforeCommit) }
+
 // Stats are counters a spec reads.
 type Stats struct {
 	Received, BadSignature, Moved, Dropped, Stale atomic.Int64
@@ -150,7 +156,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if h.Mutants.On(mutant.BlindWebhookUpdate) {
 		m = ledger.Move{ID: pid, To: to, Charge: ev.Data.Object.LatestCharge, Blind: true, EventSuffix: ":" + ev.ID + ":" + strconv.FormatInt(time.Now().UnixNano(), 36)}
 	}
-	res, err := h.Ledger.ApplyInbox(context.WithoutCancel(r.Context()), m, func() error { return failpoint.Hit(failpoint.BeforeWebhookCommit) })
+	res, err := h.Ledger.ApplyInbox(context.WithoutCancel(r.Context()), m, func() error { return failpoint.Hit(BeforeCommit) })
 	if err != nil {
 		// The PSP retries a failed delivery; the inbox makes that safe.
 		h.Log.Printf("event %s: %v", ev.ID, err)
