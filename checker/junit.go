@@ -1,14 +1,12 @@
 package checker
 
 import (
-	"encoding/xml"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
-)
 
-func seconds(f float64) string { return strconv.FormatFloat(f, 'f', 3, 64) }
+	"github.com/idemcheck/idemcheck/checker/junit"
+)
 
 // junitNames name the checked property each kind fails. Every kind of
 // Kinds gets its own test case, so a kind added later is never missing from
@@ -44,36 +42,6 @@ func junitChecks() []junitCheck {
 	return out
 }
 
-type junitSuites struct {
-	XMLName xml.Name     `xml:"testsuites"`
-	Suites  []junitSuite `xml:"testsuite"`
-}
-
-type junitSuite struct {
-	Name     string      `xml:"name,attr"`
-	Tests    int         `xml:"tests,attr"`
-	Failures int         `xml:"failures,attr"`
-	Errors   int         `xml:"errors,attr"`
-	Skipped  int         `xml:"skipped,attr"`
-	Time     string      `xml:"time,attr"`
-	Cases    []junitCase `xml:"testcase"`
-}
-
-type junitCase struct {
-	Name      string        `xml:"name,attr"`
-	Classname string        `xml:"classname,attr"`
-	Time      string        `xml:"time,attr"`
-	Failure   *junitMessage `xml:"failure,omitempty"`
-	Error     *junitMessage `xml:"error,omitempty"`
-	Skipped   *junitMessage `xml:"skipped,omitempty"`
-}
-
-type junitMessage struct {
-	Message string `xml:"message,attr"`
-	Type    string `xml:"type,attr,omitempty"`
-	Body    string `xml:",cdata"`
-}
-
 // WriteJUnit writes one test case per checked property (failing with the
 // violations of its kind), plus one saying whether every partition was
 // decided: an error when some ran out of time or an op was left out, since
@@ -84,9 +52,9 @@ func (r *Result) WriteJUnit(w io.Writer, suite string) error {
 	if suite == "" {
 		suite = "idemcheck"
 	}
-	s := junitSuite{Name: suite, Time: seconds(r.Elapsed.Seconds())}
+	s := junit.Suite{Name: suite, Time: junit.Seconds(r.Elapsed.Seconds())}
 	for _, c := range junitChecks() {
-		tc := junitCase{Name: c.name + " (" + c.kind + ")", Classname: suite, Time: "0"}
+		tc := junit.Case{Name: c.name + " (" + c.kind + ")", Classname: suite, Time: "0"}
 		vs := r.ByKind(c.kind)
 		switch {
 		case len(vs) > 0:
@@ -100,12 +68,11 @@ func (r *Result) WriteJUnit(w io.Writer, suite string) error {
 				text := one.Text()
 				body.WriteString(text[strings.Index(text, "\n")+1:])
 			}
-			tc.Failure = &junitMessage{Message: fmt.Sprintf("%d %s violation(s)", len(vs), c.kind), Type: c.kind, Body: body.String()}
-			s.Failures++
+			tc.Failure = &junit.Message{Message: fmt.Sprintf("%d %s violation(s)", len(vs), c.kind), Type: c.kind, Body: body.String()}
 		}
-		s.Cases = append(s.Cases, tc)
+		s.Add(tc)
 	}
-	dec := junitCase{Name: "every partition decided", Classname: suite, Time: "0"}
+	dec := junit.Case{Name: "every partition decided", Classname: suite, Time: "0"}
 	if !r.Decided() {
 		var names []string
 		for i, u := range r.Unknown {
@@ -124,19 +91,8 @@ func (r *Result) WriteJUnit(w io.Writer, suite string) error {
 			}
 			body += "\nnot checked: " + why
 		}
-		dec.Error = &junitMessage{Message: msg, Type: VerdictUndecided, Body: strings.TrimPrefix(body, "\n")}
-		s.Errors++
+		dec.Error = &junit.Message{Message: msg, Type: VerdictUndecided, Body: strings.TrimPrefix(body, "\n")}
 	}
-	s.Cases = append(s.Cases, dec)
-	s.Tests = len(s.Cases)
-	if _, err := io.WriteString(w, xml.Header); err != nil {
-		return err
-	}
-	enc := xml.NewEncoder(w)
-	enc.Indent("", "  ")
-	if err := enc.Encode(junitSuites{Suites: []junitSuite{s}}); err != nil {
-		return err
-	}
-	_, err := io.WriteString(w, "\n")
-	return err
+	s.Add(dec)
+	return junit.Write(w, s)
 }

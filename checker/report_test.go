@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/idemcheck/idemcheck/checker/junit"
 )
 
 func TestWriteHTMLAnnotatesFaults(t *testing.T) {
@@ -43,7 +45,7 @@ func TestWriteJUnit(t *testing.T) {
 	if err := res.WriteJUnit(&buf, ""); err != nil {
 		t.Fatal(err)
 	}
-	var doc junitSuites
+	var doc junit.Suites
 	if err := xml.Unmarshal(buf.Bytes(), &doc); err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +70,7 @@ func TestJUnitHasACaseForEveryKind(t *testing.T) {
 		if err := res.WriteJUnit(&buf, "x"); err != nil {
 			t.Fatal(err)
 		}
-		var doc junitSuites
+		var doc junit.Suites
 		if err := xml.Unmarshal(buf.Bytes(), &doc); err != nil {
 			t.Fatal(err)
 		}

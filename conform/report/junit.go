@@ -1,80 +1,48 @@
 package report
 
 import (
-	"encoding/xml"
+	"bytes"
 	"fmt"
 	"os"
 	"strings"
 
+	"github.com/idemcheck/idemcheck/checker/junit"
 	"github.com/idemcheck/idemcheck/conform/scenario"
 )
-
-type junitSuites struct {
-	XMLName xml.Name     `xml:"testsuites"`
-	Suites  []junitSuite `xml:"testsuite"`
-}
-
-type junitSuite struct {
-	Name     string      `xml:"name,attr"`
-	Tests    int         `xml:"tests,attr"`
-	Failures int         `xml:"failures,attr"`
-	Errors   int         `xml:"errors,attr"`
-	Skipped  int         `xml:"skipped,attr"`
-	Time     float64     `xml:"time,attr"`
-	Cases    []junitCase `xml:"testcase"`
-}
-
-type junitCase struct {
-	Name      string        `xml:"name,attr"`
-	Classname string        `xml:"classname,attr"`
-	Time      float64       `xml:"time,attr"`
-	Failure   *junitMessage `xml:"failure,omitempty"`
-	Error     *junitMessage `xml:"error,omitempty"`
-	Skipped   *junitMessage `xml:"skipped,omitempty"`
-	SystemOut string        `xml:"system-out,omitempty"`
-}
-
-type junitMessage struct {
-	Message string `xml:"message,attr"`
-	Type    string `xml:"type,attr,omitempty"`
-	Text    string `xml:",chardata"`
-}
 
 // WriteJUnit writes one suite per level; a protocol deviation that does not
 // gate the run is reported as passing with its finding in system-out, so CI
 // dashboards stay green exactly when the exit code is 0.
 func WriteJUnit(path string, r *Report) error {
-	suites := map[scenario.Level]*junitSuite{
+	suites := map[scenario.Level]*junit.Suite{
 		scenario.Safety:   {Name: "idemcheck.safety"},
 		scenario.Protocol: {Name: "idemcheck.protocol"},
 	}
+	elapsed := map[scenario.Level]float64{}
 	for _, res := range r.Results {
-		s := suites[res.Level]
-		c := junitCase{Name: res.ID + " " + res.Title, Classname: "idemcheck." + string(res.Level), Time: res.Elapsed.Seconds()}
+		c := junit.Case{Name: res.ID + " " + res.Title, Classname: "idemcheck." + string(res.Level), Time: junit.Seconds(res.Elapsed.Seconds())}
 		detail := findingsText(res)
 		switch {
 		case res.Verdict == scenario.NA && !r.Fails(res):
-			c.Skipped = &junitMessage{Message: res.Why}
-			s.Skipped++
+			c.Skipped = &junit.Message{Message: res.Why}
 		case res.Verdict == scenario.Errored || res.Verdict == scenario.Inconclusive:
-			c.Error = &junitMessage{Message: res.Why, Type: "error"}
-			s.Errors++
+			c.Error = &junit.Message{Message: res.Why, Type: "error"}
 		case r.Fails(res):
-			c.Failure = &junitMessage{Message: oneLine(res.Why, 300), Type: kinds(res), Text: detail}
-			s.Failures++
+			c.Failure = &junit.Message{Message: oneLine(res.Why, 300), Type: kinds(res), Body: detail}
 		default:
 			c.SystemOut = strings.TrimSpace(res.Why + "\n" + detail)
 		}
-		s.Tests++
-		s.Time += c.Time
-		s.Cases = append(s.Cases, c)
+		suites[res.Level].Add(c)
+		elapsed[res.Level] += res.Elapsed.Seconds()
 	}
-	out := junitSuites{Suites: []junitSuite{*suites[scenario.Safety], *suites[scenario.Protocol]}}
-	b, err := xml.MarshalIndent(out, "", "  ")
-	if err != nil {
+	for l, s := range suites {
+		s.Time = junit.Seconds(elapsed[l])
+	}
+	var b bytes.Buffer
+	if err := junit.Write(&b, *suites[scenario.Safety], *suites[scenario.Protocol]); err != nil {
 		return err
 	}
-	return os.WriteFile(path, append([]byte(xml.Header), append(b, '\n')...), 0o644)
+	return os.WriteFile(path, b.Bytes(), 0o644)
 }
 
 func kinds(res scenario.Result) string {
