@@ -92,7 +92,11 @@ func (f *Flags) Parse(args []string) error {
 		return f.Bad(err)
 	}
 	for _, n := range f.required {
-		if f.Lookup(n).Value.String() == "" {
+		fl := f.Lookup(n)
+		if fl == nil {
+			panic("tier " + f.tier + ": Require names no flag -" + n) // a tier's bug, not its input
+		}
+		if fl.Value.String() == "" {
 			return f.Bad(fmt.Errorf("%s required", flagList(f.required)))
 		}
 	}
