@@ -6,12 +6,15 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
+	"runtime"
 	"strconv"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/idemcheck/idemcheck/fakepsp"
+	"github.com/idemcheck/idemcheck/targets/ledger"
 	"github.com/idemcheck/idemcheck/targets/phone"
 	"github.com/idemcheck/idemcheck/targets/refstack"
 )
@@ -26,7 +29,7 @@ const (
 // single-row INSERT commits at the same concurrency on a pool as large as the
 // two API servers' pools together.
 func runAPI(ctx context.Context, r *runner) error {
-	n := r.size(3000, 20000)
+	n := r.size(6000, 20000)
 	psp, err := fakepsp.Start(fakepsp.Config{RateLimits: fakepsp.RateLimits{Disabled: true}})
 	if err != nil {
 		return err
@@ -67,10 +70,17 @@ func runAPI(ctx context.Context, r *runner) error {
 	if _, err := runWith(apiClients, 2*apiClients, func(i int) error { return send(n + i) }); err != nil {
 		return fmt.Errorf("warm-up: %w", err)
 	}
+	groups := []procGroup{{name: "harness (phones + fakepsp)", pids: []int{os.Getpid()}}, {name: "lb", pids: []int{st.LB.Proc.PID()}},
+		{name: "postgres", pids: []int{r.srv.stack.Postgres.PID()}, tree: true}, {name: "valkey", pids: []int{r.srv.stack.Valkey.PID()}}}
+	for _, a := range st.APIs {
+		groups = append(groups, procGroup{name: "apis", pids: []int{a.Proc.PID()}})
+	}
+	c0 := sampleCPU(groups)
 	newRun, err := runWith(apiClients, n, send)
 	if err != nil {
 		return fmt.Errorf("new payments: %w", err)
 	}
+	apiCPU, apiTotal := perOp(c0, sampleCPU(groups), n)
 	if got, want := len(psp.Charges()), n+2*apiClients; got != want {
 		return fmt.Errorf("%d PSP charges for %d payments: the bench must never double-charge", got, want)
 	}
@@ -85,15 +95,32 @@ func runAPI(ctx context.Context, r *runner) error {
 	if got, want := len(psp.Charges()), n+2*apiClients; got != want {
 		return fmt.Errorf("%d PSP charges after the replays, want %d: a replay charged", got, want)
 	}
-	ins, err := rawInserts(ctx, r, n, prefix)
+	ins, insCPU, insTotal, err := rawInserts(ctx, r, n, prefix, groups)
 	if err != nil {
 		return fmt.Errorf("raw inserts: %w", err)
+	}
+	lgRun, lgCPU, lgTotal, err := ledgerOnly(ctx, st.DSN, n, prefix, groups)
+	if err != nil {
+		return fmt.Errorf("ledger statements: %w", err)
 	}
 	apiRate, insRate := newRun.rate(), ins.rate()
 	r.row("new payments, LB + 2 APIs, all guards on, 64 clients", fmt.Sprintf("%.0f payments/s", apiRate),
 		fmt.Sprintf("%.0f raw single-row INSERT commits/s", insRate), fmt.Sprintf("%.3f", apiRate/insRate))
 	r.row("  (a payment needs >= 2 commits: ceiling 0.5)", fmt.Sprintf("p50 %.2f ms p99 %.2f ms", ms(newRun.pct(50)), ms(newRun.pct(99))),
 		fmt.Sprintf("p50 %.2f ms p99 %.2f ms", ms(ins.pct(50)), ms(ins.pct(99))), "")
+	r.row("  a payment's two ledger commits alone (no HTTP, no Valkey)", fmt.Sprintf("%.0f payments/s", lgRun.rate()),
+		fmt.Sprintf("%.0f raw INSERT commits/s", insRate), fmt.Sprintf("%.3f", lgRun.rate()/insRate))
+	r.key("ledger_only_per_s", "%.0f", lgRun.rate())
+	if apiTotal > 0 {
+		cores := float64(runtime.NumCPU())
+		r.row("  CPU per payment, µs", fmt.Sprintf("%.0f: %s", apiTotal, apiCPU), fmt.Sprintf("per insert %.0f: %s", insTotal, insCPU),
+			fmt.Sprintf("%.3f", insTotal/apiTotal))
+		r.row("  CPU per ledger-only payment, µs", fmt.Sprintf("%.0f: %s", lgTotal, lgCPU), "", "")
+		r.row("  rate if the cores did nothing else", fmt.Sprintf("%.0f payments/s", cores*1e6/apiTotal),
+			fmt.Sprintf("%.0f inserts/s", cores*1e6/insTotal), "")
+		r.key("api_cpu_us", "%.0f", apiTotal)
+		r.key("insert_cpu_us", "%.0f", insTotal)
+	}
 	r.row("replay of a finished key, 4 clients", fmt.Sprintf("p50 %.2f ms p99 %.2f ms", ms(rep4.pct(50)), ms(rep4.pct(99))),
 		"goal: p99 <= 2 ms", "")
 	r.row("replay of a finished key, 64 clients", fmt.Sprintf("p50 %.2f ms p99 %.2f ms, %.0f replays/s", ms(rep64.pct(50)), ms(rep64.pct(99)), rep64.rate()),
@@ -110,21 +137,21 @@ func runAPI(ctx context.Context, r *runner) error {
 
 // rawInserts commits n single-row INSERTs, one statement each, from
 // apiClients goroutines on a pool of 2*apiConns connections.
-func rawInserts(ctx context.Context, r *runner, n int, prefix string) (*timing, error) {
+func rawInserts(ctx context.Context, r *runner, n int, prefix string, groups []procGroup) (t *timing, cpu string, total float64, err error) {
 	name := r.srv.name("raw")
 	dsn := refstack.WithSearchPath(r.srv.pg, "public")
 	cfg, err := pgxpool.ParseConfig(dsn)
 	if err != nil {
-		return nil, err
+		return nil, "", 0, err
 	}
 	cfg.MaxConns = 2 * apiConns
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
-		return nil, err
+		return nil, "", 0, err
 	}
 	defer pool.Close()
 	if _, err := pool.Exec(ctx, `CREATE TABLE `+name+` (id bigserial PRIMARY KEY, k text NOT NULL UNIQUE, amount bigint)`); err != nil {
-		return nil, err
+		return nil, "", 0, err
 	}
 	defer func() { _, _ = r.srv.admin.Exec(context.Background(), `DROP TABLE IF EXISTS `+name) }()
 	q := `INSERT INTO ` + name + ` (k, amount) VALUES ($1, 3000)`
@@ -132,10 +159,58 @@ func rawInserts(ctx context.Context, r *runner, n int, prefix string) (*timing, 
 		_, err := pool.Exec(ctx, q, "w"+strconv.Itoa(i))
 		return err
 	}); err != nil {
-		return nil, err
+		return nil, "", 0, err
 	}
-	return runWith(apiClients, n, func(i int) error {
+	c0 := sampleCPU(groups)
+	t, err = runWith(apiClients, n, func(i int) error {
 		_, err := pool.Exec(ctx, q, prefix+strconv.Itoa(i))
 		return err
 	})
+	if err != nil {
+		return nil, "", 0, err
+	}
+	cpu, total = perOp(c0, sampleCPU(groups), n)
+	return t, cpu, total, nil
+}
+
+// ledgerOnly runs a payment's ledger statements (the PENDING insert, then the
+// move to SUCCEEDED with its journal and outbox rows) from apiClients
+// goroutines on a pool as large as the API servers' together: what the
+// payment path costs Postgres with every other hop taken away.
+func ledgerOnly(ctx context.Context, dsn string, n int, prefix string, groups []procGroup) (t *timing, cpu string, total float64, err error) {
+	cfg, err := pgxpool.ParseConfig(dsn)
+	if err != nil {
+		return nil, "", 0, err
+	}
+	cfg.MaxConns = 2 * apiConns
+	ledger.Tune(cfg) // as the API servers' pools
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, "", 0, err
+	}
+	defer pool.Close()
+	lg := &ledger.Ledger{Pool: pool}
+	pay := func(tag string) func(i int) error {
+		return func(i int) error {
+			id := "pay_l" + tag + prefix + strconv.Itoa(i)
+			if _, err := lg.InsertPending(ctx, ledger.Payment{ID: id, Caller: "ledger", Key: tag + prefix + strconv.Itoa(i), Fingerprint: "fp",
+				Amount: 3000, Currency: "USD", Merchant: "m1", Method: "pm_card_visa", OrderID: "42", PSPKey: id + ":charge"}); err != nil {
+				return err
+			}
+			moved, err := lg.Apply(ctx, ledger.Move{ID: id, From: []string{ledger.Pending, ledger.Unknown}, To: ledger.Succeeded, Charge: "ch_1"}, nil)
+			if err == nil && !moved {
+				err = fmt.Errorf("payment %s did not move", id)
+			}
+			return err
+		}
+	}
+	if _, err := runWith(apiClients, 2*apiClients, pay("w")); err != nil {
+		return nil, "", 0, err
+	}
+	c0 := sampleCPU(groups)
+	if t, err = runWith(apiClients, n, pay("m")); err != nil {
+		return nil, "", 0, err
+	}
+	cpu, total = perOp(c0, sampleCPU(groups), n)
+	return t, cpu, total, nil
 }

@@ -193,7 +193,9 @@ func startMrec(ctx context.Context, r *runner, pools map[string]*pgxpool.Pool, n
 	if _, err := pools["R1"].Exec(ctx, `SELECT pg_create_logical_replication_slot($1, 'test_decoding')`, slot); err != nil {
 		return nil, err
 	}
-	dropSlot := func() { _ = region.DropSlot(context.Background(), r.srv.stack.Postgres.Endpoint(), slot, 30*time.Second) }
+	dropSlot := func() {
+		_ = region.DropSlot(context.Background(), r.srv.stack.Postgres.Endpoint(), slot, 30*time.Second)
+	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		dropSlot()
