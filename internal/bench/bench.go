@@ -160,23 +160,25 @@ func Run(ctx context.Context, o Options) int {
 	}
 	r.key("load_avg", "%s", strings.ReplaceAll(loadAvg(), " ", "/"))
 	r.key("bench_s", "%.0f", time.Since(t0).Seconds())
-	r.print(o.Stdout, mode)
-	for _, s := range failed {
-		r.vals["failed"] += s + ","
-	}
+	r.finish(o.Stdout, mode, failed)
 	if len(failed) > 0 {
-		r.keys = append(r.keys, "failed")
-		r.vals["failed"] = strings.TrimSuffix(r.vals["failed"], ",")
+		return ExitFailed
+	}
+	return ExitOK
+}
+
+// finish prints the table and, last, the bench: line (failed sections named
+// in failed=, their figures missing).
+func (r *runner) finish(w io.Writer, mode string, failed []string) {
+	r.print(w, mode)
+	if len(failed) > 0 {
+		r.key("failed", "%s", strings.ReplaceAll(strings.Join(failed, ","), " ", "_"))
 	}
 	pairs := make([]string, 0, len(r.keys))
 	for _, k := range r.keys {
 		pairs = append(pairs, k+"="+r.vals[k])
 	}
-	fmt.Fprintf(o.Stdout, "bench: %s\n", strings.Join(pairs, " "))
-	if len(failed) > 0 {
-		return ExitFailed
-	}
-	return ExitOK
+	fmt.Fprintf(w, "bench: %s\n", strings.Join(pairs, " "))
 }
 
 // profiled runs a section with its tiers and this process CPU-profiled
