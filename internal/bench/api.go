@@ -106,7 +106,7 @@ func runAPI(ctx context.Context, r *runner) error {
 	apiRate, insRate := newRun.rate(), ins.rate()
 	r.row("new payments, LB + 2 APIs, all guards on, 64 clients", fmt.Sprintf("%.0f payments/s", apiRate),
 		fmt.Sprintf("%.0f raw single-row INSERT commits/s", insRate), fmt.Sprintf("%.3f", apiRate/insRate))
-	r.row("  (a payment needs >= 2 commits: ceiling 0.5)", fmt.Sprintf("p50 %.2f ms p99 %.2f ms", ms(newRun.pct(50)), ms(newRun.pct(99))),
+	r.row("  latency (a payment needs >= 2 commits: ceiling 0.5)", fmt.Sprintf("p50 %.2f ms p99 %.2f ms", ms(newRun.pct(50)), ms(newRun.pct(99))),
 		fmt.Sprintf("p50 %.2f ms p99 %.2f ms", ms(ins.pct(50)), ms(ins.pct(99))), "")
 	r.row("  a payment's two ledger commits alone (no HTTP, no Valkey)", fmt.Sprintf("%.0f payments/s", lgRun.rate()),
 		fmt.Sprintf("%.0f raw INSERT commits/s", insRate), fmt.Sprintf("%.3f", lgRun.rate()/insRate))

@@ -52,8 +52,8 @@ func runChaos(ctx context.Context, r *runner) error {
 			return fmt.Errorf("the chaos check recorded no intents (report %s)", dir)
 		}
 		rate := float64(len(intents)) / res.Elapsed.Seconds()
-		r.row(fmt.Sprintf("chaos driver, %v of seeded faults, %d intents, %d ops", d, len(intents), len(res.History)),
-			fmt.Sprintf("%.1f intents/s", rate), fmt.Sprintf("whole history checked; run %.1f s", whole.Seconds()), "")
+		r.row(fmt.Sprintf("chaos driver, --duration %v schedule: %d intents, %d ops", d, len(intents), len(res.History)),
+			fmt.Sprintf("%.1f intents/s", rate), fmt.Sprintf("check %.1f s incl. the checker; whole run %.1f s", res.Elapsed.Seconds(), whole.Seconds()), "")
 		r.key("chaos_intents_per_s", "%.1f", rate)
 		r.key("chaos_seed", "%d", rep.Seed)
 		return nil
