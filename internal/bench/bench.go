@@ -207,7 +207,25 @@ func (r *runner) profiled(ctx context.Context, s section) error {
 		return err
 	}
 	defer pprof.StopCPUProfile()
-	return s.run(ctx, r)
+	err = s.run(ctx, r)
+	r.sweepProfiles()
+	return err
+}
+
+// sweepProfiles removes the empty profiles of tiers that were SIGKILLed (the
+// chaos section's kill-restart fault): a killed process cannot write one.
+func (r *runner) sweepProfiles() {
+	files, _ := filepath.Glob(filepath.Join(r.dir, "*.pprof"))
+	killed := 0
+	for _, f := range files {
+		if st, err := os.Stat(f); err == nil && st.Size() == 0 && filepath.Base(f) != "harness.pprof" {
+			_ = os.Remove(f)
+			killed++
+		}
+	}
+	if killed > 0 {
+		r.logf("%d tier process(es) were killed by a fault and left no CPU profile", killed)
+	}
 }
 
 func (r *runner) print(w io.Writer, mode string) {
