@@ -213,18 +213,19 @@ func (r *runner) profiled(ctx context.Context, s section) error {
 }
 
 // sweepProfiles removes the empty profiles of tiers that were SIGKILLed (the
-// chaos section's kill-restart fault): a killed process cannot write one.
+// chaos section's kill-restart fault, or a tier that did not stop within
+// the grace after SIGTERM): a killed process cannot write one.
 func (r *runner) sweepProfiles() {
 	files, _ := filepath.Glob(filepath.Join(r.dir, "*.pprof"))
-	killed := 0
+	var killed []string
 	for _, f := range files {
 		if st, err := os.Stat(f); err == nil && st.Size() == 0 && filepath.Base(f) != "harness.pprof" {
 			_ = os.Remove(f)
-			killed++
+			killed = append(killed, strings.TrimSuffix(filepath.Base(f), ".pprof"))
 		}
 	}
-	if killed > 0 {
-		r.logf("%d tier process(es) were killed by a fault and left no CPU profile", killed)
+	if len(killed) > 0 {
+		r.logf("no CPU profile from %s: SIGKILLed (by a fault, or not stopped within the grace after SIGTERM)", strings.Join(killed, ", "))
 	}
 }
 
