@@ -22,6 +22,8 @@ func TestHelpGoesToStdoutWithExitZero(t *testing.T) {
 		{[]string{"demo", "--help"}, []string{"-out"}},
 		{[]string{"psp", "--help"}, []string{"-listen", "-allow-remote"}},
 		{[]string{"gen", "--help"}, []string{"-ops", "-seed"}},
+		{[]string{"bench", "--help"}, []string{"-quick", "-out", "-only", "-seed", "Exit codes"}},
+		{[]string{"help", "bench"}, []string{"-quick"}},
 	}
 	for _, c := range cases {
 		var out, errb bytes.Buffer

@@ -25,6 +25,9 @@ func TestDispatchExitCodes(t *testing.T) {
 		{[]string{"gen"}, 2, "usage: idemcheck gen"},
 		{[]string{"run", "--no-such-flag"}, 2, "no-such-flag"},
 		{[]string{"demo", "extra"}, 2, `unexpected argument "extra"`},
+		{[]string{"bench", "extra"}, 2, `unexpected argument "extra"`},
+		{[]string{"bench", "--only", "api,nope"}, 2, `--only: unknown section "nope"`},
+		{[]string{"bench", "--seed", "x"}, 2, `--seed "x": want a positive integer`},
 	}
 	for _, c := range cases {
 		var out, errb bytes.Buffer

@@ -90,6 +90,9 @@ type Stack struct {
 	// NoResolver leaves the resolver out: its sweep settles a dead owner's
 	// payment with the derived key and so hides a takeover mutant (A3).
 	NoResolver bool
+	// Services, when set, are running Postgres and Valkey to use instead of
+	// starting them (idemcheck bench starts its servers once); they stay up.
+	Services *services.Stack
 }
 
 // RunStack is Run with the stack's options.
@@ -113,16 +116,19 @@ func RunStack(ctx context.Context, o conform.Options, sk Stack) (int, *report.Re
 		}
 		o.HTML = dir
 	}
-	svc, err := services.Start(ctx, services.Options{Postgres: true, Valkey: true, Log: o.Stderr})
-	if err != nil {
-		fmt.Fprintf(o.Stderr, "idemcheck run: reference stack unreachable: starting Postgres and Valkey: %v\n", err)
-		return conform.ExitUnreachable, nil
+	svc := sk.Services
+	if svc == nil {
+		svc, err = services.Start(ctx, services.Options{Postgres: true, Valkey: true, Log: o.Stderr})
+		if err != nil {
+			fmt.Fprintf(o.Stderr, "idemcheck run: reference stack unreachable: starting Postgres and Valkey: %v\n", err)
+			return conform.ExitUnreachable, nil
+		}
+		defer func() {
+			sctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			_ = svc.Stop(sctx)
+		}()
 	}
-	defer func() {
-		sctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		_ = svc.Stop(sctx)
-	}()
 	psp, err := fakepsp.Start(fakepsp.Config{KeyWindow: 24 * time.Hour, RateLimits: fakepsp.RateLimits{Disabled: true}})
 	if err != nil {
 		fmt.Fprintln(o.Stderr, "idemcheck run: start fakepsp:", err)

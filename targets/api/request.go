@@ -45,6 +45,9 @@ func ParseRequest(body []byte) (Request, error) {
 			}
 			return "", nil
 		}
+		if s, ok := plainString(v); ok {
+			return s, nil
+		}
 		var s string
 		if err := json.Unmarshal(v, &s); err != nil || s == "" {
 			return "", fmt.Errorf("body: field %q must be a non-empty string", name)
@@ -82,6 +85,21 @@ func ParseRequest(body []byte) (Request, error) {
 	}
 	r.Amount = n
 	return r, nil
+}
+
+// plainString reads a JSON string with no escapes and no control bytes,
+// which every well-behaved client sends, without a decoder; anything else
+// (escapes, non-strings, "") is left to encoding/json, which decides.
+func plainString(v json.RawMessage) (string, bool) {
+	if len(v) < 3 || v[0] != '"' || v[len(v)-1] != '"' {
+		return "", false
+	}
+	for _, c := range v[1 : len(v)-1] {
+		if c == '"' || c == '\\' || c < 0x20 || c >= 0x80 {
+			return "", false
+		}
+	}
+	return string(v[1 : len(v)-1]), true
 }
 
 // Fingerprint hashes the meaning fields in a fixed order, so a reordered body

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -56,5 +57,21 @@ func TestIDsAreDerived(t *testing.T) {
 	}
 	if ChargeKey("pay_7") != "pay_7:charge" || RefundKey("pay_7") != "pay_7:cancel:refund" {
 		t.Fatal("derived PSP keys")
+	}
+}
+
+// TestPlainStringAgreesWithEncodingJSON: the fast path reads what
+// encoding/json reads, and declines everything it does not handle itself.
+func TestPlainStringAgreesWithEncodingJSON(t *testing.T) {
+	for _, v := range []string{`"42"`, `"pm_card_visa"`, `""`, `"a\"b"`, `"a\\b"`, `"\u0041"`, `"é"`, `42`, `null`, `"x`, `"a` + "\t" + `b"`, `["a"]`} {
+		s, ok := plainString([]byte(v))
+		var want string
+		err := json.Unmarshal([]byte(v), &want)
+		if ok && (err != nil || s != want) {
+			t.Errorf("plainString(%s) = %q, encoding/json says %q (%v)", v, s, want, err)
+		}
+		if !ok && err == nil && want != "" && !strings.ContainsAny(v, "\\\té") {
+			t.Errorf("plainString(%s) declined a plain string", v)
+		}
 	}
 }

@@ -44,6 +44,7 @@ func Main(ctx context.Context, args []string) error {
 		return f.Bad(fmt.Errorf("-pg: %w", err))
 	}
 	pcfg.MaxConns = int32(*conns)
+	ledger.Tune(pcfg)
 	pool, err := pgxpool.NewWithConfig(ctx, pcfg)
 	if err != nil {
 		return err

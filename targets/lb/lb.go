@@ -124,7 +124,9 @@ func (l *LB) forward(b *backend, j *job) {
 		return
 	}
 	req.GetBody = nil // never replayed by net/http (PITFALLS)
-	req.Header = j.r.Header.Clone()
+	// The phone's request is ours until forward returns (ServeHTTP waits on
+	// done), so its header, already stamped, goes on without a copy.
+	req.Header = j.r.Header
 	b.sent.Add(1)
 	resp, err := l.hc.Do(req)
 	if err != nil {

@@ -66,7 +66,10 @@ func Dispatch() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
-	if err := m(ctx, os.Args[1:]); err != nil {
+	endProfile := startProfile(name, os.Args[1:])
+	err := m(ctx, os.Args[1:])
+	endProfile()
+	if err != nil {
 		fmt.Fprintf(os.Stderr, "tier %s: %v\n", name, err)
 		if errors.As(err, new(BadInput)) {
 			os.Exit(2)
