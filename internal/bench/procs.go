@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/idemcheck/idemcheck/faults"
-	"github.com/idemcheck/idemcheck/targets/failpoint"
 	"github.com/idemcheck/idemcheck/targets/tier"
 )
 
@@ -40,7 +39,7 @@ func (p *procs) start(ctx context.Context, proc, tierName string, args ...string
 	p.list = append(p.list, pr)
 	rctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	addrs, err := failpoint.ReadAddrs(rctx, addrFile)
+	addrs, err := tier.ReadAddrs(rctx, addrFile)
 	if err != nil {
 		return nil, fmt.Errorf("%s did not publish its addresses: %v; log %s:\n%s", proc, err, pr.LogPath(), tailFile(pr.LogPath()))
 	}
