@@ -32,8 +32,12 @@ func (w *world) startStream(ctx context.Context) {
 }
 
 func (w *world) startJob(ctx context.Context, name string, version int) *job {
-	p, addrs := w.startProcArmed(ctx, name, streamjob.TierName, "", "-name", "job", "-postgres", refstack.WithSearchPath(w.dsn2, "t_"+w.name),
-		"-brokers", srv.brokers, "-topic", w.changes, "-version", fmt.Sprint(version), "-checkpoint-every", "0")
+	args := []string{"-name", "job", "-postgres", refstack.WithSearchPath(w.dsn2, "t_"+w.name),
+		"-brokers", srv.brokers, "-topic", w.changes, "-version", fmt.Sprint(version), "-checkpoint-every", "0"}
+	if w.o.streamMutant != "" {
+		args = append(args, "-mutant", string(w.o.streamMutant))
+	}
+	p, addrs := w.startProcArmed(ctx, name, streamjob.TierName, "", args...)
 	return &job{p: p, admin: addrs["admin"]}
 }
 

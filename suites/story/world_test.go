@@ -19,7 +19,6 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/idemcheck/idemcheck/checker"
-	"github.com/idemcheck/idemcheck/checker/timeline"
 	"github.com/idemcheck/idemcheck/fakepsp"
 	"github.com/idemcheck/idemcheck/faults"
 	"github.com/idemcheck/idemcheck/targets/failpoint"
@@ -37,11 +36,14 @@ import (
 
 var worldSeq atomic.Int64
 
-// opts are a story's mutants: each tier of both Regions gets the set, and
-// workerMutant is the worker's own switch (worker -mutant).
+// opts are a story's mutants: each tier of both Regions gets mutants;
+// workerMutant is the worker's own switch (worker -mutant) and streamMutant
+// the stream job's. wantSink is the sink the restore must leave.
 type opts struct {
 	mutants      []mutant.Switch
 	workerMutant string
+	streamMutant mutant.Switch
+	wantSink     map[string]int64
 }
 
 // world is one story: both Regions' databases and stacks, the shared PSP,
@@ -53,7 +55,6 @@ type world struct {
 	logDir string
 	rec    *checker.Recorder
 	psp    *fakepsp.PSP
-	tl     *timeline.Timeline
 
 	// R1's ledger lives in the postgres database (region.FollowPostgres
 	// subscribes to it there); R2's in its own database db2, next to the
@@ -224,8 +225,7 @@ func (w *world) workerArgs(name, dsn string) []string {
 // startProc runs a tier outside the Regions' stacks and returns its
 // addresses; arm ("point=action;...") arms failpoints from its start.
 func (w *world) startProc(ctx context.Context, name, tierName string, args ...string) map[string]string {
-	p, addrs := w.startProcArmed(ctx, name, tierName, "", args...)
-	_ = p
+	_, addrs := w.startProcArmed(ctx, name, tierName, "", args...)
 	return addrs
 }
 
