@@ -52,6 +52,7 @@ type Timeline struct {
 	jumps   []jump
 	entries []Entry
 	facts   []Fact
+	notes   []string
 	now     func() time.Time
 }
 
@@ -169,4 +170,18 @@ func (t *Timeline) Facts() []Fact {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return append([]Fact(nil), t.facts...)
+}
+
+// Note adds a line printed under the heading: how to read this timeline.
+func (t *Timeline) Note(s string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.notes = append(t.notes, s)
+}
+
+// Notes are the lines added with Note.
+func (t *Timeline) Notes() []string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return append([]string(nil), t.notes...)
 }

@@ -26,6 +26,7 @@ func story(t *testing.T) *Timeline {
 	tl.Repeat("phone", "buyer back", "create K1", "durable guard")
 	tl.Fact("charges", "1", true)
 	tl.Fact("credits", "2", false)
+	tl.Note("clocks <moved>")
 	return tl
 }
 
@@ -72,7 +73,7 @@ func TestTiesKeepRecordingOrder(t *testing.T) {
 func TestText(t *testing.T) {
 	txt := story(t).Text()
 	for _, want := range []string{
-		"H1 <test> (seed 42; one story second = 100ms)",
+		"H1 <test> (seed 42; one story second = 100ms)\nclocks <moved>\n",
 		"story s", "absorbed by",
 		"0.02", "charge ch_1",
 		"10.00", "key record pointer: processing",
@@ -95,8 +96,8 @@ func TestHTMLIsSelfContainedAndEscaped(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := b.String()
-	for _, want := range []string{"H1 &lt;test&gt;", "Every repeat and what absorbed it (2)", `class="repeat"`, "WRONG",
-		"Some end-state counts are wrong", "4 events, 2 tiers"} {
+	for _, want := range []string{"H1 &lt;test&gt;", "<p>clocks &lt;moved&gt;</p>", "Every repeat and what absorbed it (2)", `class="repeat"`, "WRONG",
+		"Some lines of the end state are wrong", "4 events, 2 tiers"} {
 		if !strings.Contains(h, want) {
 			t.Errorf("html lacks %q", want)
 		}
@@ -115,7 +116,7 @@ func TestHTMLAllOK(t *testing.T) {
 	if err := tl.WriteHTML(&b); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(b.String(), "Every end-state count is the one the story requires.") {
+	if !strings.Contains(b.String(), "Every line of the end state is as this run requires.") {
 		t.Error("an all-ok end state is not said so")
 	}
 	if !strings.Contains(b.String(), "No repeat was recorded.") {

@@ -29,7 +29,11 @@ func (t *Timeline) heading() string {
 // end state.
 func (t *Timeline) WriteText(w io.Writer) error {
 	var b bytes.Buffer
-	b.WriteString(t.heading() + "\n\n")
+	b.WriteString(t.heading() + "\n")
+	for _, n := range t.Notes() {
+		b.WriteString(oneLine(n) + "\n")
+	}
+	b.WriteString("\n")
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "story s\ttier\tevent\trepeated\tabsorbed by")
 	for _, e := range t.Entries() {
@@ -77,6 +81,7 @@ func (t *Timeline) Text() string {
 
 type page struct {
 	Heading string
+	Notes   []string
 	Entries []row
 	Repeats []row
 	Facts   []Fact
@@ -105,7 +110,7 @@ func (t *Timeline) WriteHTML(w io.Writer) error {
 	for _, e := range es {
 		tiers[e.Tier] = true
 	}
-	p := page{Heading: t.heading(), Entries: rows(es), Repeats: rows(t.Repeats()), Facts: t.Facts(), AllOK: true, Tiers: len(tiers)}
+	p := page{Heading: t.heading(), Notes: t.Notes(), Entries: rows(es), Repeats: rows(t.Repeats()), Facts: t.Facts(), AllOK: true, Tiers: len(tiers)}
 	for _, f := range p.Facts {
 		p.AllOK = p.AllOK && f.OK
 	}
@@ -147,7 +152,8 @@ td.tier{white-space:nowrap;color:#555}tr.repeat td{background:#fff6e0}
 .verdict.ok{background:#e3f4e6}.verdict.bad{background:#fde7ea}
 </style></head><body>
 <h1>{{.Heading}}</h1>
-{{if .Facts}}<p class="verdict {{if .AllOK}}ok{{else}}bad{{end}}">{{if .AllOK}}Every end-state count is the one the story requires.{{else}}Some end-state counts are wrong (marked below).{{end}}</p>
+{{range .Notes}}<p>{{.}}</p>
+{{end}}{{if .Facts}}<p class="verdict {{if .AllOK}}ok{{else}}bad{{end}}">{{if .AllOK}}Every line of the end state is as this run requires.{{else}}Some lines of the end state are wrong (marked below).{{end}}</p>
 <h2>End state</h2>
 <table><tr><th>what</th><th>found</th><th></th></tr>
 {{range .Facts}}<tr><td>{{.Name}}</td><td>{{.Value}}</td><td class="{{if .OK}}ok{{else}}bad{{end}}">{{if .OK}}as required{{else}}WRONG{{end}}</td></tr>

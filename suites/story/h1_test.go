@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -96,6 +97,8 @@ func describeStory(title, report string, o opts, end func(ctx SpecContext, r *ru
 			r.ph.Journal("K1")
 			tl = timeline.New(tl.Title, tl.Seed, tl.Scale, time.Now())
 			r.tl = tl
+			tl.Note("Story seconds are real time divided by the scale (" + storytime.EnvScale + "); at the buyer's return R2's clocks were moved forward 7200 s, not waited through.")
+			tl.Note("R1 serves u1; R2 follows 1.0 story s behind and takes over when R1 fails. Mutants: " + mutantsOf(o) + ".")
 			tl.Mark("phone-1", "tap Pay: key K1 made and journaled, create sent (router -> R1)")
 			// R1's answer needs longer than the phone waits: lost to the
 			// phone, which gives up at its own 10 s timeout.
@@ -325,12 +328,14 @@ var _ = Describe("H1: the whole story on one timeline (seed Part 13)", Label("H1
 		opts{workerMutant: "no-inbox", wantSink: truth}, func(ctx SpecContext, r *run) {
 			w := r.w
 			// R1's copy, its redelivery after worker-R2-1 died, and R2's three.
-			Expect(w.credits(ctx)).To(HaveLen(5))
+			n := len(w.credits(ctx))
+			r.tl.Fact("credits of pay_7 (every copy credited)", fmt.Sprint(n), n == 5)
+			Expect(n).To(Equal(5))
 			Expect(w.balance(ctx)).To(Equal(int64(12000 + 5*3000)))
 			Expect(w.psp.Charges()).To(HaveLen(1))
 			w.sinkReads(ctx, r.streamSt)
 			res := w.check(ctx)
-			r.tl.Fact("checker names", fmt.Sprint(kinds(res)), len(res.ByKind(checker.KindDoubleCredit)) == 1)
+			r.tl.Fact("the checker names", fmt.Sprint(kinds(res)), len(res.ByKind(checker.KindDoubleCredit)) == 1)
 			Expect(kinds(res)).To(ContainElement(checker.KindDoubleCredit))
 		})
 
@@ -341,8 +346,27 @@ var _ = Describe("H1: the whole story on one timeline (seed Part 13)", Label("H1
 			Expect(w.balance(ctx)).To(Equal(int64(15000)))
 			w.sinkReads(ctx, r.streamSt)
 			res := w.check(ctx)
-			r.tl.Fact("checker names", fmt.Sprint(kinds(res)), len(res.ByKind(checker.KindSinkDivergence)) == 1)
+			sink := w.sinkTotals(ctx)
+			r.tl.Fact("stream sink (m2's declined 500 kept)", fmt.Sprint(sink), sink["m2"] == 500)
+			r.tl.Fact("the checker names", fmt.Sprint(kinds(res)), len(res.ByKind(checker.KindSinkDivergence)) == 1)
 			Expect(kinds(res)).To(Equal([]string{checker.KindSinkDivergence}))
 			Expect(res.Violations[0].Merchant).To(Equal("m2"))
 		})
 })
+
+func mutantsOf(o opts) string {
+	var out []string
+	for _, m := range o.mutants {
+		out = append(out, string(m))
+	}
+	if o.workerMutant != "" {
+		out = append(out, "worker "+o.workerMutant)
+	}
+	if o.streamMutant != "" {
+		out = append(out, "stream job "+string(o.streamMutant))
+	}
+	if len(out) == 0 {
+		return "none (the reference, every guard on)"
+	}
+	return strings.Join(out, ", ")
+}
