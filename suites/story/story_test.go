@@ -150,6 +150,9 @@ func describeStory(title, report string, o opts, end func(ctx SpecContext, r *ru
 			wr := tierOf(w.r1, "worker-R1")
 			Expect(wr.Proc.Kill()).To(Succeed())
 			w.removeMember(ctx, "worker-R1")
+			held, err := failpoint.Hits(w.r1.Resolver.Admin, failpoint.ResolverSweep)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(held).To(BeNumerically(">", 0), "R1's resolver was never held")
 			Expect(failpoint.DisarmAt(w.r1.Resolver.Admin, failpoint.ResolverSweep)).To(Succeed())
 			Eventually(func() string { return w.state(ctx, w.pool1, r.pid) }).WithTimeout(eventually(10)).Should(Equal(ledger.Succeeded))
 			tl.Repeat("R1/resolver", "replays the PSP call: SUCCEEDED and outbox row ev_7 in one transaction (in R1 only)",
