@@ -18,12 +18,12 @@ import (
 	"github.com/idemcheck/idemcheck/fakepsp"
 	"github.com/idemcheck/idemcheck/faults"
 	"github.com/idemcheck/idemcheck/targets/api"
-	"github.com/idemcheck/idemcheck/targets/failpoint"
 	"github.com/idemcheck/idemcheck/targets/keystore"
 	"github.com/idemcheck/idemcheck/targets/ledger"
 	"github.com/idemcheck/idemcheck/targets/phone"
 	"github.com/idemcheck/idemcheck/targets/refstack"
 	"github.com/idemcheck/idemcheck/targets/relay"
+	"github.com/idemcheck/idemcheck/targets/resolver"
 	"github.com/idemcheck/idemcheck/targets/storytime"
 	"github.com/idemcheck/idemcheck/targets/streamjob"
 	"github.com/idemcheck/idemcheck/targets/worker"
@@ -150,10 +150,10 @@ func describeStory(title, report string, o opts, end func(ctx SpecContext, r *ru
 			wr := tierOf(w.r1, "worker-R1")
 			Expect(wr.Proc.Kill()).To(Succeed())
 			w.removeMember(ctx, "worker-R1")
-			held, err := failpoint.Hits(w.r1.Resolver.Admin, failpoint.ResolverSweep)
+			held, err := faults.FailpointAt(w.r1.Resolver.Admin, resolver.SweepPoint).Fired()
 			Expect(err).NotTo(HaveOccurred())
 			Expect(held).To(BeNumerically(">", 0), "R1's resolver was never held")
-			Expect(failpoint.DisarmAt(w.r1.Resolver.Admin, failpoint.ResolverSweep)).To(Succeed())
+			Expect(faults.FailpointAt(w.r1.Resolver.Admin, resolver.SweepPoint).Undo()).To(Succeed())
 			Eventually(func() string { return w.state(ctx, w.pool1, r.pid) }).WithTimeout(eventually(10)).Should(Equal(ledger.Succeeded))
 			tl.Repeat("R1/resolver", "replays the PSP call: SUCCEEDED and outbox row ev_7 in one transaction (in R1 only)",
 				"PSP call under "+r.pid+":charge", "the PSP's 24 h key window: it replays the saved charge, no second charge")

@@ -21,12 +21,12 @@ import (
 	"github.com/idemcheck/idemcheck/checker"
 	"github.com/idemcheck/idemcheck/fakepsp"
 	"github.com/idemcheck/idemcheck/faults"
-	"github.com/idemcheck/idemcheck/targets/failpoint"
 	"github.com/idemcheck/idemcheck/targets/ledger"
 	"github.com/idemcheck/idemcheck/targets/mutant"
 	"github.com/idemcheck/idemcheck/targets/push"
 	"github.com/idemcheck/idemcheck/targets/refstack"
 	"github.com/idemcheck/idemcheck/targets/region"
+	"github.com/idemcheck/idemcheck/targets/resolver"
 	"github.com/idemcheck/idemcheck/targets/storytime"
 	"github.com/idemcheck/idemcheck/targets/streamjob"
 	"github.com/idemcheck/idemcheck/targets/tier"
@@ -207,7 +207,7 @@ func (w *world) startR1(ctx context.Context) {
 		w.r1 = st
 	}
 	Expect(err).NotTo(HaveOccurred())
-	Expect(failpoint.ArmAt(st.Resolver.Admin, failpoint.ResolverSweep, "error")).To(Succeed())
+	Expect(faults.FailpointAt(st.Resolver.Admin, resolver.SweepPoint).Arm("error")).To(Succeed())
 	_, err = st.StartTier(ctx, "relay", "relay-R1", "", []string{"-postgres", st.DSN, "-brokers", srv.brokers, "-topic", w.topic})
 	Expect(err).NotTo(HaveOccurred())
 	_, err = st.StartTier(ctx, worker.TierName, "worker-R1", "", w.workerArgs("worker-R1", st.DSN))
@@ -242,7 +242,7 @@ func (w *world) startProcArmed(ctx context.Context, name, tierName, arm string, 
 	w.procs = append(w.procs, p)
 	rctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	addrs, err := failpoint.ReadAddrs(rctx, addrFile)
+	addrs, err := tier.ReadAddrs(rctx, addrFile)
 	Expect(err).NotTo(HaveOccurred(), "%s did not publish its addresses (log %s)", name, p.LogPath())
 	return p, addrs
 }
