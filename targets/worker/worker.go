@@ -123,10 +123,15 @@ func (w *Worker) Close() {
 	w.pool.Close()
 }
 
-// Run consumes until ctx ends.
+// pollMax bounds the records of one batch: one transaction and one offset
+// commit per poll, so a larger batch amortises both over more events.
+const pollMax = 1024
+
+// Run consumes until ctx ends: each poll is one batch, handled whole and then
+// committed.
 func (w *Worker) Run(ctx context.Context) error {
 	for {
-		fs := w.kc.PollRecords(ctx, 256)
+		fs := w.kc.PollRecords(ctx, pollMax)
 		if ctx.Err() != nil {
 			return nil
 		}
@@ -134,12 +139,10 @@ func (w *Worker) Run(ctx context.Context) error {
 			w.cfg.Log.Printf("worker %s: fetch %s/%d: %v", w.cfg.Name, t, p, err)
 		})
 		recs := fs.Records()
-		for _, r := range recs {
-			if err := w.process(ctx, r); err != nil {
+		if len(recs) > 0 {
+			if err := w.process(ctx, recs); err != nil {
 				return nil // only ctx ends process
 			}
-		}
-		if len(recs) > 0 {
 			if err := failpoint.Hit(BeforeOffsetCommit); err != nil {
 				// An injected commit failure: the batch is redelivered
 				// to whoever owns the partition next.
@@ -152,19 +155,23 @@ func (w *Worker) Run(ctx context.Context) error {
 	}
 }
 
-// process handles r until it succeeds. Only transient failures (database,
-// push provider) come back here; poison is dead-lettered inside handle.
-func (w *Worker) process(ctx context.Context, r *kgo.Record) error {
+// process handles the batch recs until it succeeds. Only transient failures
+// (database, push provider) come back here; poison is dead-lettered inside
+// the batch. A retry is a redelivery of the whole batch: the inbox makes the
+// already-applied part of it a repeat.
+func (w *Worker) process(ctx context.Context, recs []*kgo.Record) error {
 	backoff := 50 * time.Millisecond
+	first, last := recs[0], recs[len(recs)-1]
 	for {
-		err := w.handle(ctx, r)
+		err := w.handleBatch(ctx, recs)
 		if err == nil {
 			return nil
 		}
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		w.cfg.Log.Printf("worker %s: %s/%d@%d: retry in %v: %v", w.cfg.Name, r.Topic, r.Partition, r.Offset, backoff, err)
+		w.cfg.Log.Printf("worker %s: %s/%d@%d..%s/%d@%d: retry in %v: %v", w.cfg.Name,
+			first.Topic, first.Partition, first.Offset, last.Topic, last.Partition, last.Offset, backoff, err)
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
@@ -172,50 +179,4 @@ func (w *Worker) process(ctx context.Context, r *kgo.Record) error {
 		}
 		backoff = min(2*backoff, 2*time.Second)
 	}
-}
-
-// handle applies one delivery of a record.
-func (w *Worker) handle(ctx context.Context, r *kgo.Record) error {
-	m, err := decode(r)
-	if err != nil {
-		return w.deadLetter(ctx, r, err.Error())
-	}
-	var n push.Notification
-	var fresh bool
-	switch {
-	case m.pay != nil:
-		recipient, known, err := w.lookupPayment(ctx, m.pay.PaymentID)
-		if err != nil {
-			return err
-		}
-		if !known {
-			return w.deadLetter(ctx, r, fmt.Sprintf("unknown payment: the ledger has no payment %q", m.pay.PaymentID))
-		}
-		n = push.Notification{Recipient: recipient, PaymentID: m.pay.PaymentID, EventID: m.eventID, Title: "Payment received"}
-		if w.cfg.Guards.ReplaceID {
-			n.ReplaceID = m.pay.PaymentID
-		}
-		if fresh, err = w.applyPayment(ctx, m.pay, n); err != nil {
-			return err
-		}
-	default:
-		// The business key names what a reminder announces (an
-		// invoice), as a payment id does for a payment's notification:
-		// the history groups notifications by it, so two copies of one
-		// logical message on a screen read as stacked.
-		n = push.Notification{Recipient: m.rem.Recipient, Intent: m.rem.Intent(), PaymentID: m.rem.BusinessKey, EventID: m.eventID, Title: m.rem.Template}
-		if w.cfg.Guards.ReplaceID {
-			n.ReplaceID = m.eventID
-		}
-		if fresh, err = w.applyReminder(ctx, m.rem, n); err != nil {
-			return err
-		}
-	}
-	if err := failpoint.Hit(AfterCommitBeforePush); err != nil {
-		return err
-	}
-	if !fresh && !w.cfg.Guards.FinishOnRedelivery {
-		return nil // the mutant only acknowledges a repeat
-	}
-	return w.notify(ctx, m, n)
 }
