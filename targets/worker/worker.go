@@ -115,7 +115,10 @@ func New(ctx context.Context, cfg Config) (*Worker, error) {
 // Close releases the connections.
 func (w *Worker) Close() {
 	if w.kc != nil {
-		w.kc.Close()
+		// Run may return between a poll and AllowRebalance (ctx ended
+		// mid-batch); plain Close would then wait for that allowance
+		// forever and the stop would end in SIGKILL.
+		w.kc.CloseAllowingRebalance()
 	}
 	if w.vk != nil {
 		w.vk.Close()
