@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -32,8 +33,8 @@ type Config struct {
 	// Events is how many events ride the path, and how many records the
 	// raw reference produces and consumes (default 20000).
 	Events int
-	// Dir holds the tiers' logs and address files; default a new temp dir,
-	// removed when Run returns.
+	// Dir gets a directory Name holding the tiers' logs and address files,
+	// kept; default a new temp dir, removed when Run returns.
 	Dir string
 	// Name labels the database, topics and group; default random.
 	Name string
@@ -85,6 +86,13 @@ func Run(ctx context.Context, cfg Config) (res Result, err error) {
 			return res, err
 		}
 		defer os.RemoveAll(cfg.Dir)
+	} else {
+		// A run of its own in a given directory: a reused one must not
+		// hand this run another run's address files.
+		cfg.Dir = filepath.Join(cfg.Dir, cfg.Name)
+		if err = os.MkdirAll(cfg.Dir, 0o755); err != nil {
+			return res, err
+		}
 	}
 	e, err := newEnv(ctx, cfg)
 	if err != nil {

@@ -100,6 +100,7 @@ func withDatabase(dsn, db string) (string, error) {
 // addresses.
 func (e *env) start(ctx context.Context, name, tierName string, args ...string) (string, error) {
 	addrFile := filepath.Join(e.dir, name+".addr")
+	_ = os.Remove(addrFile) // only this start's own file may answer
 	cmd, err := tier.Command(tierName, append(args, "-addr-file", addrFile)...)
 	if err != nil {
 		return "", err
