@@ -28,7 +28,7 @@ func Main(ctx context.Context, args []string) error {
 	fs.StringVar(&brokers, "brokers", "", "Kafka bootstrap host:port list, comma separated")
 	fs.StringVar(&cfg.Topic, "topic", "", "topic to publish to")
 	fs.StringVar(&cfg.TransactionalID, "transactional-id", "", "transactional mode with this id (e.g. relay-1); empty: idempotent producer")
-	fs.IntVar(&cfg.Batch, "batch", 100, "rows claimed per batch")
+	fs.IntVar(&cfg.Batch, "batch", 1000, "rows claimed per batch")
 	fs.DurationVar(&cfg.Poll, "poll", 0, "outbox poll interval when idle (default 20ms)")
 	arm := fs.String("failpoints", "", "failpoints armed at start: name=action;...")
 	addrFile := fs.String("addr-file", "", "file to publish {\"admin\": url} to")

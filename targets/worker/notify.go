@@ -15,7 +15,7 @@ import (
 // pushConcurrency bounds the pushes of one batch in flight. Pushes of one
 // batch may land in any order: each names its own notification by replace id,
 // so the screen does not depend on their order.
-const pushConcurrency = 16
+const pushConcurrency = 32
 
 // notifyBatch sends every PENDING notification of the batch and marks the
 // sent ones SENT in one statement. A crash between a push and the mark sends
