@@ -24,11 +24,11 @@ type item struct {
 	fresh bool
 }
 
-// handleBatch applies one delivery of every record in recs: decode, one
+// handleBatch applies one delivery of every record in recs: decode, then one
 // transaction for the batch's inbox rows, credits, notification intents and
-// dead letters, then the pushes. A failure leaves the batch for a retry, which
-// the inbox turns into a redelivery.
-func (w *Worker) handleBatch(ctx context.Context, recs []*kgo.Record) error {
+// dead letters. It returns the batch's items for notifyBatch. A failure
+// leaves the batch for a retry, which the inbox turns into a redelivery.
+func (w *Worker) handleBatch(ctx context.Context, recs []*kgo.Record) ([]item, error) {
 	items := make([]item, len(recs))
 	for i, r := range recs {
 		items[i].rec = r
@@ -40,23 +40,22 @@ func (w *Worker) handleBatch(ctx context.Context, recs []*kgo.Record) error {
 		items[i].m = m
 	}
 	if err := w.resolve(ctx, items); err != nil {
-		return err
+		return nil, err
 	}
 	if err := w.applyBatch(ctx, items); err != nil {
-		return err
+		return nil, err
 	}
 	for i := range items {
 		if it := &items[i]; it.dead != "" {
 			w.cfg.Log.Printf("worker %s: dead-lettered %s/%d@%d: %s", w.cfg.Name, it.rec.Topic, it.rec.Partition, it.rec.Offset, it.dead)
 		}
 	}
-	if !anyLive(items) {
-		return nil
+	if anyLive(items) {
+		if err := failpoint.Hit(AfterCommitBeforePush); err != nil {
+			return nil, err
+		}
 	}
-	if err := failpoint.Hit(AfterCommitBeforePush); err != nil {
-		return err
-	}
-	return w.notifyBatch(ctx, items)
+	return items, nil
 }
 
 func anyLive(items []item) bool {
