@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -36,7 +37,8 @@ type Config struct {
 	// Dir gets a directory Name holding the tiers' logs and address files,
 	// kept; default a new temp dir, removed when Run returns.
 	Dir string
-	// Name labels the database, topics and group; default random.
+	// Name labels the database, topics and group: lower-case letters,
+	// digits and underscores, not starting with a digit; default random.
 	Name string
 }
 
@@ -57,6 +59,10 @@ func (r Result) String() string {
 	return fmt.Sprintf("delivery %d events in %v: %.0f events/s; raw Kafka produce+consume %.0f/s; ratio %.3f",
 		r.Events, r.Delivery.Round(time.Millisecond), r.DeliveryPerSec, r.RawPerSec, r.Ratio)
 }
+
+// validName is a Postgres identifier that needs no quoting and a valid Kafka
+// topic name prefix.
+var validName = regexp.MustCompile(`^[a-z_][a-z0-9_]{0,40}$`)
 
 const (
 	merchant = "m1"
@@ -80,6 +86,9 @@ func Run(ctx context.Context, cfg Config) (res Result, err error) {
 		b := make([]byte, 4)
 		_, _ = rand.Read(b)
 		cfg.Name = "dbench_" + hex.EncodeToString(b)
+	}
+	if !validName.MatchString(cfg.Name) {
+		return res, fmt.Errorf("deliverybench: name %q: want lower-case letters, digits and underscores, not starting with a digit (it names a database and topics)", cfg.Name)
 	}
 	if cfg.Dir == "" {
 		if cfg.Dir, err = os.MkdirTemp("", "idemcheck-deliverybench-"); err != nil {
