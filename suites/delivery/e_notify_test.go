@@ -65,17 +65,20 @@ var _ = Describe("E. Notifications", func() {
 	Describe("E2: the worker commits (event DONE) and crashes before sending (branch R)", Label("E2"), func() {
 		// pay_8 (another buyer, another merchant) goes through untouched,
 		// so the history records notifications and a missing one is seen.
+		// It succeeds after w1's crash: the worker applies a poll as one
+		// batch, so a payment in w1's batch would be committed and left
+		// PENDING with ev_7.
 		run := func(ctx context.Context, mutant string) *world {
 			w := newWorld(ctx)
 			w1 := w.startWorker(ctx, "w1", workerOpts{mutant: mutant, arm: worker.AfterCommitBeforePush + "=crash"})
 			w.seedPayment(ctx, "pay_7", "u1", "K1", "m1", 3000)
-			w.seedPayment(ctx, "pay_8", "u2", "K1", "m3", 500)
 			w.startRelay(ctx, "relay-1", relayOpts{})
 			expectCrashed(w1)
 			Expect(w.screen(ctx, "u1").Alerts).To(Equal(0), "w1 died before pushing")
 			st, _ := w.notifState(ctx, ev7)
 			Expect(st).To(Equal(worker.StatePending))
 			Expect(removeMember(ctx, w.group, "w1")).To(Succeed())
+			w.seedPayment(ctx, "pay_8", "u2", "K1", "m3", 500)
 			w.startWorker(ctx, "w2", workerOpts{mutant: mutant})
 			w.settle(ctx, true)
 			Expect(w.creditsPerEvent(ctx)).To(Equal(map[string]int{ev7: 1, "pay_8:SUCCEEDED": 1}))

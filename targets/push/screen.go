@@ -56,10 +56,15 @@ type Phones struct {
 	mu      sync.Mutex
 	seq     int
 	screens map[string]*ScreenState
+	// at indexes each screen's entries by id, so a replace finds its
+	// entry at once however many the screen shows.
+	at map[string]map[string]int
 }
 
 // NewPhones returns phones with empty screens.
-func NewPhones() *Phones { return &Phones{screens: map[string]*ScreenState{}} }
+func NewPhones() *Phones {
+	return &Phones{screens: map[string]*ScreenState{}, at: map[string]map[string]int{}}
+}
 
 // Deliver shows n on its recipient's screen.
 func (p *Phones) Deliver(n Notification) (Delivery, error) {
@@ -72,16 +77,14 @@ func (p *Phones) Deliver(n Notification) (Delivery, error) {
 	if s == nil {
 		s = &ScreenState{Recipient: n.Recipient}
 		p.screens[n.Recipient] = s
+		p.at[n.Recipient] = map[string]int{}
 	}
 	s.Alerts++
-	if n.ReplaceID != "" {
-		for i := range s.Shown {
-			if s.Shown[i].ID == n.ReplaceID {
-				s.Shown[i].Notification = n
-				s.Shown[i].Deliveries++
-				return Delivery{ID: n.ReplaceID, Replaced: true, Shown: len(s.Shown), Alert: true}, nil
-			}
-		}
+	at := p.at[n.Recipient]
+	if i, ok := at[n.ReplaceID]; ok && n.ReplaceID != "" {
+		s.Shown[i].Notification = n
+		s.Shown[i].Deliveries++
+		return Delivery{ID: n.ReplaceID, Replaced: true, Shown: len(s.Shown), Alert: true}, nil
 	}
 	id := n.ReplaceID
 	if id == "" {
@@ -90,6 +93,7 @@ func (p *Phones) Deliver(n Notification) (Delivery, error) {
 		p.seq++
 		id = fmt.Sprintf("n-%d", p.seq)
 	}
+	at[id] = len(s.Shown)
 	s.Shown = append(s.Shown, Entry{ID: id, Notification: n, Deliveries: 1})
 	return Delivery{ID: id, Shown: len(s.Shown), Alert: true}, nil
 }

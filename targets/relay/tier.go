@@ -21,7 +21,7 @@ func Main(ctx context.Context, args []string) error {
 	brokers := f.Brokers()
 	f.StringVar(&cfg.Topic, "topic", "", "topic to publish to")
 	f.StringVar(&cfg.TransactionalID, "transactional-id", "", "transactional mode with this id (e.g. relay-1); empty: idempotent producer")
-	f.IntVar(&cfg.Batch, "batch", 100, "rows claimed per batch")
+	f.IntVar(&cfg.Batch, "batch", 1000, "rows claimed per batch")
 	f.DurationVar(&cfg.Poll, "poll", 0, "outbox poll interval when idle (default 20ms)")
 	if err := f.Parse(args); err != nil {
 		return err

@@ -2,151 +2,207 @@ package worker
 
 import (
 	"context"
-	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/idemcheck/idemcheck/checker"
 	"github.com/idemcheck/idemcheck/targets/dedup"
-	"github.com/idemcheck/idemcheck/targets/failpoint"
-	"github.com/idemcheck/idemcheck/targets/push"
-	"github.com/idemcheck/idemcheck/targets/relay"
 )
 
-// lookupPayment defines "unknown payment": the ledger has no payments row with
-// the event's payment id. The ledger commits the row with the outbox row, so
-// an event without one can never become valid by waiting. The recipient of
-// the notification is the payment's caller.
-func (w *Worker) lookupPayment(ctx context.Context, id string) (recipient string, known bool, err error) {
-	err = w.pool.QueryRow(ctx, `SELECT caller_id FROM payments WHERE payment_id = $1`, id).Scan(&recipient)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return "", false, nil
+// lookupPayments defines "unknown payment": the ledger has no payments row
+// with the event's payment id. The ledger commits the row with the outbox
+// row, so an event without one can never become valid by waiting. The
+// recipient of the notification is the payment's caller.
+func (w *Worker) lookupPayments(ctx context.Context, ids []string) (map[string]string, error) {
+	out := make(map[string]string, len(ids))
+	if len(ids) == 0 {
+		return out, nil
 	}
-	return recipient, err == nil, err
-}
-
-// inbox records eventID in tx; fresh is false for a repeat. Without the inbox
-// guard every delivery is fresh.
-func (w *Worker) inbox(ctx context.Context, tx pgx.Tx, eventID string) (bool, error) {
-	if !w.cfg.Guards.Inbox {
-		return true, nil
-	}
-	tag, err := tx.Exec(ctx, `INSERT INTO processed (event_id, worker) VALUES ($1, $2) ON CONFLICT (event_id) DO NOTHING`, eventID, w.cfg.Name)
+	rows, err := w.pool.Query(ctx, `SELECT payment_id, caller_id FROM payments WHERE payment_id = ANY($1)`, ids)
 	if err != nil {
-		return false, fmt.Errorf("inbox %s: %w", eventID, err)
+		return nil, fmt.Errorf("payment lookup: %w", err)
 	}
-	return tag.RowsAffected() == 1, nil
+	defer rows.Close()
+	for rows.Next() {
+		var id, caller string
+		if err := rows.Scan(&id, &caller); err != nil {
+			return nil, fmt.Errorf("payment lookup: %w", err)
+		}
+		out[id] = caller
+	}
+	return out, rows.Err()
 }
 
-// applyPayment is the effect's one transaction: inbox, credit, intent.
-func (w *Worker) applyPayment(ctx context.Context, ev *relay.Event, n push.Notification) (bool, error) {
+// applyBatch is the batch's one transaction: dead letters, inbox rows,
+// credits and notification intents. Nothing of a batch is applied unless all
+// of it is, so a crash anywhere before the commit redelivers a batch that
+// left no trace.
+func (w *Worker) applyBatch(ctx context.Context, items []item) error {
 	call := checker.Now()
 	tx, err := w.pool.Begin(ctx)
 	if err != nil {
-		return false, err
+		return err
 	}
 	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
-	fresh, err := w.inbox(ctx, tx, ev.EventID)
-	if err != nil || !fresh {
-		return false, err // a repeat writes nothing
+	if err := w.deadLetters(ctx, tx, items); err != nil {
+		return err
 	}
-	if _, err := tx.Exec(ctx, `INSERT INTO merchant_balances (merchant, balance) VALUES ($1, $2)
-		ON CONFLICT (merchant) DO UPDATE SET balance = merchant_balances.balance + EXCLUDED.balance`, ev.Merchant, ev.Amount); err != nil {
-		return false, fmt.Errorf("credit %s: %w", ev.EventID, err)
+	if err := w.inbox(ctx, tx, items); err != nil {
+		return err
 	}
-	if _, err := tx.Exec(ctx, `INSERT INTO credits (event_id, payment_id, merchant, amount, worker, call_ns, return_ns)
-		VALUES ($1, $2, $3, $4, $5, $6, $7)`, ev.EventID, ev.PaymentID, ev.Merchant, ev.Amount, w.cfg.Name, call, checker.Now()); err != nil {
-		return false, fmt.Errorf("credit record %s: %w", ev.EventID, err)
+	if err := w.credit(ctx, tx, items, call); err != nil {
+		return err
 	}
-	if w.cfg.Guards.NotifRecord {
-		if err := insertIntent(ctx, tx, n, StatePending, ""); err != nil {
-			return false, err
+	if err := w.intents(ctx, tx, items); err != nil {
+		return err
+	}
+	return tx.Commit(ctx)
+}
+
+// deadLetters parks the records that can never be processed, with their
+// reasons. Keyed by log position, so a redelivery parks each once.
+func (w *Worker) deadLetters(ctx context.Context, tx pgx.Tx, items []item) error {
+	for i := range items {
+		it := &items[i]
+		if it.dead == "" {
+			continue
 		}
-	}
-	return true, tx.Commit(ctx)
-}
-
-// applyReminder records a logical message's intent, or its drop, with the
-// dedup verdict that decided it.
-func (w *Worker) applyReminder(ctx context.Context, rem *Reminder, n push.Notification) (bool, error) {
-	tx, err := w.pool.Begin(ctx)
-	if err != nil {
-		return false, err
-	}
-	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
-	fresh, err := w.inbox(ctx, tx, rem.EventID)
-	if err != nil || !fresh {
-		return false, err // a repeat writes nothing
-	}
-	fp := dedup.Fingerprint(rem.Recipient, rem.Template, rem.BusinessKey)
-	verdict, gerr := w.guard.Accept(ctx, rem.Recipient, fp, rem.EventID)
-	if gerr != nil {
-		w.cfg.Log.Printf("worker %s: dedup cache failed, sending %s anyway: %v", w.cfg.Name, rem.EventID, gerr)
-	}
-	state := StatePending
-	if verdict == dedup.Duplicate || verdict == dedup.Capped {
-		state = StateDropped
-	}
-	if err := insertIntent(ctx, tx, n, state, string(verdict)); err != nil {
-		return false, err
-	}
-	return true, tx.Commit(ctx)
-}
-
-func insertIntent(ctx context.Context, tx pgx.Tx, n push.Notification, state, verdict string) error {
-	_, err := tx.Exec(ctx, `INSERT INTO notif (event_id, channel, payment_id, intent, recipient, replace_id, state, verdict)
-		VALUES ($1, $2, nullif($3, ''), nullif($4, ''), $5, nullif($6, ''), $7, nullif($8, ''))
-		ON CONFLICT (event_id, channel) DO NOTHING`, n.EventID, ChannelPush, n.PaymentID, n.Intent, n.Recipient, n.ReplaceID, state, verdict)
-	if err != nil {
-		return fmt.Errorf("notification intent %s: %w", n.EventID, err)
+		r := it.rec
+		if _, err := tx.Exec(ctx, `INSERT INTO dead_letters (topic, part, "offset", key, value, reason, worker)
+		VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (topic, part, "offset") DO NOTHING`,
+			r.Topic, r.Partition, r.Offset, r.Key, r.Value, it.dead, w.cfg.Name); err != nil {
+			return fmt.Errorf("dead letter %s/%d@%d: %w", r.Topic, r.Partition, r.Offset, err)
+		}
 	}
 	return nil
 }
 
-// notify sends a PENDING notification and marks it SENT. A crash between the
-// two sends it again on the next delivery; the replace id makes that copy
-// land on top of the first.
-func (w *Worker) notify(ctx context.Context, m message, n push.Notification) error {
-	n.Sender = w.cfg.Name
-	if !w.cfg.Guards.NotifRecord && m.pay != nil {
-		if _, err := w.push.Send(ctx, n); err != nil {
-			return err
+// inbox records the batch's event ids in tx and marks the fresh deliveries:
+// for each id the inbox had not seen, its first copy in the batch. Without
+// the inbox guard every delivery is fresh.
+func (w *Worker) inbox(ctx context.Context, tx pgx.Tx, items []item) error {
+	var ids []string
+	for i := range items {
+		if items[i].dead == "" {
+			ids = append(ids, items[i].m.eventID)
 		}
-		return failpoint.Hit(AfterPushBeforeSent)
 	}
-	var state string
-	err := w.pool.QueryRow(ctx, `SELECT state FROM notif WHERE event_id = $1 AND channel = $2`, m.eventID, ChannelPush).Scan(&state)
-	if errors.Is(err, pgx.ErrNoRows) || (err == nil && state != StatePending) {
+	if !w.cfg.Guards.Inbox {
+		for i := range items {
+			items[i].fresh = items[i].dead == ""
+		}
 		return nil
 	}
+	if len(ids) == 0 {
+		return nil
+	}
+	rows, err := tx.Query(ctx, `INSERT INTO processed (event_id, worker) SELECT DISTINCT e, $2 FROM unnest($1::text[]) AS e
+		ON CONFLICT (event_id) DO NOTHING RETURNING event_id`, ids, w.cfg.Name)
 	if err != nil {
-		return fmt.Errorf("notification state %s: %w", m.eventID, err)
+		return fmt.Errorf("inbox: %w", err)
 	}
-	if _, err := w.push.Send(ctx, n); err != nil {
-		return err
-	}
-	if err := failpoint.Hit(AfterPushBeforeSent); err != nil {
-		return err
-	}
-	_, err = w.pool.Exec(ctx, `UPDATE notif SET state = $3, sent_by = $4 WHERE event_id = $1 AND channel = $2 AND state = $5`,
-		m.eventID, ChannelPush, StateSent, w.cfg.Name, StatePending)
+	inserted, err := pgx.CollectRows(rows, pgx.RowTo[string])
 	if err != nil {
-		return fmt.Errorf("mark sent %s: %w", m.eventID, err)
+		return fmt.Errorf("inbox: %w", err)
+	}
+	markFresh(items, inserted)
+	return nil
+}
+
+// markFresh marks, for each event id the inbox took in, the first live copy
+// of it in the batch: the later copies are repeats of that one.
+func markFresh(items []item, inserted []string) {
+	unclaimed := make(map[string]bool, len(inserted))
+	for _, id := range inserted {
+		unclaimed[id] = true
+	}
+	for i := range items {
+		if it := &items[i]; it.dead == "" && unclaimed[it.m.eventID] {
+			it.fresh = true
+			delete(unclaimed, it.m.eventID)
+		}
+	}
+}
+
+// credit applies the fresh payment deliveries: one balance upsert per
+// merchant (summed, in merchant order so two workers never deadlock) and one
+// credits row per delivery, the ground truth of what was applied.
+func (w *Worker) credit(ctx context.Context, tx pgx.Tx, items []item, call int64) error {
+	sums := map[string]int64{}
+	var evs, pays, merchants []string
+	var amounts []int64
+	for i := range items {
+		it := &items[i]
+		if it.dead != "" || !it.fresh || it.m.pay == nil {
+			continue
+		}
+		p := it.m.pay
+		sums[p.Merchant] += p.Amount
+		evs, pays, merchants, amounts = append(evs, p.EventID), append(pays, p.PaymentID), append(merchants, p.Merchant), append(amounts, p.Amount)
+	}
+	if len(evs) == 0 {
+		return nil
+	}
+	ms := make([]string, 0, len(sums))
+	for m := range sums {
+		ms = append(ms, m)
+	}
+	slices.Sort(ms)
+	totals := make([]int64, len(ms))
+	for i, m := range ms {
+		totals[i] = sums[m]
+	}
+	if _, err := tx.Exec(ctx, `INSERT INTO merchant_balances (merchant, balance) SELECT * FROM unnest($1::text[], $2::bigint[])
+		ON CONFLICT (merchant) DO UPDATE SET balance = merchant_balances.balance + EXCLUDED.balance`, ms, totals); err != nil {
+		return fmt.Errorf("credit %d events: %w", len(evs), err)
+	}
+	if _, err := tx.Exec(ctx, `INSERT INTO credits (event_id, payment_id, merchant, amount, worker, call_ns, return_ns)
+		SELECT e, p, m, a, $5, $6, $7 FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[]) WITH ORDINALITY AS t(e, p, m, a, o) ORDER BY o`,
+		evs, pays, merchants, amounts, w.cfg.Name, call, checker.Now()); err != nil {
+		return fmt.Errorf("credit records of %d events: %w", len(evs), err)
 	}
 	return nil
 }
 
-// deadLetter parks a record that can never be processed, with its reason.
-// Keyed by its log position, so a redelivery parks it once.
-func (w *Worker) deadLetter(ctx context.Context, r *kgo.Record, reason string) error {
-	_, err := w.pool.Exec(ctx, `INSERT INTO dead_letters (topic, part, "offset", key, value, reason, worker)
-		VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (topic, part, "offset") DO NOTHING`,
-		r.Topic, r.Partition, r.Offset, r.Key, r.Value, reason, w.cfg.Name)
-	if err != nil {
-		return fmt.Errorf("dead letter %s/%d@%d: %w", r.Topic, r.Partition, r.Offset, err)
+// intents writes the notification record of each fresh delivery: PENDING for
+// a payment, and for a reminder the dedup verdict that decided it (asked in
+// the batch's order, so the first of two logical duplicates wins).
+func (w *Worker) intents(ctx context.Context, tx pgx.Tx, items []item) error {
+	var evs, pays, intents, recipients, replaces, states, verdicts []string
+	seen := map[string]bool{}
+	for i := range items {
+		it := &items[i]
+		if it.dead != "" || !it.fresh || seen[it.m.eventID] || (it.m.pay != nil && !w.cfg.Guards.NotifRecord) {
+			continue
+		}
+		seen[it.m.eventID] = true
+		state, verdict := StatePending, ""
+		if rem := it.m.rem; rem != nil {
+			fp := dedup.Fingerprint(rem.Recipient, rem.Template, rem.BusinessKey)
+			v, gerr := w.guard.Accept(ctx, rem.Recipient, fp, rem.EventID)
+			if gerr != nil {
+				w.cfg.Log.Printf("worker %s: dedup cache failed, sending %s anyway: %v", w.cfg.Name, rem.EventID, gerr)
+			}
+			if v == dedup.Duplicate || v == dedup.Capped {
+				state = StateDropped
+			}
+			verdict = string(v)
+		}
+		n := it.n
+		evs, pays, intents, recipients = append(evs, n.EventID), append(pays, n.PaymentID), append(intents, n.Intent), append(recipients, n.Recipient)
+		replaces, states, verdicts = append(replaces, n.ReplaceID), append(states, state), append(verdicts, verdict)
 	}
-	w.cfg.Log.Printf("worker %s: dead-lettered %s/%d@%d: %s", w.cfg.Name, r.Topic, r.Partition, r.Offset, reason)
+	if len(evs) == 0 {
+		return nil
+	}
+	_, err := tx.Exec(ctx, `INSERT INTO notif (event_id, channel, payment_id, intent, recipient, replace_id, state, verdict)
+		SELECT e, $1, nullif(p, ''), nullif(i, ''), r, nullif(x, ''), s, nullif(v, '')
+		FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[]) AS t(e, p, i, r, x, s, v)
+		ON CONFLICT (event_id, channel) DO NOTHING`, ChannelPush, evs, pays, intents, recipients, replaces, states, verdicts)
+	if err != nil {
+		return fmt.Errorf("notification intents of %d events: %w", len(evs), err)
+	}
 	return nil
 }

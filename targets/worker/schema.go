@@ -1,8 +1,10 @@
-// Package worker consumes payment events and credits merchants once: one
-// Postgres transaction holds the inbox entry, the credit and the notification
-// intent; the push goes out after the commit and again on every redelivery
-// while the intent is PENDING; the Kafka offset is committed last. A repeat is
-// born at every step, and each step's repeat is absorbed by the step after.
+// Package worker consumes payment events and credits merchants once. Each poll
+// is one batch: one Postgres transaction holds the batch's inbox entries,
+// credits and notification intents; the pushes go out after the commit,
+// concurrently (while the next batch's transaction runs), and again on every
+// redelivery while an intent is PENDING; the batch's Kafka offsets are
+// committed last. A repeat is born at every step, and each step's repeat is
+// absorbed by the step after.
 package worker
 
 import (

@@ -115,7 +115,10 @@ func New(ctx context.Context, cfg Config) (*Worker, error) {
 // Close releases the connections.
 func (w *Worker) Close() {
 	if w.kc != nil {
-		w.kc.Close()
+		// Run may return between a poll and AllowRebalance (ctx ended
+		// mid-batch); plain Close would then wait for that allowance
+		// forever and the stop would end in SIGKILL.
+		w.kc.CloseAllowingRebalance()
 	}
 	if w.vk != nil {
 		w.vk.Close()
@@ -123,10 +126,37 @@ func (w *Worker) Close() {
 	w.pool.Close()
 }
 
-// Run consumes until ctx ends.
+// pollMax bounds the records of one batch: one transaction and one offset
+// commit per poll, so a larger batch amortises both over more events.
+const pollMax = 1024
+
+// drainEvery bounds how many batches run back to back before the pipeline
+// drains: a rebalance is allowed only with no batch in hand, so it waits for
+// at most this many.
+const drainEvery = 8
+
+// Run consumes until ctx ends. Each poll is one batch: its transaction
+// commits, then its pushes run while the next batch is polled and committed
+// to Postgres; a batch's offsets are committed once its pushes are done, and
+// before the next batch's pushes start.
 func (w *Worker) Run(ctx context.Context) error {
+	var prev *inFlight
+	defer func() {
+		if prev != nil {
+			<-prev.done // ctx ended: its pushes give up
+		}
+	}()
+	run := 0
 	for {
-		fs := w.kc.PollRecords(ctx, 256)
+		var fs kgo.Fetches
+		if prev != nil {
+			// With a batch in hand, take only what is buffered: waiting
+			// would hold that batch's offsets and the rebalance back.
+			//lint:ignore SA1012 a nil context is how kgo returns what is buffered at once
+			fs = w.kc.PollRecords(nil, pollMax)
+		} else {
+			fs = w.kc.PollRecords(ctx, pollMax)
+		}
 		if ctx.Err() != nil {
 			return nil
 		}
@@ -134,37 +164,96 @@ func (w *Worker) Run(ctx context.Context) error {
 			w.cfg.Log.Printf("worker %s: fetch %s/%d: %v", w.cfg.Name, t, p, err)
 		})
 		recs := fs.Records()
-		for _, r := range recs {
-			if err := w.process(ctx, r); err != nil {
+		var items []item
+		if len(recs) > 0 {
+			var err error
+			if items, err = w.process(ctx, recs); err != nil {
 				return nil // only ctx ends process
 			}
 		}
-		if len(recs) > 0 {
-			if err := failpoint.Hit(BeforeOffsetCommit); err != nil {
-				// An injected commit failure: the batch is redelivered
-				// to whoever owns the partition next.
-				w.cfg.Log.Printf("worker %s: %v", w.cfg.Name, err)
-			} else if err := w.kc.CommitRecords(ctx, recs...); err != nil {
-				w.cfg.Log.Printf("worker %s: offset commit: %v", w.cfg.Name, err)
+		if prev != nil {
+			f := prev
+			prev = nil
+			if err := w.finish(ctx, f); err != nil {
+				return nil
 			}
 		}
-		w.kc.AllowRebalance()
+		if len(recs) > 0 {
+			prev = w.startNotify(ctx, recs, items)
+			run++
+		}
+		if len(recs) == 0 || run >= drainEvery {
+			if prev != nil {
+				f := prev
+				prev = nil
+				if err := w.finish(ctx, f); err != nil {
+					return nil
+				}
+			}
+			run = 0
+			w.kc.AllowRebalance()
+		}
 	}
 }
 
-// process handles r until it succeeds. Only transient failures (database,
-// push provider) come back here; poison is dead-lettered inside handle.
-func (w *Worker) process(ctx context.Context, r *kgo.Record) error {
+// inFlight is a batch whose transaction committed and whose pushes run.
+type inFlight struct {
+	recs []*kgo.Record
+	done chan error
+}
+
+// process applies the batch recs until it succeeds and returns its items.
+// Only transient failures (database) come back here; poison is dead-lettered
+// inside the batch. A retry is a redelivery of the whole batch: the inbox
+// makes the already-applied part of it a repeat.
+func (w *Worker) process(ctx context.Context, recs []*kgo.Record) ([]item, error) {
+	var items []item
+	err := w.retry(ctx, recs, func() error {
+		var err error
+		items, err = w.handleBatch(ctx, recs)
+		return err
+	})
+	return items, err
+}
+
+// startNotify sends the batch's notifications in the background, retrying
+// transient failures (the push provider) until they succeed or ctx ends.
+func (w *Worker) startNotify(ctx context.Context, recs []*kgo.Record, items []item) *inFlight {
+	f := &inFlight{recs: recs, done: make(chan error, 1)}
+	go func() { f.done <- w.retry(ctx, recs, func() error { return w.notifyBatch(ctx, items) }) }()
+	return f
+}
+
+// finish waits for a batch's pushes, then commits its offsets: the batch is
+// fully handled.
+func (w *Worker) finish(ctx context.Context, f *inFlight) error {
+	if err := <-f.done; err != nil {
+		return err
+	}
+	if err := failpoint.Hit(BeforeOffsetCommit); err != nil {
+		// An injected commit failure: the batch is redelivered to
+		// whoever owns the partition next.
+		w.cfg.Log.Printf("worker %s: %v", w.cfg.Name, err)
+	} else if err := w.kc.CommitRecords(ctx, f.recs...); err != nil {
+		w.cfg.Log.Printf("worker %s: offset commit: %v", w.cfg.Name, err)
+	}
+	return nil
+}
+
+// retry runs step until it succeeds or ctx ends, backing off between tries.
+func (w *Worker) retry(ctx context.Context, recs []*kgo.Record, step func() error) error {
 	backoff := 50 * time.Millisecond
+	first, last := recs[0], recs[len(recs)-1]
 	for {
-		err := w.handle(ctx, r)
+		err := step()
 		if err == nil {
 			return nil
 		}
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		w.cfg.Log.Printf("worker %s: %s/%d@%d: retry in %v: %v", w.cfg.Name, r.Topic, r.Partition, r.Offset, backoff, err)
+		w.cfg.Log.Printf("worker %s: %s/%d@%d..%s/%d@%d: retry in %v: %v", w.cfg.Name,
+			first.Topic, first.Partition, first.Offset, last.Topic, last.Partition, last.Offset, backoff, err)
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
@@ -172,50 +261,4 @@ func (w *Worker) process(ctx context.Context, r *kgo.Record) error {
 		}
 		backoff = min(2*backoff, 2*time.Second)
 	}
-}
-
-// handle applies one delivery of a record.
-func (w *Worker) handle(ctx context.Context, r *kgo.Record) error {
-	m, err := decode(r)
-	if err != nil {
-		return w.deadLetter(ctx, r, err.Error())
-	}
-	var n push.Notification
-	var fresh bool
-	switch {
-	case m.pay != nil:
-		recipient, known, err := w.lookupPayment(ctx, m.pay.PaymentID)
-		if err != nil {
-			return err
-		}
-		if !known {
-			return w.deadLetter(ctx, r, fmt.Sprintf("unknown payment: the ledger has no payment %q", m.pay.PaymentID))
-		}
-		n = push.Notification{Recipient: recipient, PaymentID: m.pay.PaymentID, EventID: m.eventID, Title: "Payment received"}
-		if w.cfg.Guards.ReplaceID {
-			n.ReplaceID = m.pay.PaymentID
-		}
-		if fresh, err = w.applyPayment(ctx, m.pay, n); err != nil {
-			return err
-		}
-	default:
-		// The business key names what a reminder announces (an
-		// invoice), as a payment id does for a payment's notification:
-		// the history groups notifications by it, so two copies of one
-		// logical message on a screen read as stacked.
-		n = push.Notification{Recipient: m.rem.Recipient, Intent: m.rem.Intent(), PaymentID: m.rem.BusinessKey, EventID: m.eventID, Title: m.rem.Template}
-		if w.cfg.Guards.ReplaceID {
-			n.ReplaceID = m.eventID
-		}
-		if fresh, err = w.applyReminder(ctx, m.rem, n); err != nil {
-			return err
-		}
-	}
-	if err := failpoint.Hit(AfterCommitBeforePush); err != nil {
-		return err
-	}
-	if !fresh && !w.cfg.Guards.FinishOnRedelivery {
-		return nil // the mutant only acknowledges a repeat
-	}
-	return w.notify(ctx, m, n)
 }

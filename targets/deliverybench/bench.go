@@ -1,0 +1,224 @@
+// Package deliverybench measures the reference stack's delivery path (outbox
+// row -> relay -> Kafka -> worker -> credit and notification intent -> push)
+// next to raw Kafka produce+consume on the same broker, in one run. The
+// calling binary must dispatch tiers (tier.Dispatch first thing in main or
+// TestMain): the relay, the worker and the push provider run as its children.
+package deliverybench
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/idemcheck/idemcheck/targets/ledger"
+	"github.com/idemcheck/idemcheck/targets/push"
+	"github.com/idemcheck/idemcheck/targets/worker"
+)
+
+// Config says what to measure against.
+type Config struct {
+	// PostgresDSN is a superuser DSN of the cluster: Run creates a database
+	// of its own in it and drops it afterwards.
+	PostgresDSN string
+	// Brokers is the Kafka bootstrap list.
+	Brokers []string
+	// Events is how many events ride the path, and how many records the
+	// raw reference produces and consumes (default 20000).
+	Events int
+	// Dir gets a directory Name holding the tiers' logs and address files,
+	// kept; default a new temp dir, removed when Run returns.
+	Dir string
+	// Name labels the database, topics and group: lower-case letters,
+	// digits and underscores, not starting with a digit; default random.
+	Name string
+}
+
+// Result is one run's measurement.
+type Result struct {
+	Events int
+	// Delivery runs from the commit of the first outbox row to the last
+	// notification marked SENT (every event credited and pushed).
+	Delivery time.Duration
+	// Raw is producing Events records and consuming them back.
+	Raw                       time.Duration
+	DeliveryPerSec, RawPerSec float64
+	// Ratio is DeliveryPerSec / RawPerSec.
+	Ratio float64
+}
+
+func (r Result) String() string {
+	return fmt.Sprintf("delivery %d events in %v: %.0f events/s; raw Kafka produce+consume %.0f/s; ratio %.3f",
+		r.Events, r.Delivery.Round(time.Millisecond), r.DeliveryPerSec, r.RawPerSec, r.Ratio)
+}
+
+// validName is a Postgres identifier that needs no quoting and a valid Kafka
+// topic name prefix.
+var validName = regexp.MustCompile(`^[a-z_][a-z0-9_]{0,40}$`)
+
+const (
+	merchant = "m1"
+	amount   = int64(100)
+)
+
+// Run measures the delivery path with every guard on (inbox, notification
+// record and replace id, manual offset commits after the transaction,
+// read_committed), then raw Kafka on the same broker. The tiers are up and
+// one warm-up event has gone through the whole path before the clock starts,
+// so the figure is the path's throughput, not process start-up. The outcome
+// is checked exactly: one credit and one notification per event.
+func Run(ctx context.Context, cfg Config) (res Result, err error) {
+	if cfg.PostgresDSN == "" || len(cfg.Brokers) == 0 {
+		return res, errors.New("deliverybench: a Postgres DSN and Kafka brokers are required")
+	}
+	if cfg.Events <= 0 {
+		cfg.Events = 20000
+	}
+	if cfg.Name == "" {
+		b := make([]byte, 4)
+		_, _ = rand.Read(b)
+		cfg.Name = "dbench_" + hex.EncodeToString(b)
+	}
+	if !validName.MatchString(cfg.Name) {
+		return res, fmt.Errorf("deliverybench: name %q: want lower-case letters, digits and underscores, not starting with a digit (it names a database and topics)", cfg.Name)
+	}
+	if cfg.Dir == "" {
+		if cfg.Dir, err = os.MkdirTemp("", "idemcheck-deliverybench-"); err != nil {
+			return res, err
+		}
+		defer os.RemoveAll(cfg.Dir)
+	} else {
+		// A run of its own in a given directory: a reused one must not
+		// hand this run another run's address files.
+		cfg.Dir = filepath.Join(cfg.Dir, cfg.Name)
+		if err = os.MkdirAll(cfg.Dir, 0o755); err != nil {
+			return res, err
+		}
+	}
+	e, err := newEnv(ctx, cfg)
+	if err != nil {
+		return res, err
+	}
+	defer e.close()
+	res.Events = cfg.Events
+	if res.Delivery, err = e.deliver(ctx, cfg.Events); err != nil {
+		return res, fmt.Errorf("%w%s", err, e.logTails())
+	}
+	e.stopTiers() // the raw reference gets the machine the path had
+	if res.Raw, err = rawKafka(ctx, e.adm, cfg.Brokers, cfg.Name+"-raw", cfg.Events); err != nil {
+		return res, err
+	}
+	res.DeliveryPerSec = float64(cfg.Events) / res.Delivery.Seconds()
+	res.RawPerSec = float64(cfg.Events) / res.Raw.Seconds()
+	res.Ratio = res.DeliveryPerSec / res.RawPerSec
+	return res, nil
+}
+
+// deliver runs the warm-up event, then n events, and returns the time from
+// the outbox rows' commit to the last SENT.
+func (e *env) deliver(ctx context.Context, n int) (time.Duration, error) {
+	// Event 0 is the warm-up; 1..n are measured. Every payment exists
+	// before the clock starts.
+	if err := e.copyRows(ctx, "payments", []string{"payment_id", "caller_id", "client_key", "amount", "currency", "merchant", "state"}, 0, n+1,
+		func(i int) []any {
+			return []any{paymentID(i), "u1", fmt.Sprintf("K%d", i), amount, "USD", merchant, ledger.Succeeded}
+		}); err != nil {
+		return 0, err
+	}
+	outbox := func(i int) []any { return []any{ledger.EventID(paymentID(i)), paymentID(i), merchant, amount, "USD"} }
+	cols := []string{"event_id", "payment_id", "merchant", "amount", "currency"}
+	if err := e.copyRows(ctx, "outbox", cols, 0, 1, outbox); err != nil {
+		return 0, err
+	}
+	if err := e.waitSent(ctx, 1, time.Minute); err != nil {
+		return 0, fmt.Errorf("deliverybench: warm-up: %w", err)
+	}
+	t0 := time.Now()
+	if err := e.copyRows(ctx, "outbox", cols, 1, n+1, outbox); err != nil {
+		return 0, err
+	}
+	if err := e.waitSent(ctx, n+1, 2*time.Minute+time.Duration(n)*5*time.Millisecond); err != nil {
+		return 0, err
+	}
+	took := time.Since(t0)
+	return took, e.verify(ctx, n+1)
+}
+
+func paymentID(i int) string { return fmt.Sprintf("pay_b%d", i) }
+
+// copyRows COPYs rows [from, to) of table, built by row.
+func (e *env) copyRows(ctx context.Context, table string, cols []string, from, to int, row func(int) []any) error {
+	rows := make([][]any, 0, to-from)
+	for i := from; i < to; i++ {
+		rows = append(rows, row(i))
+	}
+	if _, err := e.pool.CopyFrom(ctx, pgx.Identifier{table}, cols, pgx.CopyFromRows(rows)); err != nil {
+		return fmt.Errorf("deliverybench: copy %s: %w", table, err)
+	}
+	return nil
+}
+
+// waitSent polls until want notifications are SENT. The poll is the
+// measurement's resolution, not a wait for a race.
+func (e *env) waitSent(ctx context.Context, want int, limit time.Duration) error {
+	deadline := time.Now().Add(limit)
+	for {
+		var sent int
+		if err := e.pool.QueryRow(ctx, `SELECT count(*) FROM notif WHERE state = $1`, worker.StateSent).Scan(&sent); err != nil {
+			return err
+		}
+		if sent >= want {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("deliverybench: %d of %d notifications sent after %v (logs in %s)", sent, want, limit, e.dir)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+}
+
+// verify checks the exact outcome: every event credited once, the balance is
+// their sum, the outbox is empty, and the buyer's phone shows one
+// notification per event, each alerted once.
+func (e *env) verify(ctx context.Context, n int) error {
+	var credits, distinct, outbox int
+	var balance int64
+	err := e.pool.QueryRow(ctx, `SELECT (SELECT count(*) FROM credits), (SELECT count(DISTINCT event_id) FROM credits),
+		(SELECT count(*) FROM outbox), (SELECT balance FROM merchant_balances WHERE merchant = $1)`, merchant).Scan(&credits, &distinct, &outbox, &balance)
+	if err != nil {
+		return fmt.Errorf("deliverybench: verify: %w", err)
+	}
+	if credits != n || distinct != n || outbox != 0 || balance != int64(n)*amount {
+		return fmt.Errorf("deliverybench: verify: %d credits of %d events for %d events, %d outbox rows left, balance %d (want %d)",
+			credits, distinct, n, outbox, balance, int64(n)*amount)
+	}
+	s, err := push.NewClient(e.pushURL).Screen(ctx, "u1")
+	if err != nil {
+		return fmt.Errorf("deliverybench: verify: %w", err)
+	}
+	if len(s.Shown) != n || s.Alerts != n {
+		return fmt.Errorf("deliverybench: verify: phone shows %d notifications with %d alerts for %d events", len(s.Shown), s.Alerts, n)
+	}
+	return nil
+}
+
+// open connects a pool to dsn.
+func open(ctx context.Context, dsn string) (*pgxpool.Pool, error) {
+	pool, err := pgxpool.New(ctx, dsn)
+	if err != nil {
+		return nil, fmt.Errorf("deliverybench: postgres: %w", err)
+	}
+	return pool, nil
+}
