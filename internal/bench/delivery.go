@@ -6,106 +6,29 @@ import (
 	"sync"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/idemcheck/idemcheck/targets/deliverybench"
 	"github.com/twmb/franz-go/pkg/kgo"
-
-	"github.com/idemcheck/idemcheck/targets/ledger"
-	"github.com/idemcheck/idemcheck/targets/push"
-	"github.com/idemcheck/idemcheck/targets/relay"
-	"github.com/idemcheck/idemcheck/targets/worker"
 )
 
-// runDelivery times events from outbox row to credit with every guard on
-// (inbox, notification record and push, manual offset commits,
-// read_committed) through the relay, worker and push processes, as the
-// suites/delivery benchmark does, next to raw produce+consume of as many
-// records on the same broker.
+// runDelivery times events from outbox row to credit and push with every
+// guard on, through the relay, worker and push processes, next to raw
+// produce+consume of as many records on the same broker: the measurement
+// suites/delivery's benchmark makes (package deliverybench). The ratio
+// depends on the count (the raw rate grows with it), so the row names it.
 func runDelivery(ctx context.Context, r *runner) error {
-	n := r.size(3000, 10000)
-	name := r.srv.name("dlv")
-	dsn, drop, err := r.srv.database(ctx, name)
+	n := r.size(3000, 20000)
+	res, err := deliverybench.Run(ctx, deliverybench.Config{
+		PostgresDSN: r.srv.pg, Brokers: []string{r.srv.brokers()}, Events: n, Name: r.srv.name("dlv"),
+	})
 	if err != nil {
 		return err
 	}
-	defer drop()
-	pool, err := pgxpool.New(ctx, dsn)
-	if err != nil {
-		return err
-	}
-	defer pool.Close()
-	if err := ledger.Migrate(ctx, pool); err != nil {
-		return err
-	}
-	if err := worker.Migrate(ctx, pool); err != nil {
-		return err
-	}
-	topic := "bench-" + name
-	del, err := r.srv.topic(ctx, topic)
-	if err != nil {
-		return err
-	}
-	defer del()
-	ps, err := newProcs()
-	if err != nil {
-		return err
-	}
-	defer ps.stop()
-	pa, err := ps.start(ctx, "push", push.TierName)
-	if err != nil {
-		return err
-	}
-	if _, err := ps.start(ctx, "worker-1", worker.TierName, "-name", "worker-1", "-postgres", dsn, "-brokers", r.srv.brokers(),
-		"-topic", topic, "-group", "g-"+name, "-push", pa["push"]); err != nil {
-		return err
-	}
-	// The payments exist before the clock starts; the outbox rows are
-	// committed at once, as a burst of successes would commit them.
-	payments := make([][]any, n)
-	outbox := make([][]any, n)
-	for i := range n {
-		id := fmt.Sprintf("pay_b%d", i)
-		payments[i] = []any{id, "u1", fmt.Sprintf("K%d", i), int64(100), "USD", "m1", ledger.Succeeded}
-		outbox[i] = []any{id + ":SUCCEEDED", id, "m1", int64(100), "USD"}
-	}
-	if _, err := pool.CopyFrom(ctx, pgx.Identifier{"payments"}, []string{"payment_id", "caller_id", "client_key", "amount", "currency", "merchant", "state"}, pgx.CopyFromRows(payments)); err != nil {
-		return err
-	}
-	t0 := time.Now()
-	if _, err := pool.CopyFrom(ctx, pgx.Identifier{"outbox"}, []string{"event_id", "payment_id", "merchant", "amount", "currency"}, pgx.CopyFromRows(outbox)); err != nil {
-		return err
-	}
-	if _, err := ps.start(ctx, "relay-1", relay.TierName, "-postgres", dsn, "-brokers", r.srv.brokers(), "-topic", topic); err != nil {
-		return err
-	}
-	deadline := time.Now().Add(3*time.Minute + time.Duration(n)*5*time.Millisecond)
-	for {
-		var credited int
-		if err := pool.QueryRow(ctx, `SELECT count(*) FROM credits`).Scan(&credited); err != nil {
-			return err
-		}
-		if credited > n {
-			return fmt.Errorf("%d credits for %d events: a double credit", credited, n)
-		}
-		if credited == n {
-			break
-		}
-		if time.Now().After(deadline) || ctx.Err() != nil {
-			return fmt.Errorf("only %d of %d events credited by the deadline", credited, n)
-		}
-		time.Sleep(5 * time.Millisecond) // polling cadence of the measurement, not a race
-	}
-	e2e := time.Since(t0)
-	raw, err := rawKafka(ctx, r, "raw-"+name, n, func(i int) []byte { return []byte(fmt.Sprintf(`{"event_id":"raw-%d"}`, i)) })
-	if err != nil {
-		return fmt.Errorf("raw kafka: %w", err)
-	}
-	rate, rawRate := float64(n)/e2e.Seconds(), float64(n)/raw.Seconds()
-	r.row(fmt.Sprintf("outbox row -> Kafka -> worker -> credit + push, %d events", n), fmt.Sprintf("%.0f events/s", rate),
-		fmt.Sprintf("%.0f raw Kafka produce+consume/s", rawRate), fmt.Sprintf("%.3f", rate/rawRate))
-	r.key("delivery_per_s", "%.0f", rate)
-	r.key("raw_kafka_per_s", "%.0f", rawRate)
-	r.key("delivery_ratio", "%.3f", rate/rawRate)
+	r.row(fmt.Sprintf("outbox row -> Kafka -> worker -> credit + push, %d events", n), fmt.Sprintf("%.0f events/s", res.DeliveryPerSec),
+		fmt.Sprintf("%.0f raw Kafka produce+consume/s", res.RawPerSec), fmt.Sprintf("%.3f", res.Ratio))
+	r.key("delivery_per_s", "%.0f", res.DeliveryPerSec)
+	r.key("raw_kafka_per_s", "%.0f", res.RawPerSec)
+	r.key("delivery_ratio", "%.3f", res.Ratio)
+	r.key("delivery_events", "%d", n)
 	return nil
 }
 
