@@ -1,0 +1,239 @@
+package probe
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/idemcheck/idemcheck/conform/config"
+	"github.com/idemcheck/idemcheck/conform/driver"
+)
+
+// rule is one outcome rule with the comment saying what it comes from.
+type rule struct {
+	status  []int
+	field   string
+	equals  string
+	outcome string
+	seen    string
+}
+
+// setting is one protocol setting and what it comes from.
+type setting struct{ name, value, seen string }
+
+// inferred is what the config says, decided from what was seen.
+type inferred struct {
+	rules    []rule
+	notes    []string // comments above the outcomes
+	profile  string
+	why      string
+	protocol []setting
+	lookup   bool
+}
+
+func addStatus(ss []int, s int) []int {
+	if !slices.Contains(ss, s) {
+		ss = append(ss, s)
+		sort.Ints(ss)
+	}
+	return ss
+}
+
+// inProgress is the answer the concurrent copies got that is not the
+// success: the first such 4xx or 5xx, and whether all of them carried Retry-After.
+func inProgress(s *seen) (*driver.Attempt, bool, int) {
+	var first *driver.Attempt
+	retryAfter, n := true, 0
+	for _, a := range s.copies {
+		if a.Err != "" || success(a) {
+			continue
+		}
+		n++
+		if first == nil {
+			first = a
+		}
+		if _, ok := a.Header("Retry-After"); !ok {
+			retryAfter = false
+		}
+	}
+	return first, retryAfter && first != nil, n
+}
+
+func infer(s *seen) *inferred {
+	inf := &inferred{}
+	sf := s.statusField
+	okValue := value(s.create, sf)
+	okStatus := []int{s.create.Status}
+	if success(s.replay) {
+		okStatus = addStatus(okStatus, s.replay.Status)
+	}
+	for _, a := range s.copies {
+		if success(a) && value(a, sf) == okValue {
+			okStatus = addStatus(okStatus, a.Status)
+		}
+	}
+	mis := s.mismatch
+	ip, retryAfter, nip := inProgress(s)
+	taken := map[int]string{} // error statuses already given an outcome
+	if !success(mis) && mis.Err == "" {
+		taken[mis.Status] = "mismatch"
+	}
+	if ip != nil {
+		if o, ok := taken[ip.Status]; !ok || o == "in_progress" {
+			taken[ip.Status] = "in_progress"
+		}
+	}
+	if s.noKey.Err == "" && !success(s.noKey) {
+		if _, ok := taken[s.noKey.Status]; !ok {
+			taken[s.noKey.Status] = "error"
+		}
+	}
+
+	// Success, and the answers that look like it but say otherwise.
+	if okValue != "" {
+		inf.rules = append(inf.rules, rule{okStatus, sf, okValue, "succeeded", "create: " + describe(s.create)})
+	}
+	failedStatus, failedValue := []int{}, ""
+	if d := s.declined; d != nil {
+		dv := value(d, sf)
+		switch {
+		case d.Err != "":
+			inf.notes = append(inf.notes, "a declined card (pm_card_chargeDeclined) got no answer: "+describe(d))
+		case dv != "" && dv != okValue:
+			failedStatus, failedValue = []int{d.Status}, dv
+		case success(d):
+			inf.notes = append(inf.notes, "a declined card was answered like a success ("+describe(d)+"): idemcheck cannot tell the two apart")
+		case taken[d.Status] != "":
+			inf.notes = append(inf.notes, fmt.Sprintf("a declined card got %d, the status of the %s answer too, with no status field to tell them apart: not mapped", d.Status, taken[d.Status]))
+		default:
+			failedStatus = []int{d.Status}
+		}
+	}
+	if p := s.processing; !s.faultFired {
+		inf.notes = append(inf.notes, "a PSP 500 was armed but the service made no PSP call for it: the processing answer was not seen")
+	} else if pv := value(p, sf); p.Err == "" && pv != "" && pv == failedValue && len(failedStatus) > 0 {
+		failedStatus = addStatus(failedStatus, p.Status)
+		inf.notes = append(inf.notes, fmt.Sprintf("after a PSP 500 (no charge) the service answered %s: it calls an unknown PSP outcome a failure (S-5xx-after-charge checks that)", describe(p)))
+	} else if p.Err == "" && pv != "" && pv != okValue && (success(p) || taken[p.Status] == "") {
+		inf.rules = append(inf.rules, rule{[]int{p.Status}, sf, pv, "processing", "after a PSP 500 (no charge): " + describe(p)})
+	} else if success(p) && pv == okValue {
+		inf.notes = append(inf.notes, "after one PSP 500 the service still answered success ("+describe(p)+"): it retried the PSP itself")
+	} else {
+		inf.notes = append(inf.notes, "after a PSP 500 (no charge) the service answered "+describe(p)+": left to the default outcome error (idemcheck retries until a final answer)")
+	}
+	if len(failedStatus) > 0 {
+		inf.rules = append(inf.rules, rule{failedStatus, fieldIf(failedValue, sf), failedValue, "failed", "declined card: " + describe(s.declined)})
+	}
+	if okValue == "" {
+		// No member says what became of the payment: the status code must.
+		inf.rules = append(inf.rules, rule{okStatus, "", "", "succeeded", "create: " + describe(s.create) + " (no status member in the answer)"})
+	}
+
+	// Errors of the protocol.
+	if ip != nil && taken[ip.Status] == "in_progress" {
+		inf.rules = append(inf.rules, rule{[]int{ip.Status}, "", "", "in_progress", fmt.Sprintf("%d of %d concurrent copies: %s", nip, len(s.copies), describe(ip))})
+	}
+	if !success(mis) && mis.Err == "" {
+		r := rule{[]int{mis.Status}, "", "", "mismatch", "same key, another amount: " + describe(mis)}
+		if ip != nil && ip.Status == mis.Status {
+			// One status for two outcomes: tell them apart by the error code.
+			cp, cm := errorCode(mis)
+			if _, ci := errorCode(ip); cp != "" && cm != ci {
+				r.field, r.equals = cp, cm
+			} else {
+				inf.notes = append(inf.notes, fmt.Sprintf("a mismatch and an in-progress copy both got %d with nothing to tell them apart: mapped to in_progress", mis.Status))
+				r = rule{}
+			}
+		}
+		if r.outcome != "" {
+			inf.rules = append(inf.rules, r)
+		}
+	}
+	// Field rules first: a plain status rule must not shadow them.
+	sort.SliceStable(inf.rules, func(i, j int) bool { return inf.rules[i].field != "" && inf.rules[j].field == "" })
+	inferProtocol(s, inf, ip, retryAfter)
+	if l := s.lookup; l != nil && l.Status == 200 && value(l, s.idPath) == value(s.create, s.idPath) {
+		inf.lookup = true
+	}
+	return inf
+}
+
+func fieldIf(v, f string) string {
+	if v == "" {
+		return ""
+	}
+	return f
+}
+
+// inferProtocol picks the profile and writes every protocol setting seen.
+func inferProtocol(s *seen, inf *inferred, ip *driver.Attempt, retryAfter bool) {
+	mis := s.mismatch
+	_, misCode := errorCode(mis)
+	var errs []*driver.Attempt
+	for _, a := range []*driver.Attempt{mis, ip, s.noKey} {
+		if a != nil && a.Err == "" && a.Status >= 400 && a.Status < 500 {
+			errs = append(errs, a)
+		}
+	}
+	problem := len(errs) > 0
+	for _, a := range errs {
+		problem = problem && problemJSON(a)
+	}
+	switch {
+	case mis.Status == 400 && misCode == "idempotency_error":
+		inf.profile, inf.why = "stripe", "a mismatch got 400 idempotency_error, as Stripe answers"
+	case problem:
+		inf.profile, inf.why = "ietf", "every error answer seen was application/problem+json, as the IETF draft asks"
+	default:
+		inf.profile, inf.why = "custom", "the errors are neither Stripe's nor problem+json"
+	}
+	prof := config.Profiles[inf.profile]
+	set := func(name, v, seen string) { inf.protocol = append(inf.protocol, setting{name, v, seen}) }
+	if !success(mis) && mis.Err == "" {
+		set("mismatch_status", fmt.Sprint(mis.Status), "same key, another amount: "+describe(mis))
+		if inf.profile == "stripe" {
+			set("mismatch_code", q(misCode), "the mismatch answer's code")
+		}
+	} else {
+		inf.notes = append(inf.notes, "SAME KEY, ANOTHER AMOUNT was answered "+describe(mis)+
+			fmt.Sprintf(" (%d charge(s)): the service did not refuse the reused key (A5 will say so)", s.mismatchN))
+	}
+	if ip != nil {
+		set("in_progress_status", fmt.Sprint(ip.Status), "a concurrent copy: "+describe(ip))
+		if retryAfter {
+			set("retry_after", "required", "every in-progress answer carried Retry-After")
+		}
+	} else {
+		inf.notes = append(inf.notes, fmt.Sprintf("%d concurrent copies all got a final answer (the service waits on the key, or was too quick to overlap); in_progress_status stays %d",
+			len(s.copies), prof.InProgressStatus))
+	}
+	if s.copiesN > 1 {
+		inf.notes = append(inf.notes, fmt.Sprintf("%d CONCURRENT COPIES OF ONE PAYMENT MADE %d CHARGES (A2 will say so)", len(s.copies), s.copiesN))
+	}
+	if s.noKey.Err == "" && !success(s.noKey) {
+		set("missing_key_status", fmt.Sprint(s.noKey.Status), "no key: "+describe(s.noKey))
+	} else {
+		inf.notes = append(inf.notes, fmt.Sprintf("A CREATE WITHOUT A KEY was answered %s (%d charge(s)); missing_key_status stays %d", describe(s.noKey), s.noKeyN, prof.MissingKeyStatus))
+	}
+	if s.replayHdr != "" {
+		set("replay_header", q(s.replayHdr), "on the replay, not on the first answer")
+	} else if prof.ReplayHeader != "" {
+		set("replay_header", q(""), "no header marked the replay")
+	}
+	if s.quoted != nil {
+		set("quoted_key_same", fmt.Sprint(s.quotedSame), "the key sent quoted (\"K\"): "+describe(s.quoted))
+	}
+	if s.after5xx != nil {
+		stored := s.after5xx.Status == s.processing.Status && s.after5xx.RespBody == s.processing.RespBody
+		v := map[bool]string{true: "stored", false: "not_stored"}[stored]
+		set("stores_5xx", v, "the same key after "+fmt.Sprint(s.processing.Status)+": "+describe(s.after5xx))
+	}
+	set("problem_json", fmt.Sprint(problem), fmt.Sprintf("%d error answer(s) seen", len(errs)))
+	if problem {
+		cp, _ := errorCode(errs[0])
+		if cp != "" && cp != "code" && !strings.Contains(cp, ".") {
+			set("problem_code", q(cp), "the member the problem bodies carry")
+		}
+	}
+}
