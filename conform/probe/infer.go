@@ -100,6 +100,8 @@ func infer(s *seen) *inferred {
 		switch {
 		case d.Err != "":
 			inf.notes = append(inf.notes, "a declined card (pm_card_chargeDeclined) got no answer: "+describe(d))
+		case d.Status >= 500 || errorWord(dv):
+			inf.notes = append(inf.notes, "a declined card got "+describe(d)+": an error says nothing definite, so it is not mapped as failed (default outcome: error)")
 		case dv != "" && dv != okValue:
 			failedStatus, failedValue = []int{d.Status}, dv
 		case success(d):
@@ -115,7 +117,7 @@ func infer(s *seen) *inferred {
 	} else if pv := value(p, sf); p.Err == "" && pv != "" && pv == failedValue && len(failedStatus) > 0 {
 		failedStatus = addStatus(failedStatus, p.Status)
 		inf.notes = append(inf.notes, fmt.Sprintf("after a PSP 500 (no charge) the service answered %s: it calls an unknown PSP outcome a failure (S-5xx-after-charge checks that)", describe(p)))
-	} else if p.Err == "" && pv != "" && pv != okValue && (success(p) || taken[p.Status] == "") {
+	} else if p.Err == "" && pv != "" && pv != okValue && !errorWord(pv) && p.Status < 500 && (success(p) || taken[p.Status] == "") {
 		inf.rules = append(inf.rules, rule{[]int{p.Status}, sf, pv, "processing", "after a PSP 500 (no charge): " + describe(p)})
 	} else if success(p) && pv == okValue {
 		inf.notes = append(inf.notes, "after one PSP 500 the service still answered success ("+describe(p)+"): it retried the PSP itself")
@@ -150,13 +152,43 @@ func infer(s *seen) *inferred {
 			inf.rules = append(inf.rules, r)
 		}
 	}
+	inferProtocol(s, inf, ip, retryAfter)
+	unseen(inf, ip == nil, success(mis))
 	// Field rules first: a plain status rule must not shadow them.
 	sort.SliceStable(inf.rules, func(i, j int) bool { return inf.rules[i].field != "" && inf.rules[j].field == "" })
-	inferProtocol(s, inf, ip, retryAfter)
 	if l := s.lookup; l != nil && l.Status == 200 && value(l, s.idPath) == value(s.create, s.idPath) {
 		inf.lookup = true
 	}
 	return inf
+}
+
+// errorWord is a status value that names an error, not a payment's state.
+func errorWord(v string) bool {
+	switch strings.ToLower(v) {
+	case "error", "errored", "internal_error", "server_error", "unavailable":
+		return true
+	}
+	return false
+}
+
+// unseen maps the profile's in-progress and mismatch statuses when the
+// probe never saw them, so such an answer under faults is not an error.
+func unseen(inf *inferred, noInProgress, noMismatch bool) {
+	prof := config.Profiles[inf.profile]
+	used := func(st int) bool {
+		for _, r := range inf.rules {
+			if slices.Contains(r.status, st) {
+				return true
+			}
+		}
+		return false
+	}
+	if noInProgress && !used(prof.InProgressStatus) {
+		inf.rules = append(inf.rules, rule{[]int{prof.InProgressStatus}, "", "", "in_progress", fmt.Sprintf("no in-progress answer: profile %s's in_progress_status", inf.profile)})
+	}
+	if noMismatch && !used(prof.MismatchStatus) {
+		inf.rules = append(inf.rules, rule{[]int{prof.MismatchStatus}, "", "", "mismatch", fmt.Sprintf("no mismatch answer: profile %s's mismatch_status", inf.profile)})
+	}
 }
 
 func fieldIf(v, f string) string {
@@ -190,8 +222,14 @@ func inferProtocol(s *seen, inf *inferred, ip *driver.Attempt, retryAfter bool) 
 	}
 	prof := config.Profiles[inf.profile]
 	set := func(name, v, seen string) { inf.protocol = append(inf.protocol, setting{name, v, seen}) }
+	setStatus := func(name string, v, want int, seen string) {
+		if v != want {
+			seen += fmt.Sprintf(" (profile %s says %d: this is the service's own; delete the line to hold it to the profile)", inf.profile, want)
+		}
+		set(name, fmt.Sprint(v), seen)
+	}
 	if !success(mis) && mis.Err == "" {
-		set("mismatch_status", fmt.Sprint(mis.Status), "same key, another amount: "+describe(mis))
+		setStatus("mismatch_status", mis.Status, prof.MismatchStatus, "same key, another amount: "+describe(mis))
 		if inf.profile == "stripe" {
 			set("mismatch_code", q(misCode), "the mismatch answer's code")
 		}
@@ -200,19 +238,23 @@ func inferProtocol(s *seen, inf *inferred, ip *driver.Attempt, retryAfter bool) 
 			fmt.Sprintf(" (%d charge(s)): the service did not refuse the reused key (A5 will say so)", s.mismatchN))
 	}
 	if ip != nil {
-		set("in_progress_status", fmt.Sprint(ip.Status), "a concurrent copy: "+describe(ip))
+		setStatus("in_progress_status", ip.Status, prof.InProgressStatus, "a concurrent copy: "+describe(ip))
 		if retryAfter {
 			set("retry_after", "required", "every in-progress answer carried Retry-After")
 		}
-	} else {
-		inf.notes = append(inf.notes, fmt.Sprintf("%d concurrent copies all got a final answer (the service waits on the key, or was too quick to overlap); in_progress_status stays %d",
-			len(s.copies), prof.InProgressStatus))
+	} else if s.copiesN <= 1 {
+		why := "the first was held at the PSP meanwhile: the service waits on the key"
+		if !s.gateHeld {
+			why = "the first never reached the PSP, so they may not have overlapped"
+		}
+		inf.notes = append(inf.notes, fmt.Sprintf("%d concurrent copies all got a final answer (%s); in_progress_status stays %d",
+			len(s.copies), why, prof.InProgressStatus))
 	}
 	if s.copiesN > 1 {
 		inf.notes = append(inf.notes, fmt.Sprintf("%d CONCURRENT COPIES OF ONE PAYMENT MADE %d CHARGES (A2 will say so)", len(s.copies), s.copiesN))
 	}
 	if s.noKey.Err == "" && !success(s.noKey) {
-		set("missing_key_status", fmt.Sprint(s.noKey.Status), "no key: "+describe(s.noKey))
+		setStatus("missing_key_status", s.noKey.Status, prof.MissingKeyStatus, "no key: "+describe(s.noKey))
 	} else {
 		inf.notes = append(inf.notes, fmt.Sprintf("A CREATE WITHOUT A KEY was answered %s (%d charge(s)); missing_key_status stays %d", describe(s.noKey), s.noKeyN, prof.MissingKeyStatus))
 	}

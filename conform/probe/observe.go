@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/idemcheck/idemcheck/conform/config"
 	"github.com/idemcheck/idemcheck/conform/driver"
@@ -40,6 +41,7 @@ type seen struct {
 	quotedSame  bool
 	copies      []*driver.Attempt
 	copiesN     int
+	gateHeld    bool
 	noKey       *driver.Attempt
 	noKeyN      int
 	declined    *driver.Attempt
@@ -159,7 +161,7 @@ func (p *prober) observe(ctx context.Context) (*seen, error) {
 		s.quoted, qn = p.send(ctx, p.d, "same key, quoted \"K\"", in, key, driver.KeyQuoted)
 		s.quotedSame = success(s.quoted) && qn == 0 && value(s.quoted, s.idPath) == value(s.create, s.idPath)
 	}
-	s.copies, s.copiesN = p.concurrent(ctx)
+	s.copies, s.copiesN, s.gateHeld = p.concurrent(ctx)
 	s.noKey, s.noKeyN = p.send(ctx, p.d, "no key", p.intent(), "", driver.KeyOmit)
 	if strings.Contains(p.o.Body, "payment_method") {
 		m := p.intent()
@@ -183,27 +185,42 @@ func (p *prober) observe(ctx context.Context) (*seen, error) {
 	return s, nil
 }
 
-// concurrent sends Copies copies of one new payment at once.
-func (p *prober) concurrent(ctx context.Context) ([]*driver.Attempt, int) {
+// concurrent sends one payment and, while fakepsp holds its charge at a
+// gate, Copies-1 copies of it at once: the copies meet the first one in
+// progress however fast the service is. The gate opens when the copies are
+// answered, or after two seconds for a service that waits on the key.
+func (p *prober) concurrent(ctx context.Context) ([]*driver.Attempt, int, bool) {
 	m, key := p.intent(), newKey()
 	before := len(p.psp.Charges())
+	gate := p.psp.Faults().GateBeforeCharge(fakepsp.Match{Times: 1})
+	defer gate.Remove()
 	out := make([]*driver.Attempt, p.o.Copies)
-	var wg sync.WaitGroup
-	start := make(chan struct{})
-	for i := range out {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			<-start
-			out[i] = p.d.Create(ctx, driver.Send{Step: "concurrent copy", Meaning: m, Key: key, NoHistory: true, Timeout: p.o.Timeout})
-		}()
+	send := func(i int) {
+		out[i] = p.d.Create(ctx, driver.Send{Step: "concurrent copy", Meaning: m, Key: key, NoHistory: true, Timeout: p.o.Timeout})
 	}
-	close(start)
-	wg.Wait()
+	first := make(chan struct{})
+	go func() { defer close(first); send(0) }()
+	wctx, cancel := context.WithTimeout(ctx, p.o.Timeout)
+	held := gate.WaitFired(wctx, 1) == nil
+	cancel()
+	var wg sync.WaitGroup
+	for i := 1; i < len(out); i++ {
+		wg.Add(1)
+		go func() { defer wg.Done(); send(i) }()
+	}
+	copies := make(chan struct{})
+	go func() { wg.Wait(); close(copies) }()
+	select {
+	case <-copies:
+	case <-time.After(2 * time.Second):
+	}
+	gate.Release()
+	<-copies
+	<-first
 	n := len(p.psp.Charges()) - before
 	for _, a := range out {
 		p.logf("%-28s %s %s -> %s", "concurrent copy", a.Method, a.URL, describe(a))
 	}
-	p.logf("%d concurrent copies made %d charge(s) at fakepsp", len(out), n)
-	return out, n
+	p.logf("%d concurrent copies (the first held at the PSP: %t) made %d charge(s) at fakepsp", len(out), held, n)
+	return out, n, held
 }

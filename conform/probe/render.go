@@ -25,7 +25,11 @@ func render(o *Options, s *seen) string {
 	inf := infer(s)
 	var b strings.Builder
 	w := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
-	w("# idemcheck run config written by `idemcheck init --probe %s` on %s.\n", o.URL, time.Now().UTC().Format(time.RFC3339))
+	cmd := ""
+	if len(o.Command) > 0 {
+		cmd = " -- " + strings.Join(o.Command, " ")
+	}
+	w("# idemcheck run config written by `idemcheck init --probe %s%s` on %s.\n", o.URL, cmd, time.Now().UTC().Format(time.RFC3339))
 	w("# Every value below is what the service answered to the probe; the comments say what was seen.\n")
 	w("# Fields: docs/CONFIG.md. Check it, then: idemcheck run --config THIS_FILE\n\n")
 	w("target:\n")
