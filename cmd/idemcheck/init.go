@@ -138,3 +138,25 @@ func writeNew(path, text string, stdout, stderr io.Writer, done string) int {
 	fmt.Fprintln(stdout, done)
 	return 0
 }
+
+// runInitProbe recognises `run --init --probe ...` and returns the
+// arguments for init (without --init): a probe takes init's flags, not run's.
+func runInitProbe(args []string) ([]string, bool) {
+	var rest []string
+	isInit, probe := false, false
+	for i, a := range args {
+		if a == "--" {
+			rest = append(rest, args[i:]...)
+			break
+		}
+		switch {
+		case a == "--init" || a == "-init" || a == "--init=true" || a == "-init=true":
+			isInit = true
+			continue
+		case a == "--probe" || a == "-probe" || strings.HasPrefix(a, "--probe=") || strings.HasPrefix(a, "-probe="):
+			probe = true
+		}
+		rest = append(rest, a)
+	}
+	return rest, isInit && probe
+}

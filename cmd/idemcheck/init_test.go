@@ -257,3 +257,41 @@ func TestInitWritesTheStarterOnce(t *testing.T) {
 		t.Errorf("a failed probe wrote %s", down)
 	}
 }
+
+// init's help is on stdout with exit 0 and describes --probe and each flag.
+func TestInitHelp(t *testing.T) {
+	for _, args := range [][]string{{"init", "--help"}, {"help", "init"}} {
+		var out, errb bytes.Buffer
+		if code := dispatch(args, &out, &errb); code != 0 || errb.Len() != 0 {
+			t.Errorf("%v: exit %d, stderr %q", args, code, errb.String())
+		}
+		for _, w := range []string{"--probe URL", "-- COMMAND", "-caller", "-psp-listen", "-key-header", "-copies", "Exit codes"} {
+			if !strings.Contains(out.String(), w) {
+				t.Errorf("%v: help lacks %q", args, w)
+			}
+		}
+	}
+	var out, errb bytes.Buffer
+	if code := dispatch([]string{"help"}, &out, &errb); code != 0 || !strings.Contains(out.String(), "idemcheck init  --probe URL") {
+		t.Errorf("the usage does not list init")
+	}
+	if code := dispatch([]string{"init", "--caller", "no colon"}, &out, &errb); code != 2 || !strings.Contains(errb.String(), "want 'Header: value'") {
+		t.Errorf("a bad --caller: exit %d, stderr %q", code, errb.String())
+	}
+}
+
+func TestRunInitProbeIsInitProbe(t *testing.T) {
+	var out, errb bytes.Buffer
+	cfg := filepath.Join(t.TempDir(), "c.yaml")
+	code := dispatch([]string{"run", "--init", "--config", cfg, "--probe", "http://127.0.0.1:1", "--psp-listen", "127.0.0.1:2", "--caller", tok1}, &out, &errb)
+	if code != 2 || !strings.Contains(errb.String(), "idemcheck init --probe: nothing answers at http://127.0.0.1:1") {
+		t.Errorf("run --init --probe: exit %d, stderr %q", code, errb.String())
+	}
+	rest, ok := runInitProbe([]string{"--init", "--probe", "U", "--", "svc", "--init"})
+	if !ok || strings.Join(rest, " ") != "--probe U -- svc --init" {
+		t.Errorf("runInitProbe: %v %v", rest, ok)
+	}
+	if _, ok := runInitProbe([]string{"--init"}); ok {
+		t.Errorf("run --init alone is the starter, not a probe")
+	}
+}
