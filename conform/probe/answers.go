@@ -125,6 +125,8 @@ func describe(a *driver.Attempt) string {
 	}
 	if body != "" {
 		s += " " + body
+	} else {
+		s += " (empty body)"
 	}
 	return s
 }

@@ -79,10 +79,8 @@ func infer(s *seen) *inferred {
 	if !success(mis) && mis.Err == "" {
 		taken[mis.Status] = "mismatch"
 	}
-	if ip != nil {
-		if o, ok := taken[ip.Status]; !ok || o == "in_progress" {
-			taken[ip.Status] = "in_progress"
-		}
+	if _, ok := taken[statusOf(ip)]; ip != nil && !ok {
+		taken[ip.Status] = "in_progress"
 	}
 	if s.noKey.Err == "" && !success(s.noKey) {
 		if _, ok := taken[s.noKey.Status]; !ok {
@@ -133,18 +131,24 @@ func infer(s *seen) *inferred {
 	}
 
 	// Errors of the protocol.
-	if ip != nil && taken[ip.Status] == "in_progress" {
+	if ip != nil {
 		inf.rules = append(inf.rules, rule{[]int{ip.Status}, "", "", "in_progress", fmt.Sprintf("%d of %d concurrent copies: %s", nip, len(s.copies), describe(ip))})
 	}
 	if !success(mis) && mis.Err == "" {
 		r := rule{[]int{mis.Status}, "", "", "mismatch", "same key, another amount: " + describe(mis)}
-		if ip != nil && ip.Status == mis.Status {
-			// One status for two outcomes: tell them apart by the error code.
+		for _, o := range []struct {
+			a    *driver.Attempt
+			what string
+		}{{ip, "an in-progress copy"}, {s.noKey, "a create without a key"}} {
+			if o.a == nil || o.a.Status != mis.Status || r.outcome == "" {
+				continue
+			}
+			// One status for two answers: tell the mismatch by its error code.
 			cp, cm := errorCode(mis)
-			if _, ci := errorCode(ip); cp != "" && cm != ci {
+			if _, co := errorCode(o.a); cp != "" && cm != co {
 				r.field, r.equals = cp, cm
 			} else {
-				inf.notes = append(inf.notes, fmt.Sprintf("a mismatch and an in-progress copy both got %d with nothing to tell them apart: mapped to in_progress", mis.Status))
+				inf.notes = append(inf.notes, fmt.Sprintf("a mismatch and %s both got %d with nothing to tell them apart: no mismatch rule", o.what, mis.Status))
 				r = rule{}
 			}
 		}
@@ -160,6 +164,13 @@ func infer(s *seen) *inferred {
 		inf.lookup = true
 	}
 	return inf
+}
+
+func statusOf(a *driver.Attempt) int {
+	if a == nil {
+		return 0
+	}
+	return a.Status
 }
 
 // errorWord is a status value that names an error, not a payment's state.
@@ -266,10 +277,14 @@ func inferProtocol(s *seen, inf *inferred, ip *driver.Attempt, retryAfter bool) 
 	if s.quoted != nil {
 		set("quoted_key_same", fmt.Sprint(s.quotedSame), "the key sent quoted (\"K\"): "+describe(s.quoted))
 	}
-	if s.after5xx != nil {
-		stored := s.after5xx.Status == s.processing.Status && s.after5xx.RespBody == s.processing.RespBody
-		v := map[bool]string{true: "stored", false: "not_stored"}[stored]
-		set("stores_5xx", v, "the same key after "+fmt.Sprint(s.processing.Status)+": "+describe(s.after5xx))
+	if a := s.after5xx; a != nil {
+		same := a.Status == s.processing.Status && a.RespBody == s.processing.RespBody
+		switch {
+		case s.after5xxCalls > 0:
+			set("stores_5xx", "not_stored", fmt.Sprintf("the same key after %d called the PSP again (%d call(s)) and answered %s", s.processing.Status, s.after5xxCalls, describe(a)))
+		case same:
+			set("stores_5xx", "stored", fmt.Sprintf("the same key after %d got the same answer without a PSP call", s.processing.Status))
+		}
 	}
 	set("problem_json", fmt.Sprint(problem), fmt.Sprintf("%d error answer(s) seen", len(errs)))
 	if problem {

@@ -48,7 +48,9 @@ type seen struct {
 	processing  *driver.Attempt
 	faultFired  bool
 	after5xx    *driver.Attempt
-	lookup      *driver.Attempt
+	// after5xxCalls: PSP calls the replay after the 5xx made (0: answered from a store).
+	after5xxCalls int
+	lookup        *driver.Attempt
 }
 
 func (p *prober) intent() driver.Meaning {
@@ -117,25 +119,33 @@ func (p *prober) observe(ctx context.Context) (*seen, error) {
 	var tried []string
 	var in driver.Meaning
 	var key string
-	for i, k := range candidates(p.o) {
+	var first *driver.Attempt
+	for _, k := range candidates(p.o) {
 		d, err := newDriver(p.o, k, p.base)
 		if err != nil {
 			return nil, err
 		}
 		m, kk := p.intent(), newKey()
 		a, n := p.send(ctx, d, "create, key in "+k.String(), m, kk, driver.KeyNormal)
-		if i == 0 {
+		if first == nil {
+			first = a
+		}
+		if a.Err != "" || a.Status == 401 || a.Status == 403 {
+			return nil, p.firstCreate(a, n)
+		}
+		if !success(a) {
+			// Perhaps the key is expected elsewhere: try the next placement.
+			tried = append(tried, fmt.Sprintf("%s: create answered %s", k, describe(a)))
+			continue
+		}
+		if s.create == nil {
 			if err := p.firstCreate(a, n); err != nil {
 				return nil, err
 			}
 			p.d, s.key, s.create, s.createN, in, key = d, k, a, n, m, kk
 		}
-		if !success(a) {
-			tried = append(tried, fmt.Sprintf("%s: create answered %s", k, describe(a)))
-			continue
-		}
 		b, bn := p.send(ctx, d, "replay of the same key", m, kk, driver.KeyNormal)
-		if i == 0 {
+		if s.replay == nil {
 			s.replay = b
 		}
 		if success(b) && bn == 0 {
@@ -144,6 +154,13 @@ func (p *prober) observe(ctx context.Context) (*seen, error) {
 			break
 		}
 		tried = append(tried, fmt.Sprintf("%s: the replay answered %s and made %d more charge(s)", k, describe(b), bn))
+	}
+	if s.create == nil {
+		err := p.firstCreate(first, 0)
+		if len(tried) > 1 {
+			err = fail("%v\nwith the key elsewhere: %s", err, strings.Join(tried[1:], "; "))
+		}
+		return nil, err
 	}
 	if s.keyNote == "" {
 		s.keyNote = "NO key placement was deduplicated (" + strings.Join(tried, "; ") +
@@ -175,7 +192,9 @@ func (p *prober) observe(ctx context.Context) (*seen, error) {
 	f.Remove()
 	if s.faultFired && s.processing.Err == "" && s.processing.Status >= 500 {
 		// Is the 5xx stored under the key, or is the key free again?
+		calls := len(p.psp.Calls())
 		s.after5xx, _ = p.send(ctx, p.d, "replay after the 5xx", pm, pk, driver.KeyNormal)
+		s.after5xxCalls = len(p.psp.Calls()) - calls
 	}
 	if id := value(s.create, s.idPath); id != "" {
 		l := &config.Request{Method: "GET", Path: strings.TrimRight(p.o.Path, "/") + "/{{payment_id}}"}
