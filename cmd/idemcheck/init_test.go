@@ -295,3 +295,41 @@ func TestRunInitProbeIsInitProbe(t *testing.T) {
 		t.Errorf("run --init alone is the starter, not a probe")
 	}
 }
+
+// TestProbedConfigPassesCorrectVariants: services that are right in ways a
+// naive probe could misread (keys only UUIDs, duplicates that wait for the
+// answer, a whole-body fingerprint, a mismatch answered 400 like a missing
+// key) get a config with which every check that applies finds no violation.
+func TestProbedConfigPassesCorrectVariants(t *testing.T) {
+	t.Parallel()
+	paysvc, _ := services(t)
+	cases := []struct {
+		name string
+		args []string
+		says string // a line the probed config must hold
+	}{
+		{"uuid-only-keys", []string{"--key-length", "36"}, `key: {header: "Idempotency-Key"}`},
+		{"lock-and-replay", []string{"--dup", "wait"}, "the service waits on the key"},
+		{"whole-body-fingerprint", []string{"--fingerprint", "body"}, "mismatch_status: 422"},
+		{"mismatch-400", []string{"--mismatch-status", "400"}, `- {status: [400], field: "code", equals: "idempotency_key_reused", outcome: mismatch}`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			args := append([]string{"--probe", "http://127.0.0.1:${PORT}", "--ready", "/healthz", "--caller", tok1, "--caller", tok2, "--", paysvc, "--flaw", "none"}, c.args...)
+			cfg := probeInit(t, args...)
+			if text, _ := os.ReadFile(cfg); !strings.Contains(string(text), c.says) {
+				t.Errorf("the probed config lacks %q", c.says)
+			}
+			code, rep := runWith(t, cfg)
+			if code != 0 {
+				t.Errorf("exit %d, want 0", code)
+			}
+			for _, r := range rep.Results {
+				if r.Verdict == "violation" || r.Verdict == "error" || r.Verdict == "inconclusive" {
+					t.Errorf("%s: %s (%s)", r.ID, r.Verdict, r.Why)
+				}
+			}
+		})
+	}
+}
