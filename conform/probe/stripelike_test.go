@@ -22,7 +22,7 @@ type stripeLike struct {
 	psp string
 	// mismatch is the status of a mismatch (Stripe: 400).
 	mismatch int
-	mu  sync.Mutex
+	mu       sync.Mutex
 	// done: key -> amount and answer (nil while in progress)
 	amount map[string]int64
 	answer map[string][]byte
