@@ -19,6 +19,7 @@ Usage:
   idemcheck run   [flags]          conformance of a payment endpoint under faults (run --help)
   idemcheck check FILE [flags]     check a recorded history offline (check --help)
   idemcheck gen   --out FILE       write a seeded legal history to check (gen --help)
+  idemcheck init  --probe URL      probe a payment service, write the run config it needs (init --help)
   idemcheck psp   --listen ADDR    the fake PSP, standalone (psp --help)
   idemcheck demo  [--out DIR]      the main job: the reference stack passes, a mutant is caught
   idemcheck bench [--quick]        every path's rate next to its servers' raw rate (bench --help)
@@ -54,6 +55,8 @@ func dispatch(args []string, stdout, stderr io.Writer) int {
 		return withHelp(checkcmd.RunGen, args[1:], stdout, stderr)
 	case "psp":
 		return withHelp(cmdPSP, args[1:], stdout, stderr)
+	case "init":
+		return withHelp(cmdInit, args[1:], stdout, stderr)
 	case "demo":
 		return withHelp(cmdDemo, args[1:], stdout, stderr)
 	case "bench":
@@ -64,7 +67,7 @@ func dispatch(args []string, stdout, stderr io.Writer) int {
 	case "help", "-h", "--help":
 		if len(args) > 1 && args[0] == "help" {
 			switch args[1] {
-			case "run", "check", "psp", "demo", "gen", "bench":
+			case "run", "check", "psp", "demo", "gen", "init", "bench":
 				return dispatch([]string{args[1], "--help"}, stdout, stderr)
 			}
 			fmt.Fprintf(stderr, "idemcheck help: unknown command %q\n\n%s", args[1], usage)

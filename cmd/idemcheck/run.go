@@ -22,6 +22,9 @@ import (
 // Exit codes: 0 pass, 1 violation (or an error or inconclusive check), 2
 // config or usage error, 3 target unreachable.
 func cmdRun(args []string, stdout, stderr io.Writer) int {
+	if rest, ok := runInitProbe(args); ok {
+		return cmdInit(rest, stdout, stderr) // run --init --probe URL is init --probe URL
+	}
 	fs := flag.NewFlagSet("idemcheck run", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	cfgPath := fs.String("config", "idemcheck.yaml", "target config file (YAML)")
@@ -45,7 +48,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: idemcheck run [--config FILE] [--strict] [--require-all-safety] [--json FILE] [--junit FILE] [--html DIR] [--only IDS] [--skip IDS] [--chaos --seed N --duration D]")
 		fmt.Fprintln(stderr, "       idemcheck run --list-checks | --list-mutants")
-		fmt.Fprintln(stderr, "       idemcheck run --init [--config FILE]")
+		fmt.Fprintln(stderr, "       idemcheck run --init [--config FILE] [--probe URL ...]   (the same as idemcheck init; init --help)")
 		fmt.Fprintln(stderr, "       idemcheck run --reference [--mutant NAME] [--html DIR]")
 		fs.PrintDefaults()
 	}
