@@ -47,7 +47,7 @@ func RunCheck(ctx context.Context, e *Env, c *Check) (r Result) {
 	}
 	attachTruth(e, t.findings, r.Attempts)
 	r.Findings = t.findings
-	r.History = t.history
+	r.History, r.Ops = t.history, t.ops
 	r.Checker = t.checkerRes
 	var safety, proto []string
 	for _, f := range t.findings {
