@@ -52,6 +52,9 @@ type Options struct {
 	Quiet bool
 	// Env adds variables to the started target's environment.
 	Env map[string]string
+	// Rerun is the command line that reruns this run, without --seed and
+	// --only (default: idemcheck run --config FILE, with --chaos --duration).
+	Rerun string
 
 	// A target idemcheck does not start from target.command (the reference
 	// job) hands over its parts here.
@@ -134,6 +137,13 @@ func Run(ctx context.Context, o Options) (int, *report.Report) {
 	}
 	rep := &report.Report{Config: cfg.File, Targets: tg.e.D.Bases(), Profile: cfg.Proto().Name, Seed: o.Seed,
 		Strict: o.Strict || cfg.Strict, RequireAllSafety: o.RequireAllSafety, Started: time.Now(), TargetLogs: tg.logs()}
+	rep.Rerun = o.Rerun
+	if rep.Rerun == "" {
+		rep.Rerun = "idemcheck run --config " + report.ShellQuote(cfg.File)
+	}
+	if o.Chaos {
+		rep.Rerun += fmt.Sprintf(" --chaos --duration %s", o.Duration)
+	}
 	runChecks(ctx, tg.e, o, rep)
 	rep.Elapsed = time.Since(rep.Started)
 	rep.ExitCode = rep.Exit()

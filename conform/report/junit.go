@@ -51,13 +51,16 @@ func WriteJUnit(path string, r *Report) error {
 	for _, res := range r.Results {
 		s := suites[res.Level]
 		c := junitCase{Name: res.ID + " " + res.Title, Classname: "idemcheck." + string(res.Level), Time: res.Elapsed.Seconds()}
-		detail := findingsText(res)
+		detail := findingsText(res) + "docs: " + CheckDoc(res.ID) + "\n"
+		if cmd := r.Replay(res.ID); cmd != "" && r.Fails(res) {
+			detail += "replay: " + cmd + "\n"
+		}
 		switch {
 		case res.Verdict == scenario.NA && !r.Fails(res):
 			c.Skipped = &junitMessage{Message: res.Why}
 			s.Skipped++
 		case res.Verdict == scenario.Errored || res.Verdict == scenario.Inconclusive:
-			c.Error = &junitMessage{Message: res.Why, Type: "error"}
+			c.Error = &junitMessage{Message: res.Why, Type: "error", Text: detail}
 			s.Errors++
 		case r.Fails(res):
 			c.Failure = &junitMessage{Message: oneLine(res.Why, 300), Type: kinds(res), Text: detail}

@@ -30,6 +30,9 @@ type Report struct {
 	ExitCode   int               `json:"exit_code"`
 	// HTMLPath is set once the HTML report was written.
 	HTMLPath string `json:"html,omitempty"`
+	// Rerun is the command that reruns this run, without --seed and --only
+	// (default: idemcheck run --config FILE); Replay adds them.
+	Rerun string `json:"-"`
 }
 
 // Fails reports whether a result fails the run: any safety violation, an

@@ -47,7 +47,7 @@ func RunCheck(ctx context.Context, e *Env, c *Check) (r Result) {
 	}
 	attachTruth(e, t.findings, r.Attempts)
 	r.Findings = t.findings
-	r.History, r.Ops = t.history, t.ops
+	r.History, r.Ops, r.Faults = t.history, t.ops, e.FaultWindows()
 	r.Checker = t.checkerRes
 	var safety, proto []string
 	for _, f := range t.findings {

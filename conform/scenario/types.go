@@ -68,6 +68,8 @@ type Result struct {
 	// Ops are what the report's pictures draw: every client op of the
 	// check's intents (those judged by count too) and the PSP's ops.
 	Ops checker.History `json:"-"`
+	// Faults are the run's fault windows by the check's end, for the pictures.
+	Faults []checker.FaultWindow `json:"-"`
 	// Checker is the checker's result over History, for its pictures.
 	Checker *checker.Result `json:"-"`
 	Elapsed time.Duration   `json:"elapsed_ns"`
