@@ -33,6 +33,9 @@ type Report struct {
 	// Rerun is the command that reruns this run, without --seed and --only
 	// (default: idemcheck run --config FILE); Replay adds them.
 	Rerun string `json:"-"`
+	// ConfigErr is a config error found while running (a payment_id path
+	// that matches no success answer): the run exits 2 with no report.
+	ConfigErr error `json:"-"`
 }
 
 // Fails reports whether a result fails the run: any safety violation, an
