@@ -136,7 +136,7 @@ func Run(ctx context.Context, o Options) (int, *report.Report) {
 	if tg.e == nil {
 		// startTarget printed the end of the target's output.
 		if reportDir(o) == "" && len(tg.procs) > 0 {
-			fmt.Fprintln(o.Stderr, "idemcheck run: the target's lines above are all that is kept of the target's output: with --html DIR (or --json/--junit FILE) it is kept in DIR/target-logs")
+			fmt.Fprintln(o.Stderr, "idemcheck run: the lines above are all that is kept of the target's output: with --html DIR (or --json/--junit FILE) it is kept in DIR/target-logs")
 		}
 		return code, nil
 	}
