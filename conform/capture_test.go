@@ -3,6 +3,7 @@ package conform
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -52,7 +53,8 @@ func TestCaptureCheck(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			code, rep, _ := runText(t, captureConfig(t, tc.args...), Options{Only: []string{"S-capture"}, Quiet: true, HTML: os.Getenv("CAPDBG") + tc.name})
+			html := filepath.Join(t.TempDir(), "report")
+			code, rep, out := runText(t, captureConfig(t, tc.args...), Options{Only: []string{"S-capture"}, Quiet: true, HTML: html})
 			if rep == nil {
 				t.Fatalf("run did not start (exit %d)", code)
 			}
@@ -79,6 +81,21 @@ func TestCaptureCheck(t *testing.T) {
 			}
 			if f := r.Findings[0]; len(f.Charges) != 1 || !strings.Contains(f.Message, "capture") {
 				t.Errorf("the finding does not show the one capture: %+v", f)
+			}
+			// The report to act on: the replay command, and the finding's
+			// picture with the capture labelled and the step's fault.
+			replay := "idemcheck run --config " + rep.Config + " --seed 42 --only S-capture"
+			if !strings.Contains(out, "replay one failing check:\n  "+replay+"\n") {
+				t.Errorf("the console lacks the replay command %q", replay)
+			}
+			b, err := os.ReadFile(filepath.Join(html, "S-capture", "1-failed-but-charged.html"))
+			if err != nil {
+				t.Fatalf("no picture of the finding: %v", err)
+			}
+			for _, want := range []string{`"psp"`, "charge 1002usd key", "S-capture capture reply lost", "S-capture authorize reply lost"} {
+				if !strings.Contains(string(b), want) {
+					t.Errorf("the picture lacks %q", want)
+				}
 			}
 		})
 	}
