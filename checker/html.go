@@ -1,6 +1,8 @@
 package checker
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -21,40 +23,171 @@ func (r *Result) WriteHTML(dir string) ([]string, error) {
 	var paths []string
 	used := map[string]bool{}
 	for _, p := range r.pictured() {
-		res, info := porcupine.CheckOperationsVerbose(p.model, p.ops, r.opts.Timeout)
 		var notes []porcupine.Annotation
-		for _, f := range r.opts.Faults {
-			notes = append(notes, porcupine.Annotation{
-				Tag: "faults", Start: f.Start, End: f.End, Description: f.Name,
-				Details: fmt.Sprintf("fault %s [%d, %d]", f.Name, f.Start, f.End), BackgroundColor: "#f8d7da",
-			})
-		}
 		for _, v := range r.Violations {
-			if !r.about(v, p) || len(v.Ops) == 0 {
-				continue
+			if r.about(v, p) && len(v.Ops) > 0 {
+				notes = append(notes, violationNote(v.Kind, v.Message, v.Ops[0].Call, v.Ops[len(v.Ops)-1].Call))
 			}
-			notes = append(notes, porcupine.Annotation{
-				Tag: "violations", Start: v.Ops[0].Call, End: v.Ops[len(v.Ops)-1].Call,
-				Description: v.Kind, Details: v.Message, BackgroundColor: "#ffe08a",
-			})
 		}
-		notes = append(notes, porcupine.Annotation{
-			Tag: "checker", Start: p.ops[0].Call, Description: string(res),
-			Details: fmt.Sprintf("porcupine: %s for %s (%d ops)", res, p.Name, len(p.members)),
-		})
-		info.AddAnnotations(notes)
 		base := fileName(p.Name)
 		for n := 2; used[base]; n++ {
 			base = fmt.Sprintf("%s-%d", fileName(p.Name), n)
 		}
 		used[base] = true
 		path := filepath.Join(dir, base+".html")
-		if err := porcupine.VisualizePath(p.model, info, path); err != nil {
-			return paths, fmt.Errorf("html %s: %w", p.Name, err)
+		if err := draw(p, r.opts, notes, path); err != nil {
+			return paths, err
 		}
 		paths = append(paths, path)
 	}
 	return paths, nil
+}
+
+// Note is a finding to draw on a picture, over [Start, End].
+type Note struct {
+	Kind, Message string
+	Start, End    int64
+}
+
+// Picture draws one intent's partition of h to path, legal or not: rows
+// named by process, charges by PSP key and amount, the fault windows aimed
+// at that intent (or, when a fault names none, overlapping its ops), and
+// the notes. It is the picture of a finding made by other ground truth than
+// the checker's (a count at the PSP), so it says what porcupine found but
+// does not decide.
+func Picture(h History, intent string, faults []FaultWindow, notes []Note, path string) error {
+	var sub History
+	for _, op := range h {
+		if op.Intent == intent {
+			sub = append(sub, op)
+		}
+	}
+	sub, _ = wellFormed(sub)
+	l := link(sub)
+	parts := intentPartitions(sub, l, hasCharge(sub))
+	if len(parts) == 0 {
+		return fmt.Errorf("html: no op of intent %s to draw", intent)
+	}
+	var ann []porcupine.Annotation
+	for _, n := range notes {
+		ann = append(ann, violationNote(n.Kind, n.Message, n.Start, n.End))
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("html: %w", err)
+	}
+	return draw(parts[0], CheckOptions{Timeout: defaultTimeout, Faults: faults}, ann, path)
+}
+
+func hasCharge(h History) bool {
+	for _, op := range h {
+		if op.Op == OpCharge {
+			return true
+		}
+	}
+	return false
+}
+
+func violationNote(kind, msg string, start, end int64) porcupine.Annotation {
+	return porcupine.Annotation{Tag: "violations", Start: start, End: end, Description: kind, Details: msg, BackgroundColor: "#ffe08a"}
+}
+
+// draw runs porcupine over p and writes its picture with the faults that
+// concern p, the notes, and rows named after p's processes.
+func draw(p *partition, opts CheckOptions, notes []porcupine.Annotation, path string) error {
+	if opts.Timeout <= 0 {
+		opts.Timeout = defaultTimeout
+	}
+	res, info := porcupine.CheckOperationsVerbose(p.model, p.ops, opts.Timeout)
+	for _, f := range faultsOf(p, opts.Faults) {
+		notes = append(notes, porcupine.Annotation{
+			Tag: "faults", Start: f.Start, End: f.End, Description: f.Name,
+			Details: fmt.Sprintf("fault %s [%d, %d]", f.Name, f.Start, f.End), BackgroundColor: "#f8d7da",
+		})
+	}
+	notes = append(notes, porcupine.Annotation{
+		Tag: "checker", Start: p.ops[0].Call, Description: string(res),
+		Details: fmt.Sprintf("porcupine: %s for %s (%d ops)", res, p.Name, len(p.members)),
+	})
+	info.AddAnnotations(notes)
+	var b bytes.Buffer
+	if err := porcupine.Visualize(p.model, info, &b); err != nil {
+		return fmt.Errorf("html %s: %w", p.Name, err)
+	}
+	out, err := nameRows(b.Bytes(), p.rows)
+	if err != nil {
+		return fmt.Errorf("html %s: %w", p.Name, err)
+	}
+	return os.WriteFile(path, out, 0o644)
+}
+
+// faultsOf keeps the fault windows that concern p: those aimed at its
+// intent, and those aimed at none that overlap its ops in time.
+func faultsOf(p *partition, fs []FaultWindow) []FaultWindow {
+	if len(p.ops) == 0 {
+		return nil
+	}
+	lo, hi := p.ops[0].Call, p.ops[0].Call
+	for _, o := range p.ops {
+		lo = min(lo, o.Call)
+		if o.Return != never {
+			hi = max(hi, o.Return)
+		}
+		hi = max(hi, o.Call)
+	}
+	var out []FaultWindow
+	for _, f := range fs {
+		switch {
+		case f.Intent != "":
+			if f.Intent == p.Intent {
+				out = append(out, f)
+			}
+		case f.Start <= hi && f.End >= lo:
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// porcupine numbers a picture's rows by client id; these are the two
+// places its script writes a row's label.
+var rowLabels = []struct{ from, to string }{
+	{"const tag = i < realClients ? i.toString() : sortedTags[i - realClients]",
+		"const tag = i < realClients ? (idemcheckRows[i] ?? i.toString()) : sortedTags[i - realClients]"},
+	{"text.textContent = i < realClients ? i : sortedTags[i - realClients]",
+		"text.textContent = i < realClients ? (idemcheckRows[i] ?? i) : sortedTags[i - realClients]"},
+}
+
+// nameRows makes porcupine's page label each row with its process name. A
+// porcupine whose script no longer has the two labels is an error, not a
+// silently numbered picture.
+func nameRows(page []byte, rows []string) ([]byte, error) {
+	s := string(page)
+	for _, l := range rowLabels {
+		if strings.Count(s, l.from) != 1 {
+			return nil, fmt.Errorf("porcupine's page changed: cannot name its rows (%q not found once)", l.from)
+		}
+		s = strings.Replace(s, l.from, l.to, 1)
+	}
+	js, err := jsonStrings(rows)
+	if err != nil {
+		return nil, err
+	}
+	const at = "<script>"
+	if !strings.Contains(s, at) {
+		return nil, fmt.Errorf("porcupine's page changed: no %s", at)
+	}
+	s = strings.Replace(s, at, at+"\nvar idemcheckRows = "+js+";\n", 1)
+	return []byte(s), nil
+}
+
+// jsonStrings renders rows as a JavaScript array literal; encoding/json
+// escapes <, > and &, so a process name cannot end the script.
+func jsonStrings(rows []string) (string, error) {
+	if rows == nil {
+		rows = []string{}
+	}
+	b, err := json.Marshal(rows)
+	return string(b), err
 }
 
 // pictured returns the partitions to draw: the illegal ones, then the

@@ -75,6 +75,8 @@ type intentInput struct {
 	// Truth is set when the file records charges at all: only then can
 	// "succeeded" be held to a charge.
 	Truth bool
+	// PSPKey labels a charge in the pictures.
+	PSPKey string
 }
 
 // relaxed names the violation kinds whose constraints a model run ignores;
@@ -307,6 +309,9 @@ func paymentStep(st *intentState, in *intentInput) (string, bool) {
 func describeIntentInput(in *intentInput) string {
 	switch in.Kind {
 	case OpCharge:
+		if in.PSPKey != "" {
+			return fmt.Sprintf("charge %d%s key %s", in.Amount, in.Currency, in.PSPKey)
+		}
 		return fmt.Sprintf("charge %d%s", in.Amount, in.Currency)
 	case OpCreate:
 		if in.Unknown {

@@ -18,6 +18,8 @@ type partition struct {
 	Intent   string
 	Merchant string
 	ops      []porcupine.Operation
+	// rows names the picture's rows: rows[ClientId] is the op's process.
+	rows []string
 	// members are the history indexes of every op the partition stands for,
 	// including unknown creates folded into one.
 	members []int
@@ -60,6 +62,18 @@ func (c *clients) id(p string) int {
 		}
 	}
 	return len(c.names) - 1
+}
+
+// list is every process by its number.
+func (c *clients) list() []string {
+	if c.m == nil {
+		return c.names
+	}
+	out := make([]string, len(c.m))
+	for n, i := range c.m {
+		out[i] = n
+	}
+	return out
 }
 
 // strictIntentModel is the intent model without relaxations, shared by
@@ -130,6 +144,7 @@ func intentPartition(h History, intent string, idx []int, truth bool) *partition
 		switch op.Op {
 		case OpCharge:
 			in.ClaimFPs = claimFPs(h, claimers, ret)
+			in.PSPKey = op.Input.PSPKey
 		default:
 			in.Unknown = op.Output == nil || op.Output.Outcome == OutcomeError
 			if !in.Unknown {
@@ -167,6 +182,7 @@ func intentPartition(h History, intent string, idx []int, truth bool) *partition
 	}
 	p.model = strictIntentModel
 	p.relaxedModel = intentModel
+	p.rows = cl.list()
 	return p
 }
 
@@ -340,6 +356,7 @@ func merchantStretch(h History, m string, n int, seg []int, st merchantState, du
 			}
 		}
 	}
+	p.rows = cl.list()
 	return p
 }
 

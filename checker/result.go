@@ -37,9 +37,12 @@ var Kinds = []string{
 
 // FaultWindow is a fault the harness injected, drawn on the HTML pictures.
 type FaultWindow struct {
-	Name  string `json:"name"`
-	Start int64  `json:"start"`
-	End   int64  `json:"end"`
+	Name string `json:"name"`
+	// Intent, when set, is the one intent the fault was aimed at: only its
+	// picture shows the fault (others show faults that overlap them in time).
+	Intent string `json:"intent,omitempty"`
+	Start  int64  `json:"start"`
+	End    int64  `json:"end"`
 }
 
 // CheckOptions tune Check. The zero value is usable.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"time"
 
@@ -52,6 +53,9 @@ type Options struct {
 	Quiet bool
 	// Env adds variables to the started target's environment.
 	Env map[string]string
+	// Rerun is the command line that reruns this run, without --seed and
+	// --only (default: idemcheck run --config FILE, with --chaos --duration).
+	Rerun string
 
 	// A target idemcheck does not start from target.command (the reference
 	// job) hands over its parts here.
@@ -123,18 +127,34 @@ func Run(ctx context.Context, o Options) (int, *report.Report) {
 	defer os.RemoveAll(tmp)
 	writeOwner(tmp)
 	logDir := tmp + "/logs"
-	if o.HTML != "" {
+	if d := reportDir(o); d != "" {
 		// The target's output is kept with the reports.
-		logDir = o.HTML + "/target-logs"
+		logDir = filepath.Join(d, "target-logs")
 	}
 	tg, code := startTarget(ctx, cfg, o, tmp, logDir)
 	defer tg.stop()
 	if tg.e == nil {
+		// startTarget printed the end of the target's output.
+		if reportDir(o) == "" && len(tg.procs) > 0 {
+			fmt.Fprintln(o.Stderr, "idemcheck run: the lines above are all that is kept of the target's output: with --html DIR (or --json/--junit FILE) it is kept in DIR/target-logs")
+		}
 		return code, nil
 	}
 	rep := &report.Report{Config: cfg.File, Targets: tg.e.D.Bases(), Profile: cfg.Proto().Name, Seed: o.Seed,
 		Strict: o.Strict || cfg.Strict, RequireAllSafety: o.RequireAllSafety, Started: time.Now(), TargetLogs: tg.logs()}
+	rep.Rerun = o.Rerun
+	if rep.Rerun == "" {
+		rep.Rerun = "idemcheck run --config " + report.ShellQuote(cfg.File)
+	}
+	if o.Chaos {
+		rep.Rerun += fmt.Sprintf(" --chaos --duration %s", o.Duration)
+	}
 	runChecks(ctx, tg.e, o, rep)
+	if rep.ConfigErr != nil {
+		// The config cannot be right: no verdict of this run means anything.
+		fmt.Fprintln(o.Stderr, rep.ConfigErr)
+		return ExitUsage, nil
+	}
 	rep.Elapsed = time.Since(rep.Started)
 	rep.ExitCode = rep.Exit()
 	writeReports(o, rep)
@@ -147,6 +167,11 @@ func Run(ctx context.Context, o Options) (int, *report.Report) {
 // runChecks probes the keys, runs every selected check, waits out the quiet
 // period and recounts every intent's charges across the run.
 func runChecks(ctx context.Context, e *scenario.Env, o Options, rep *report.Report) {
+	defer func() {
+		if err := e.PaymentIDError(); err != nil {
+			rep.ConfigErr = err
+		}
+	}()
 	if !o.Chaos {
 		if msg := scenario.Probe(ctx, e); msg != "" {
 			rep.Probe = msg
@@ -163,7 +188,7 @@ func runChecks(ctx context.Context, e *scenario.Env, o Options, rep *report.Repo
 	checks = slices.DeleteFunc(checks, func(c *scenario.Check) bool { return slices.Contains(o.Skip, c.ID) })
 	prog := &report.Progress{W: o.Stderr, Total: len(checks)}
 	for _, c := range checks {
-		if ctx.Err() != nil {
+		if ctx.Err() != nil || e.PaymentIDError() != nil {
 			break
 		}
 		prog.Start(c)
@@ -171,7 +196,7 @@ func runChecks(ctx context.Context, e *scenario.Env, o Options, rep *report.Repo
 		prog.Done(res)
 		rep.Results = append(rep.Results, res)
 	}
-	if ctx.Err() == nil && len(rep.Results) > 0 {
+	if ctx.Err() == nil && len(rep.Results) > 0 && e.PaymentIDError() == nil {
 		fmt.Fprintf(o.Stderr, "idemcheck run: quiet period %s, then the final recount of every intent's charges\n", e.Cfg.QuiesceD())
 		rep.Results = scenario.Recount(ctx, e, rep.Results)
 	}
@@ -200,3 +225,17 @@ func writeReports(o Options, rep *report.Report) {
 }
 
 func allChecks() []*scenario.Check { return scenario.All() }
+
+// reportDir is where the run's reports go: the --html directory, else the
+// directory of the --json or --junit file; "" when no report is written.
+func reportDir(o Options) string {
+	switch {
+	case o.HTML != "":
+		return o.HTML
+	case o.JSON != "":
+		return filepath.Dir(o.JSON)
+	case o.JUnit != "":
+		return filepath.Dir(o.JUnit)
+	}
+	return ""
+}

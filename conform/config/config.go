@@ -41,6 +41,10 @@ type Config struct {
 	Quiesce string `yaml:"quiesce"`
 	// Ledger, optional, reads the service's own record of charges per intent.
 	Ledger *Ledger `yaml:"ledger"`
+	// Authorize and Capture, optional, enable the authorize/capture check
+	// S-capture (capture.go).
+	Authorize *Request `yaml:"authorize"`
+	Capture   *Request `yaml:"capture"`
 
 	// File is the path the config was read from; Positions maps a dotted
 	// field path (create.path, callers[1].name) to its line.

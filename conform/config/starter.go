@@ -74,6 +74,18 @@ lookup:
 #   key: {header: Idempotency-Key}
 #   body: '{"amount": {{amount}}}'
 
+# Optional authorize/capture flow (check S-capture, with fakepsp): authorize is a
+# create that only authorizes (capture_method=manual at the PSP; default: create
+# itself), capture takes the payment it named. With refund: the refund follows.
+# authorize:
+#   path: /payments
+#   key: {header: Idempotency-Key}
+#   body: '{"order_id": "{{order_id}}", "amount": {{amount}}, "currency": "{{currency}}", "capture_method": "manual"}'
+# capture:
+#   method: POST
+#   path: /payments/{{payment_id}}/capture
+#   key: {header: Idempotency-Key}
+
 # How idemcheck sees money move: fakepsp (started by idemcheck; point your service
 # at the printed URL and secret key, or read $PSP_URL / $PSP_KEY), or a counter.
 effects:

@@ -23,7 +23,7 @@ var VectorIDs = []string{
 // means "must apply to this target" (an n/a fails the run).
 var SafetyIDs = []string{
 	"A2", "A5", "A6", "A1", "S-5xx-after-charge", "A7", "S-restart", "A3", "A4", "S-replicas",
-	"B5", "S-deps", "S-multistep", "B4",
+	"B5", "S-deps", "S-multistep", "S-capture", "B4",
 }
 
 // Placeholders idemcheck fills in request templates.
@@ -64,6 +64,7 @@ func (c *Config) Validate() Errors {
 	v.outcomes()
 	v.lookup()
 	v.refund()
+	v.capture()
 	v.effects()
 	v.profile()
 	v.dur("retry_horizon", c.RetryHorizon, 24*time.Hour, &c.retryHorizon)

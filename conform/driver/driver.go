@@ -52,6 +52,8 @@ type Send struct {
 	// request is not a create: GET, missing key).
 	NoHistory bool
 	Timeout   time.Duration
+	// Template replaces the create request (the capture check's authorize).
+	Template *config.Request
 }
 
 // Driver builds requests from a config, sends each exactly once, and records
@@ -127,6 +129,9 @@ func Fingerprint(m Meaning) string {
 // Create sends one create request.
 func (d *Driver) Create(ctx context.Context, s Send) *Attempt {
 	c := d.cfg.Create
+	if s.Template != nil {
+		c = *s.Template
+	}
 	method := c.Method
 	if s.Method != "" {
 		method = s.Method

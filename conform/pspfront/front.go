@@ -99,9 +99,9 @@ const (
 	Hold
 )
 
-// Rule matches requests whose body carries Needle (an order id) or whose
-// amount is Amount; once one matched, every request with the same
-// Idempotency-Key matches too (a client library's own retries).
+// Rule matches requests whose path or body carries Needle (an order id, a
+// PSP payment id) or whose amount is Amount; once one matched, every request
+// with the same Idempotency-Key matches too (a client library's own retries).
 type Rule struct {
 	Needle string
 	Amount int64
@@ -208,7 +208,8 @@ func (f *Front) serve(w http.ResponseWriter, req *http.Request) {
 	x := Exchange{Method: req.Method, Path: req.URL.Path, Key: req.Header.Get("Idempotency-Key"), Body: body}
 	var rule *Rule
 	if req.Method == http.MethodPost {
-		rule = f.match(x.Key, body, amount)
+		// The path is searched too: a capture names its payment only there.
+		rule = f.match(x.Key, x.Path+"\n"+body, amount)
 	}
 	if rule != nil && rule.Action == Gate {
 		select {

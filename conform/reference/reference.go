@@ -183,6 +183,10 @@ func RunStack(ctx context.Context, o conform.Options, sk Stack) (int, *report.Re
 	}
 	fmt.Fprintf(o.Stderr, "idemcheck run: %s stack up: APIs %s, fakepsp %s, logs %s\n", label, strings.Join(urls, ", "), psp.URL(), st.LogDir())
 	o.Cfg, o.PSP, o.Front, o.Bases, o.Instances = cfg, psp, front, urls, inst
+	o.Rerun = "idemcheck run --reference"
+	if len(set) > 0 {
+		o.Rerun += " --mutant " + set.String()
+	}
 	o.WaitReady = func(ctx context.Context, i int) error { return ready(ctx, urls[i]) }
 	o.Advance = st.AdvanceClocks
 	o.Links = []scenario.DepLink{{Name: "PSP", Link: pspLink}}

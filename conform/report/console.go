@@ -43,7 +43,17 @@ func Console(w io.Writer, r *Report) {
 	}
 	for _, res := range r.Results {
 		for _, f := range res.Findings {
-			fmt.Fprintf(w, "  %s [%s] %s: %s (rule: %s)\n", res.ID, f.Level, f.Kind, oneLine(f.Message, 300), f.Rule)
+			fmt.Fprintf(w, "  %s [%s] %s: %s (rule: %s; %s)\n", res.ID, f.Level, f.Kind, oneLine(f.Message, 300), f.Rule, CheckDoc(res.ID))
+		}
+	}
+	first := true
+	for _, res := range r.Results {
+		if cmd := r.Replay(res.ID); cmd != "" && r.Fails(res) {
+			if first {
+				fmt.Fprintln(w, "replay one failing check:")
+				first = false
+			}
+			fmt.Fprintf(w, "  %s\n", cmd)
 		}
 	}
 	if len(r.Schedule) > 0 {

@@ -11,12 +11,18 @@ import (
 const SchemaVersion = 1
 
 // WriteJSON writes the whole report, evidence included (Authorization
-// redacted), with its schema_version first.
+// redacted, idemcheck's internal headers left out), with its
+// schema_version first, the command that replays each failing check, and
+// each check's section of docs/SCENARIOS.md.
 func WriteJSON(path string, r *Report) error {
+	cp := *r
+	cp.Results = cleanResults(r.Results)
 	b, err := json.MarshalIndent(struct {
 		SchemaVersion int `json:"schema_version"`
 		*Report
-	}{SchemaVersion, r}, "", "  ")
+		Replay    map[string]string `json:"replay"`
+		RuleLinks map[string]string `json:"rule_links"`
+	}{SchemaVersion, &cp, r.Replays(), r.RuleLinks()}, "", "  ")
 	if err != nil {
 		return err
 	}

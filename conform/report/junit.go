@@ -21,12 +21,15 @@ func WriteJUnit(path string, r *Report) error {
 	elapsed := map[scenario.Level]float64{}
 	for _, res := range r.Results {
 		c := junit.Case{Name: res.ID + " " + res.Title, Classname: "idemcheck." + string(res.Level), Time: junit.Seconds(res.Elapsed.Seconds())}
-		detail := findingsText(res)
+		detail := findingsText(res) + "docs: " + CheckDoc(res.ID) + "\n"
+		if cmd := r.Replay(res.ID); cmd != "" && r.Fails(res) {
+			detail += "replay: " + cmd + "\n"
+		}
 		switch {
 		case res.Verdict == scenario.NA && !r.Fails(res):
 			c.Skipped = &junit.Message{Message: res.Why}
 		case res.Verdict == scenario.Errored || res.Verdict == scenario.Inconclusive:
-			c.Error = &junit.Message{Message: res.Why, Type: "error"}
+			c.Error = &junit.Message{Message: res.Why, Type: "error", Body: detail}
 		case r.Fails(res):
 			c.Failure = &junit.Message{Message: oneLine(res.Why, 300), Type: kinds(res), Body: detail}
 		default:

@@ -30,6 +30,12 @@ type Report struct {
 	ExitCode   int               `json:"exit_code"`
 	// HTMLPath is set once the HTML report was written.
 	HTMLPath string `json:"html,omitempty"`
+	// Rerun is the command that reruns this run, without --seed and --only
+	// (default: idemcheck run --config FILE); Replay adds them.
+	Rerun string `json:"-"`
+	// ConfigErr is a config error found while running (a payment_id path
+	// that matches no success answer): the run exits 2 with no report.
+	ConfigErr error `json:"-"`
 }
 
 // Fails reports whether a result fails the run: any safety violation, an

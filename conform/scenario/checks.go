@@ -64,6 +64,7 @@ func SafetyChecks() []*Check {
 		B5Check(),
 		DepsCheck(),
 		MultiStepCheck(),
+		CaptureCheck(),
 		{ID: "B4", Title: "retry at the retry horizon; key window against the horizon", Level: Safety, Rule: "SCENARIOS.md B4; payment check: key lifetime", Needs: needHorizon, Run: runB4},
 	}
 }

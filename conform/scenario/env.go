@@ -65,6 +65,11 @@ type Env struct {
 	keyRand *rand.Rand
 	orders  map[string]*tracked
 	order   []string
+	// badPath is set at the first success answer outcomes.payment_id
+	// matched nothing in (paymentid.go).
+	badPath     sync.Once
+	badPathErr  error
+	badPathSeen atomic.Bool
 }
 
 // tracked is one order id of the run: the intents that sent it, the check

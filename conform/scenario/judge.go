@@ -205,11 +205,15 @@ const (
 func (t *T) checkHistory(truth checker.History, shared map[string]bool) {
 	var h checker.History
 	for _, op := range t.env.D.Recorder.History() {
-		if t.intents[op.Intent] && !shared[op.Intent] && op.Call >= t.start {
-			h = append(h, op)
+		if t.intents[op.Intent] && op.Call >= t.start {
+			t.ops = append(t.ops, op)
+			if !shared[op.Intent] {
+				h = append(h, op)
+			}
 		}
 	}
 	h = append(h, truth...)
+	t.ops = append(t.ops, truth...)
 	t.history = h
 	if len(h) == 0 {
 		return

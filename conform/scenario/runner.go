@@ -47,7 +47,16 @@ func RunCheck(ctx context.Context, e *Env, c *Check) (r Result) {
 	}
 	attachTruth(e, t.findings, r.Attempts)
 	r.Findings = t.findings
-	r.History = t.history
+	r.History, r.Ops, r.Faults = t.history, t.ops, e.FaultWindows()
+	if len(r.Ops) == 0 && len(t.findings) > 0 {
+		// A check that judged no history (a protocol vector) still gets its
+		// findings pictured: its client ops as recorded.
+		for _, op := range e.D.Recorder.History() {
+			if t.intents[op.Intent] && op.Call >= t.start {
+				r.Ops = append(r.Ops, op)
+			}
+		}
+	}
 	r.Checker = t.checkerRes
 	var safety, proto []string
 	for _, f := range t.findings {

@@ -198,6 +198,9 @@ func (t *T) Send(ctx context.Context, step string, in Intent, mod func(*driver.S
 	}
 	t.env.track(t.check.ID, Intent{Meaning: s.Meaning, Key: s.Key, Caller: s.Caller}, name)
 	a := t.env.D.Create(ctx, s)
+	if !s.NoHistory && s.Method == "" {
+		t.env.notePaymentID(a) // a create's answer, not a vector's GET
+	}
 	t.env.Logf("  %s #%d %s %s -> %s", t.check.ID, a.Seq, step, describeReq(a), describeResp(a))
 	return a
 }

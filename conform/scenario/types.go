@@ -65,6 +65,11 @@ type Result struct {
 	Findings []Finding         `json:"findings,omitempty"`
 	Attempts []*driver.Attempt `json:"evidence,omitempty"`
 	History  checker.History   `json:"-"`
+	// Ops are what the report's pictures draw: every client op of the
+	// check's intents (those judged by count too) and the PSP's ops.
+	Ops checker.History `json:"-"`
+	// Faults are the run's fault windows by the check's end, for the pictures.
+	Faults []checker.FaultWindow `json:"-"`
 	// Checker is the checker's result over History, for its pictures.
 	Checker *checker.Result `json:"-"`
 	Elapsed time.Duration   `json:"elapsed_ns"`
@@ -100,6 +105,7 @@ type T struct {
 	start       int64 // checker.Now() when the check began
 	intents     map[string]bool
 	history     checker.History
+	ops         checker.History
 	countBefore int64
 	checkerRes  *checker.Result
 }

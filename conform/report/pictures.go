@@ -1,0 +1,81 @@
+package report
+
+import (
+	"fmt"
+	"path/filepath"
+
+	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/conform/driver"
+	"github.com/idemcheck/idemcheck/conform/scenario"
+)
+
+// findingIntent is the intent a finding is about: its own, or that of the
+// first of its attempts that has one.
+func findingIntent(f scenario.Finding, atts []*driver.Attempt) string {
+	if f.Intent != "" {
+		return f.Intent
+	}
+	for _, a := range atts {
+		if a.Intent != "" {
+			return a.Intent
+		}
+	}
+	return ""
+}
+
+// picture draws a finding's intent into dir/<check>/<n>-<kind>.html: the
+// check's client ops of that intent, the PSP's ops, and the finding's own
+// charges (an intent judged by count has none in the history), with the
+// finding drawn over its attempts. It returns the path relative to dir, or
+// why there is no picture.
+func picture(dir string, res scenario.Result, n int, f scenario.Finding, atts []*driver.Attempt) (string, string) {
+	intent := findingIntent(f, atts)
+	if intent == "" {
+		return "", "no picture: the finding names no intent"
+	}
+	h := res.Ops
+	if len(h) == 0 {
+		h = res.History
+	}
+	h = append(checker.History(nil), h...)
+	type id struct {
+		process, op string
+		call        int64
+		key         string
+	}
+	have := map[id]bool{}
+	for _, op := range h {
+		have[id{op.Process, op.Op, op.Call, op.Input.PSPKey}] = true
+	}
+	for _, c := range f.Charges {
+		c.Intent = intent
+		if c.Input.PSPKey == "" {
+			c.Input.PSPKey = "(no idempotency key)"
+		}
+		if !have[id{c.Process, c.Op, c.Call, c.Input.PSPKey}] {
+			h = append(h, c)
+		}
+	}
+	var note []checker.Note
+	lo, hi := int64(0), int64(0)
+	for _, a := range atts {
+		if lo == 0 || a.Call < lo {
+			lo = a.Call
+		}
+		hi = max(hi, a.Return, a.Call)
+	}
+	for _, c := range f.Charges {
+		if lo == 0 || c.Call < lo {
+			lo = c.Call
+		}
+		hi = max(hi, c.Call)
+	}
+	if lo != 0 {
+		note = append(note, checker.Note{Kind: f.Kind, Message: f.Message, Start: lo, End: hi})
+	}
+	rel := filepath.Join(safeName(res.ID), fmt.Sprintf("%d-%s.html", n, safeName(f.Kind)))
+	if err := checker.Picture(h, intent, res.Faults, note, filepath.Join(dir, rel)); err != nil {
+		return "", "no picture: " + err.Error()
+	}
+	return rel, ""
+}

@@ -1,0 +1,179 @@
+package scenario
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/conform/driver"
+	"github.com/idemcheck/idemcheck/conform/pspfront"
+)
+
+// Kinds the authorize/capture check names from the PSP's ground truth (the
+// authorizations the PSP front saw, fakepsp's captures and refunds), not
+// from a history: SCENARIOS.md, "Kinds only idemcheck run names".
+const (
+	KindDoubleAuthorization = "double-authorization"
+	KindDoubleCapture       = "double-capture"
+	KindOverRefund          = "over-refund"
+)
+
+// RuleCapture is what the authorize/capture check's findings cite.
+const RuleCapture = "payment check: authorize, capture, refund; SCENARIOS.md B6"
+
+// copiesPerStep is how many concurrent copies of each step are sent.
+const copiesPerStep = 3
+
+// CaptureCheck: authorize (a create with manual capture), capture, refund,
+// each step first with the PSP's reply lost on every attempt with its PSP
+// key, then as concurrent copies, then retried to a final answer. One
+// authorization, one capture, at most the captured amount refunded, and no
+// client told a step failed that the PSP carried out.
+func CaptureCheck() *Check {
+	return &Check{ID: "S-capture", Title: "authorize, capture, refund; each step's PSP reply lost, then concurrent copies",
+		Level: Safety, Rule: RuleCapture, Needs: needCapture, Run: runCapture}
+}
+
+func needCapture(e *Env) string {
+	if e.Cfg.Capture == nil {
+		return "no capture request in the config"
+	}
+	if why := needPSP(e); why != "" {
+		return why
+	}
+	if e.Front == nil {
+		return "needs the recording PSP front idemcheck puts before the fakepsp it starts"
+	}
+	return ""
+}
+
+func runCapture(ctx context.Context, e *Env, t *T) {
+	in := e.NewIntent(0)
+	name := e.D.Intent(in.Caller, in.Key)
+	pay, auths, ok := authorizeStep(ctx, e, t, in)
+	if !ok {
+		return
+	}
+	if pre, _ := e.ChargesFor(ctx, in); len(pre) > 0 {
+		t.Inconclusive(fmt.Sprintf("order %s was charged at the authorize (%s)", in.Meaning.OrderID, chargeWords(pre)),
+			"the authorize request must make the service create its payment with capture_method=manual (see authorize in docs/CONFIG.md)")
+		return
+	}
+	caps, capAtts, ok := captureStep(ctx, e, t, in, pay, auths)
+	truth := captureTruth(caps, name)
+	e.judged(in.Meaning.OrderID, 1, len(caps), -1)
+	why := []string{fmt.Sprintf("%d authorization(s) %v, %d capture(s) for %s", len(auths), auths, len(caps), pay)}
+	if ok && e.Cfg.Refund != nil {
+		refunds, w := refundStep(ctx, e, t, in, pay, auths, caps)
+		truth = append(truth, captureTruth(refunds, name)...)
+		why = append(why, w)
+	} else if ok {
+		why = append(why, "no refund request in the config: the refund step was not run")
+	}
+	if f := firstSucceeded(capAtts); f == nil && len(caps) == 0 {
+		t.Inconclusive("no capture reached the PSP and none was answered succeeded", "is the capture request right (capture.path, capture.key)?")
+	}
+	t.keepHistory(truth)
+	t.Passf("%s", strings.Join(why, "; "))
+}
+
+// authorizeStep authorizes in: its first attempt loses the PSP's reply on
+// every try with its PSP key, copies follow at once, then retries until a
+// final answer. It returns the payment id answered and the PSP
+// authorizations of the order.
+func authorizeStep(ctx context.Context, e *Env, t *T, in Intent) (string, []string, bool) {
+	mod := func(s *driver.Send) { s.Template = e.Cfg.AuthorizeRequest() }
+	r := e.Front.Add(in.Meaning.OrderID, in.Meaning.Amount, pspfront.Lose)
+	start := checker.Now()
+	first := t.Send(ctx, "authorize; the PSP's reply is lost on every attempt with its key", in, mod)
+	r.Stop()
+	e.NoteFaultFor("S-capture authorize reply lost", e.D.Intent(in.Caller, in.Key), start, checker.Now())
+	if r.Fired() == 0 {
+		t.Inconclusive("the authorize's PSP reply was never lost", "the target sent no PSP request for order %s (amount %d) and answered %s%s",
+			in.Meaning.OrderID, in.Meaning.Amount, describeResp(first), hint(e, first))
+		return "", nil, false
+	}
+	atCopies(copiesPerStep, func(i int) { t.Send(ctx, fmt.Sprintf("authorize repeated, copy %d/%d", i+1, copiesPerStep), in, mod) })
+	fin := last(t.Converge(ctx, "authorize retried", in, mod))
+	auths := authorizations(e, in.Meaning.OrderID)
+	if len(auths) > 1 {
+		f := t.Safety(KindDoubleAuthorization, RuleCapture,
+			"%d authorizations at the PSP for order %s (%s): a repeated authorize held the buyer's funds again", len(auths), in.Meaning.OrderID, strings.Join(auths, ", "))
+		f.Intent, f.Amount = e.D.Intent(in.Caller, in.Key), in.Meaning.Amount
+	}
+	if fin.Outcome != checker.OutcomeSucceeded || fin.PaymentID == "" {
+		t.Inconclusive("the authorize was not answered succeeded with a payment id",
+			"its final answer was %s: add an outcomes rule for what the authorize answers (e.g. status authorized -> succeeded)", describeResp(fin))
+		return "", auths, false
+	}
+	if len(auths) == 0 {
+		t.Inconclusive(fmt.Sprintf("no manual-capture authorization of order %s reached the PSP", in.Meaning.OrderID),
+			"the authorize request must make the service create its payment with capture_method=manual (see authorize in docs/CONFIG.md)")
+		return "", nil, false
+	}
+	return fin.PaymentID, auths, true
+}
+
+// captureStep captures pay under one key: the first attempt's PSP reply is
+// lost on every try with its PSP key, copies follow, then retries.
+func captureStep(ctx context.Context, e *Env, t *T, in Intent, pay string, auths []string) ([]checker.Op, []*driver.Attempt, bool) {
+	key := e.newKey()
+	atts, fired := t.lostThenCopies(ctx, e.Cfg.Capture, "capture", in, pay, key, auths)
+	if fired == 0 {
+		t.Inconclusive("the capture's PSP reply was never lost", "the target sent no capture of %s to the PSP and answered %s: is the capture request right?",
+			strings.Join(auths, ", "), describeResp(atts[0]))
+		return nil, atts, false
+	}
+	e.Settle(ctx)
+	caps, _ := e.ChargesFor(ctx, in)
+	name := e.D.Intent(in.Caller, in.Key)
+	if len(caps) > 1 {
+		f := t.Safety(KindDoubleCapture, RuleCapture, "%d captures at the PSP for payment %s (PSP keys %s): the buyer was charged more than once",
+			len(caps), pay, strings.Join(pspKeys(caps), ", "))
+		f.Intent, f.Amount, f.Charges, f.Seqs = name, in.Meaning.Amount, caps, seqsOf(atts)
+	}
+	if len(caps) == 0 {
+		if s := firstSucceeded(atts); s != nil {
+			f := t.Safety(checker.KindLostEffect, RuleCapture, "the capture of %s was answered succeeded (#%d) but no capture reached the PSP", pay, s.Seq)
+			f.Intent, f.Amount, f.Seqs = name, in.Meaning.Amount, seqsOf(atts)
+		}
+		return nil, atts, false
+	}
+	toldFailed(t, atts, caps, "capture", pay, key, name, in.Meaning.Amount)
+	return caps, atts, true
+}
+
+// refundStep refunds pay the same way and holds the refunds against the
+// captured amount.
+func refundStep(ctx context.Context, e *Env, t *T, in Intent, pay string, auths []string, caps []checker.Op) ([]checker.Op, string) {
+	key := e.newKey()
+	atts, fired := t.lostThenCopies(ctx, e.Cfg.Refund, "refund", in, pay, key, auths)
+	if fired == 0 {
+		t.Inconclusive("the refund's PSP reply was never lost", "the target sent no refund of %s to the PSP and answered %s: is the refund request right?",
+			strings.Join(auths, ", "), describeResp(atts[0]))
+		return nil, "the refund never reached the PSP"
+	}
+	e.Settle(ctx)
+	refunds := refundsOf(e, caps)
+	name := e.D.Intent(in.Caller, in.Key)
+	captured, refunded := sumAmounts(caps), sumAmounts(refunds)
+	if refunded > captured {
+		f := t.Safety(KindOverRefund, RuleCapture, "%d refunded for payment %s, %d captured (refunds %s)", refunded, pay, captured, strings.Join(pspKeys(refunds), ", "))
+		f.Intent, f.Amount, f.Charges, f.Seqs = name, in.Meaning.Amount, append(append([]checker.Op(nil), caps...), refunds...), seqsOf(atts)
+	}
+	if len(refunds) > 1 {
+		f := t.Safety(checker.KindDoubleRefund, RuleCapture, "%d PSP refunds for one refund request of payment %s (PSP keys %s): a repeated refund moved money again",
+			len(refunds), pay, strings.Join(pspKeys(refunds), ", "))
+		f.Intent, f.Amount, f.Charges, f.Seqs = name, in.Meaning.Amount, refunds, seqsOf(atts)
+	}
+	if len(refunds) == 0 {
+		if s := firstSucceeded(atts); s != nil {
+			f := t.Safety(checker.KindLostEffect, RuleCapture, "the refund of %s was answered succeeded (#%d) but no refund reached the PSP", pay, s.Seq)
+			f.Intent, f.Amount, f.Seqs = name, in.Meaning.Amount, seqsOf(atts)
+		} else {
+			t.Inconclusive("no refund reached the PSP and none was answered succeeded", "is the refund request right (refund.path, refund.key)?")
+		}
+	}
+	return refunds, fmt.Sprintf("%d refund(s) of %d for %d captured", len(refunds), refunded, captured)
+}
