@@ -15,6 +15,7 @@ import (
 	"github.com/idemcheck/idemcheck/conform/report"
 	"github.com/idemcheck/idemcheck/conform/scenario"
 	"github.com/idemcheck/idemcheck/fakepsp"
+	"github.com/idemcheck/idemcheck/faults"
 )
 
 // Exit codes of `idemcheck run`.
@@ -63,6 +64,10 @@ type Options struct {
 	WaitReady func(ctx context.Context, i int) error
 	Advance   func(offset time.Duration) error
 	Links     []scenario.DepLink
+	// Tiers are the target's processes by kind, for the fault catalogue;
+	// PSPWebhooks says fakepsp delivers its events to the target.
+	Tiers       []faults.Tier
+	PSPWebhooks bool
 }
 
 // ValidateIDs refuses a check ID in Only or Skip that names no check, before

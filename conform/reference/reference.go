@@ -180,6 +180,7 @@ func RunStack(ctx context.Context, o conform.Options, sk Stack) (int, *report.Re
 	o.WaitReady = func(ctx context.Context, i int) error { return ready(ctx, urls[i]) }
 	o.Advance = st.AdvanceClocks
 	o.Links = []scenario.DepLink{{Name: "PSP", Link: pspLink}}
+	o.Tiers = catalogueTiers(st)
 	return conform.Run(ctx, o)
 }
 

@@ -50,6 +50,11 @@ type Env struct {
 	TP *faults.Toxiproxy
 	// Links front the target's own dependencies (config toxiproxy.links).
 	Links []DepLink
+	// Tiers, when set, are the target's processes by kind (the reference
+	// stack's); without them Procs are the faults' "target" tiers.
+	Tiers []faults.Tier
+	// PSPWebhooks says fakepsp delivers its events to the target.
+	PSPWebhooks bool
 	// MaxWait bounds how long a check may wait for a window or horizon.
 	MaxWait time.Duration
 	// Advance, when set, moves the target's clocks forward by an offset

@@ -1,0 +1,149 @@
+package faults
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// The failpoint family: points in tier code, armed over each tier's admin
+// API (PUT/DELETE /failpoints/<name>, GET /failpoints for the counters). The
+// names are the tiers' own (targets/*); a test keeps them registered.
+var failpointFaults = []Fault{
+	CrashAt{Kind: "api", Point: "after-psp-call"},
+	CrashAt{Kind: "api", Point: "before-complete"},
+	CrashAt{Kind: "webhook", Point: "before-webhook-commit"},
+	CrashAt{Kind: "resolver", Point: "resolver-sweep"},
+	CrashAt{Kind: "relay", Point: "after-publish-before-delete"},
+	CrashAt{Kind: "worker", Point: "after-commit-before-push"},
+	CrashAt{Kind: "worker", Point: "before-offset-commit"},
+	CrashAt{Kind: "connector", Point: "connector-before-ack"},
+	CrashAt{Kind: "streamjob", Point: "streamjob-after-sink-write"},
+	CrashAt{Kind: "streamjob", Point: "streamjob-after-checkpoint-commit"},
+}
+
+// CrashAt arms Point on one tier of Kind to crash the process the first time
+// code passes it; Undo disarms it, or restarts the tier it crashed. It fired
+// when the process died while armed.
+type CrashAt struct {
+	Kind  string
+	Point string
+}
+
+func (f CrashAt) Name() string {
+	return "crash-" + f.Kind + "-" + strings.TrimPrefix(f.Point, f.Kind+"-")
+}
+func (f CrashAt) Family() Family { return FamilyFailpoint }
+func (f CrashAt) tiers(sys *System) []Tier {
+	var out []Tier
+	for _, t := range sys.TiersOf(f.Kind) {
+		if t.Admin != "" {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+func (f CrashAt) Applies(sys *System) (bool, string) {
+	if len(f.tiers(sys)) == 0 {
+		return false, fmt.Sprintf("no %s process with a failpoint admin endpoint", f.Kind)
+	}
+	return true, ""
+}
+
+func (f CrashAt) Inject(ctx context.Context, sys *System, s Scope) (Injection, error) {
+	ts := f.tiers(sys)
+	if len(ts) == 0 {
+		return nil, fmt.Errorf("%s: no %s process with an admin endpoint", f.Name(), f.Kind)
+	}
+	t := ts[pick(s, len(ts))]
+	if err := pointCall(http.MethodPut, t.Admin, f.Point, "1*crash"); err != nil {
+		return nil, fmt.Errorf("%s on %s: %w", f.Name(), t.Name, err)
+	}
+	var once sync.Once
+	var crashed atomic.Bool
+	var err error
+	undo := func() {
+		derr := pointCall(http.MethodDelete, t.Admin, f.Point, "")
+		// A crash between the last pass and the disarm shows as a refused
+		// disarm: give the dying process a moment to be reaped.
+		if derr != nil {
+			for end := time.Now().Add(2 * time.Second); !t.Proc.Exited() && time.Now().Before(end); {
+				time.Sleep(10 * time.Millisecond)
+			}
+		}
+		if !t.Proc.Exited() {
+			err = derr
+			return
+		}
+		crashed.Store(true)
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+		defer cancel()
+		if rerr := t.Proc.Restart(rctx); rerr != nil {
+			err = fmt.Errorf("%s: restart %s: %w", f.Name(), t.Name, rerr)
+		}
+	}
+	return &injection{
+		fired: func() int64 {
+			if crashed.Load() || t.Proc.Exited() {
+				return 1
+			}
+			return 0
+		},
+		undo: func() error { once.Do(undo); return err },
+	}, nil
+}
+
+// PointStatus is one failpoint's counters in a tier process.
+type PointStatus struct {
+	Name   string `json:"name"`
+	Armed  string `json:"armed,omitempty"`
+	Passes int64  `json:"passes"`
+	Fired  int64  `json:"fired"`
+}
+
+// PointFired is how often the armed action at point fired in the process
+// behind admin.
+func PointFired(admin, point string) (int64, error) {
+	c := http.Client{Timeout: 5 * time.Second}
+	resp, err := c.Get(strings.TrimRight(admin, "/") + "/failpoints")
+	if err != nil {
+		return 0, fmt.Errorf("failpoints %s: %w", admin, err)
+	}
+	defer resp.Body.Close()
+	var all []PointStatus
+	if err := json.NewDecoder(resp.Body).Decode(&all); err != nil {
+		return 0, fmt.Errorf("failpoints %s: %w", admin, err)
+	}
+	for _, s := range all {
+		if s.Name == point {
+			return s.Fired, nil
+		}
+	}
+	return 0, fmt.Errorf("failpoints %s: no point %q", admin, point)
+}
+
+func pointCall(method, admin, point, action string) error {
+	url := strings.TrimRight(admin, "/") + "/failpoints/" + point
+	req, err := http.NewRequest(method, url, strings.NewReader(action))
+	if err != nil {
+		return err
+	}
+	c := http.Client{Timeout: 5 * time.Second}
+	resp, err := c.Do(req)
+	if err != nil {
+		return fmt.Errorf("failpoint %s %s: %w", method, url, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode/100 != 2 {
+		msg, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
+		return fmt.Errorf("failpoint %s %s: %s: %s", method, url, resp.Status, strings.TrimSpace(string(msg)))
+	}
+	return nil
+}
