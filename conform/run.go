@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/binary"
 	"fmt"
+	"github.com/idemcheck/idemcheck/checker"
 	"io"
 	"os"
 	"slices"
@@ -68,6 +69,10 @@ type Options struct {
 	// PSPWebhooks says fakepsp delivers its events to the target.
 	Tiers       []faults.Tier
 	PSPWebhooks bool
+	// ChaosFaults narrows the chaos schedule to these catalogue faults.
+	ChaosFaults []string
+	// Behind: see scenario.Env.
+	Behind func(ctx context.Context) (effects, sink checker.History, err error)
 }
 
 // ValidateIDs refuses a check ID in Only or Skip that names no check, before

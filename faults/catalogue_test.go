@@ -2,7 +2,11 @@ package faults
 
 import (
 	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -122,5 +126,49 @@ func TestKillRestartPicksByIntent(t *testing.T) {
 	}
 	if ok, _ := Lookup("kill-restart-worker").Applies(sys); ok {
 		t.Fatal("kill-restart-worker applies to a system with no worker")
+	}
+}
+
+// TestCrashAtArmsEveryTierAndRestartsTheDead: the point is armed on both API
+// servers; the one that died is restarted on Undo and counts as the firing,
+// the other is disarmed.
+func TestCrashAtArmsEveryTierAndRestartsTheDead(t *testing.T) {
+	var mu sync.Mutex
+	calls := map[string][]string{}
+	admin := func(name string) string {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			b, _ := io.ReadAll(r.Body)
+			mu.Lock()
+			calls[name] = append(calls[name], r.Method+" "+r.URL.Path+" "+string(b))
+			mu.Unlock()
+			w.WriteHeader(http.StatusNoContent)
+		}))
+		t.Cleanup(srv.Close)
+		return srv.URL
+	}
+	a, b := &fakeProc{}, &fakeProc{}
+	sys := &System{Tiers: []Tier{{Kind: "api", Name: "api-1", Admin: admin("api-1"), Proc: a}, {Kind: "api", Name: "api-2", Admin: admin("api-2"), Proc: b}}}
+	inj, err := Lookup("crash-api-after-psp-call").Inject(context.Background(), sys, Scope{N: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if inj.Fired() != 0 {
+		t.Fatalf("fired %d before any crash", inj.Fired())
+	}
+	b.dead = true // api-2 passed the point
+	if inj.Fired() != 1 {
+		t.Fatalf("fired %d after api-2 died, want 1", inj.Fired())
+	}
+	if err := inj.Undo(); err != nil {
+		t.Fatal(err)
+	}
+	if b.restarts != 1 || a.restarts != 0 || inj.Fired() != 1 {
+		t.Fatalf("restarts api-1 %d api-2 %d, fired %d", a.restarts, b.restarts, inj.Fired())
+	}
+	want := []string{"PUT /failpoints/after-psp-call 1*crash", "DELETE /failpoints/after-psp-call "}
+	for _, n := range []string{"api-1", "api-2"} {
+		if strings.Join(calls[n], "|") != strings.Join(want, "|") {
+			t.Errorf("%s admin calls %q, want %q", n, calls[n], want)
+		}
 	}
 }

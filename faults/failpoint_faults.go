@@ -3,6 +3,7 @@ package faults
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -18,22 +19,29 @@ import (
 var failpointFaults = []Fault{
 	CrashAt{Kind: "api", Point: "after-psp-call"},
 	CrashAt{Kind: "api", Point: "before-complete"},
-	CrashAt{Kind: "webhook", Point: "before-webhook-commit"},
-	CrashAt{Kind: "resolver", Point: "resolver-sweep"},
-	CrashAt{Kind: "relay", Point: "after-publish-before-delete"},
-	CrashAt{Kind: "worker", Point: "after-commit-before-push"},
-	CrashAt{Kind: "worker", Point: "before-offset-commit"},
-	CrashAt{Kind: "connector", Point: "connector-before-ack"},
-	CrashAt{Kind: "streamjob", Point: "streamjob-after-sink-write"},
-	CrashAt{Kind: "streamjob", Point: "streamjob-after-checkpoint-commit"},
+	CrashAt{Kind: "webhook", Point: "before-webhook-commit", Wait: asyncWait},
+	CrashAt{Kind: "resolver", Point: "resolver-sweep", Wait: asyncWait},
+	CrashAt{Kind: "relay", Point: "after-publish-before-delete", Wait: asyncWait},
+	CrashAt{Kind: "worker", Point: "after-commit-before-push", Wait: asyncWait},
+	CrashAt{Kind: "worker", Point: "before-offset-commit", Wait: asyncWait},
+	CrashAt{Kind: "connector", Point: "connector-before-ack", Wait: asyncWait},
+	CrashAt{Kind: "streamjob", Point: "streamjob-after-sink-write", Wait: asyncWait},
+	CrashAt{Kind: "streamjob", Point: "streamjob-after-checkpoint-commit", Wait: asyncWait},
 }
 
-// CrashAt arms Point on one tier of Kind to crash the process the first time
-// code passes it; Undo disarms it, or restarts the tier it crashed. It fired
-// when the process died while armed.
+// asyncWait is how long Undo gives a point of a tier behind the API (which
+// meets the intent's payment after the API answered) to fire before it
+// disarms it.
+const asyncWait = 3 * time.Second
+
+// CrashAt arms Point on every tier of Kind to crash the process the first
+// time code passes it; Undo disarms it, and restarts the tiers it crashed. It
+// fired when a process died while armed.
 type CrashAt struct {
 	Kind  string
 	Point string
+	// Wait > 0: Undo first waits up to Wait for the crash.
+	Wait time.Duration
 }
 
 func (f CrashAt) Name() string {
@@ -57,46 +65,65 @@ func (f CrashAt) Applies(sys *System) (bool, string) {
 	return true, ""
 }
 
-func (f CrashAt) Inject(ctx context.Context, sys *System, s Scope) (Injection, error) {
+func (f CrashAt) Inject(ctx context.Context, sys *System, _ Scope) (Injection, error) {
 	ts := f.tiers(sys)
 	if len(ts) == 0 {
 		return nil, fmt.Errorf("%s: no %s process with an admin endpoint", f.Name(), f.Kind)
 	}
-	t := ts[pick(s, len(ts))]
-	if err := pointCall(http.MethodPut, t.Admin, f.Point, "1*crash"); err != nil {
-		return nil, fmt.Errorf("%s on %s: %w", f.Name(), t.Name, err)
+	// Every tier of the kind is armed: the intent's request may reach any
+	// of the API servers, and the first to pass the point is the one to die.
+	for i, t := range ts {
+		if err := pointCall(http.MethodPut, t.Admin, f.Point, "1*crash"); err != nil {
+			for _, u := range ts[:i] {
+				_ = pointCall(http.MethodDelete, u.Admin, f.Point, "")
+			}
+			return nil, fmt.Errorf("%s on %s: %w", f.Name(), t.Name, err)
+		}
 	}
 	var once sync.Once
-	var crashed atomic.Bool
+	var crashed atomic.Int64
 	var err error
-	undo := func() {
-		derr := pointCall(http.MethodDelete, t.Admin, f.Point, "")
-		// A crash between the last pass and the disarm shows as a refused
-		// disarm: give the dying process a moment to be reaped.
-		if derr != nil {
-			for end := time.Now().Add(2 * time.Second); !t.Proc.Exited() && time.Now().Before(end); {
-				time.Sleep(10 * time.Millisecond)
+	exited := func() int64 {
+		var n int64
+		for _, t := range ts {
+			if t.Proc.Exited() {
+				n++
 			}
 		}
-		if !t.Proc.Exited() {
-			err = derr
-			return
+		return n
+	}
+	undo := func() {
+		for end := time.Now().Add(f.Wait); exited() == 0 && time.Now().Before(end); {
+			time.Sleep(10 * time.Millisecond)
 		}
-		crashed.Store(true)
-		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
-		defer cancel()
-		if rerr := t.Proc.Restart(rctx); rerr != nil {
-			err = fmt.Errorf("%s: restart %s: %w", f.Name(), t.Name, rerr)
+		var errs []error
+		for _, t := range ts {
+			derr := pointCall(http.MethodDelete, t.Admin, f.Point, "")
+			// A crash between the last pass and the disarm shows as a
+			// refused disarm: give the dying process a moment to be reaped.
+			if derr != nil {
+				for end := time.Now().Add(2 * time.Second); !t.Proc.Exited() && time.Now().Before(end); {
+					time.Sleep(10 * time.Millisecond)
+				}
+			}
+			if !t.Proc.Exited() {
+				if derr != nil {
+					errs = append(errs, derr)
+				}
+				continue
+			}
+			crashed.Add(1)
+			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+			if rerr := t.Proc.Restart(rctx); rerr != nil {
+				errs = append(errs, fmt.Errorf("%s: restart %s: %w", f.Name(), t.Name, rerr))
+			}
+			cancel()
 		}
+		err = errors.Join(errs...)
 	}
 	return &injection{
-		fired: func() int64 {
-			if crashed.Load() || t.Proc.Exited() {
-				return 1
-			}
-			return 0
-		},
-		undo: func() error { once.Do(undo); return err },
+		fired: func() int64 { return max(crashed.Load(), exited()) },
+		undo:  func() error { once.Do(undo); return err },
 	}, nil
 }
 

@@ -90,6 +90,11 @@ type Stack struct {
 	// NoResolver leaves the resolver out: its sweep settles a dead owner's
 	// payment with the derived key and so hides a takeover mutant (A3).
 	NoResolver bool
+	// Full starts the whole stack behind the API too: Kafka, the outbox
+	// relay, the worker and push provider, the connector and the stream
+	// job, with fakepsp's webhooks to the webhook tier. A chaos run is
+	// always full.
+	Full bool
 }
 
 // RunStack is Run with the stack's options.
@@ -97,9 +102,14 @@ func RunStack(ctx context.Context, o conform.Options, sk Stack) (int, *report.Re
 	if o.Stderr == nil {
 		o.Stderr = os.Stderr
 	}
-	set, err := mutant.Parse(sk.Mutants)
+	sk.Full = sk.Full || o.Chaos
+	switches, workerMutant, err := splitMutants(sk.Mutants, sk.Full)
+	set, err2 := mutant.Parse(switches)
 	if err == nil {
-		err = runsEveryTierOf(set)
+		err = err2
+	}
+	if err == nil {
+		err = runsEveryTierOf(set, sk.Full)
 	}
 	if err != nil {
 		fmt.Fprintf(o.Stderr, "idemcheck run --mutant: %v\n", err)
@@ -113,9 +123,9 @@ func RunStack(ctx context.Context, o conform.Options, sk Stack) (int, *report.Re
 		}
 		o.HTML = dir
 	}
-	svc, err := services.Start(ctx, services.Options{Postgres: true, Valkey: true, Log: o.Stderr})
+	svc, err := services.Start(ctx, services.Options{Postgres: true, Valkey: true, Kafka: sk.Full, Log: o.Stderr})
 	if err != nil {
-		fmt.Fprintf(o.Stderr, "idemcheck run: reference stack unreachable: starting Postgres and Valkey: %v\n", err)
+		fmt.Fprintf(o.Stderr, "idemcheck run: reference stack unreachable: starting the servers: %v\n", err)
 		return conform.ExitUnreachable, nil
 	}
 	defer func() {
@@ -160,6 +170,16 @@ func RunStack(ctx context.Context, o conform.Options, sk Stack) (int, *report.Re
 		return conform.ExitUnreachable, nil
 	}
 	defer st.Stop()
+	if sk.Full {
+		f, err := startFull(ctx, st, svc, psp, set, workerMutant)
+		defer f.stop()
+		if err != nil {
+			fmt.Fprintf(o.Stderr, "idemcheck run: reference stack unreachable: the tiers behind the API: %v\n", err)
+			return conform.ExitUnreachable, nil
+		}
+		o.PSPWebhooks = st.Webhook != nil
+		o.Behind = f.behind
+	}
 	var urls []string
 	var inst []scenario.Instance
 	for _, t := range st.APIs {
@@ -171,9 +191,15 @@ func RunStack(ctx context.Context, o conform.Options, sk Stack) (int, *report.Re
 		fmt.Fprintf(o.Stderr, "idemcheck run: reference config: %v\n", err)
 		return conform.ExitUsage, nil
 	}
+	if sk.Full {
+		severalMerchants(cfg)
+	}
 	label := "reference"
-	if len(set) > 0 {
-		label = "mutant " + set.String()
+	if sk.Full {
+		label = "full reference"
+	}
+	if sk.Mutants != "" {
+		label += " with mutant " + sk.Mutants
 	}
 	fmt.Fprintf(o.Stderr, "idemcheck run: %s stack up: APIs %s, fakepsp %s, logs %s\n", label, strings.Join(urls, ", "), psp.URL(), st.LogDir())
 	o.Cfg, o.PSP, o.Front, o.Bases, o.Instances = cfg, psp, front, urls, inst
@@ -207,11 +233,20 @@ var stackTiers = map[string]bool{"api": true, "lb": true, "resolver": true, "web
 // runsEveryTierOf refuses a switch whose tier this stack never starts: the run
 // would pass with the guard "off" in a process that does not exist, a pass
 // that proves nothing. Those mutants are caught by their suites instead.
-func runsEveryTierOf(set mutant.Set) error {
+func runsEveryTierOf(set mutant.Set, full bool) error {
+	started := map[string]bool{}
+	for k := range stackTiers {
+		started[k] = true
+	}
+	if full {
+		for _, k := range fullTiers {
+			started[k] = true
+		}
+	}
 	for s := range set {
-		if e := mutant.Lookup(s); e != nil && !stackTiers[e.Tier] {
+		if e := mutant.Lookup(s); e != nil && !started[e.Tier] {
 			return fmt.Errorf("switch %q turns off a guard of the %s tier, which `run --reference` does not start (it runs %s); its scenarios (%s) are caught by the suites",
-				s, e.Tier, strings.Join(sortedKeys(stackTiers), ", "), strings.Join(e.Scenarios, ", "))
+				s, e.Tier, strings.Join(sortedKeys(started), ", "), strings.Join(e.Scenarios, ", "))
 		}
 	}
 	return nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -92,7 +93,19 @@ func runChaos(ctx context.Context, e *Env, t *T, d time.Duration, onSchedule fun
 	apply, not := faults.Applicable(sys)
 	var names []string
 	for _, f := range apply {
-		names = append(names, f.Name())
+		if len(e.ChaosFaults) == 0 || slices.Contains(e.ChaosFaults, f.Name()) {
+			names = append(names, f.Name())
+		}
+	}
+	for _, n := range e.ChaosFaults {
+		if faults.Lookup(n) == nil {
+			t.Errorf("chaos fault %q is not in the catalogue (have %s)", n, strings.Join(faults.Names(faults.All()), ", "))
+			return
+		}
+		if why, ok := not[n]; ok {
+			t.NotApplicable("chaos fault %s does not apply: %s", n, why)
+			return
+		}
 	}
 	n := max(8, int(d/(250*time.Millisecond)))
 	plan := Schedule(e.Seed, names, len(e.Cfg.Callers), n)
@@ -140,7 +153,11 @@ func runChaos(ctx context.Context, e *Env, t *T, d time.Duration, onSchedule fun
 	}
 	wg.Wait()
 	t.Judge(ctx, nil, intents...)
+	credits, notes, sink := judgeBehind(ctx, e, t)
 	chaosVerdict(t, tl, len(plan))
+	if e.Behind != nil {
+		t.Counted("%d credits, %d notifications, %d sink rows behind the API", credits, notes, sink)
+	}
 }
 
 // chaosVerdict makes the run honest: a fault the schedule drew that never
