@@ -2,7 +2,6 @@ package faults
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -51,7 +50,7 @@ func (f CrashAt) Family() Family { return FamilyFailpoint }
 func (f CrashAt) tiers(sys *System) []Tier {
 	var out []Tier
 	for _, t := range sys.TiersOf(f.Kind) {
-		if t.Admin != "" {
+		if t.AdminURL() != "" {
 			out = append(out, t)
 		}
 	}
@@ -73,9 +72,9 @@ func (f CrashAt) Inject(ctx context.Context, sys *System, _ Scope) (Injection, e
 	// Every tier of the kind is armed: the intent's request may reach any
 	// of the API servers, and the first to pass the point is the one to die.
 	for i, t := range ts {
-		if err := pointCall(http.MethodPut, t.Admin, f.Point, "1*crash"); err != nil {
+		if err := pointCall(http.MethodPut, t.AdminURL(), f.Point, "1*crash"); err != nil {
 			for _, u := range ts[:i] {
-				_ = pointCall(http.MethodDelete, u.Admin, f.Point, "")
+				_ = pointCall(http.MethodDelete, u.AdminURL(), f.Point, "")
 			}
 			return nil, fmt.Errorf("%s on %s: %w", f.Name(), t.Name, err)
 		}
@@ -98,7 +97,7 @@ func (f CrashAt) Inject(ctx context.Context, sys *System, _ Scope) (Injection, e
 		}
 		var errs []error
 		for _, t := range ts {
-			derr := pointCall(http.MethodDelete, t.Admin, f.Point, "")
+			derr := pointCall(http.MethodDelete, t.AdminURL(), f.Point, "")
 			// A crash between the last pass and the disarm shows as a
 			// refused disarm: give the dying process a moment to be reaped.
 			if derr != nil {
@@ -127,35 +126,8 @@ func (f CrashAt) Inject(ctx context.Context, sys *System, _ Scope) (Injection, e
 	}, nil
 }
 
-// PointStatus is one failpoint's counters in a tier process.
-type PointStatus struct {
-	Name   string `json:"name"`
-	Armed  string `json:"armed,omitempty"`
-	Passes int64  `json:"passes"`
-	Fired  int64  `json:"fired"`
-}
-
-// PointFired is how often the armed action at point fired in the process
-// behind admin.
-func PointFired(admin, point string) (int64, error) {
-	c := http.Client{Timeout: 5 * time.Second}
-	resp, err := c.Get(strings.TrimRight(admin, "/") + "/failpoints")
-	if err != nil {
-		return 0, fmt.Errorf("failpoints %s: %w", admin, err)
-	}
-	defer resp.Body.Close()
-	var all []PointStatus
-	if err := json.NewDecoder(resp.Body).Decode(&all); err != nil {
-		return 0, fmt.Errorf("failpoints %s: %w", admin, err)
-	}
-	for _, s := range all {
-		if s.Name == point {
-			return s.Fired, nil
-		}
-	}
-	return 0, fmt.Errorf("failpoints %s: no point %q", admin, point)
-}
-
+// pointCall speaks the tiers' failpoint admin API (targets/failpoint's
+// Handler): PUT arms a point with an action, DELETE disarms it.
 func pointCall(method, admin, point, action string) error {
 	url := strings.TrimRight(admin, "/") + "/failpoints/" + point
 	req, err := http.NewRequest(method, url, strings.NewReader(action))

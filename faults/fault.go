@@ -92,6 +92,20 @@ type Tier struct {
 	Proc  Proc
 }
 
+// Admined is a Proc whose admin URL moves when it restarts (a fresh port
+// each incarnation); it overrides Tier.Admin.
+type Admined interface {
+	Admin() string
+}
+
+// AdminURL is the tier's failpoint admin URL now.
+func (t Tier) AdminURL() string {
+	if a, ok := t.Proc.(Admined); ok {
+		return a.Admin()
+	}
+	return t.Admin
+}
+
 // Proc is a process a fault may crash and bring back.
 type Proc interface {
 	Kill() error

@@ -10,7 +10,8 @@ import (
 )
 
 // stackProc is a reference tier as the fault catalogue's Proc: killed for
-// real, restarted on its own address by the stack.
+// real, restarted on its own address by the stack (its admin endpoint moves
+// to a fresh port each time, hence Admin).
 type stackProc struct {
 	st *refstack.Stack
 	t  *refstack.Tier
@@ -24,6 +25,7 @@ func (p stackProc) Kill() error {
 	return nil
 }
 func (p stackProc) Exited() bool  { return p.t.Proc.Exited() }
+func (p stackProc) Admin() string { return p.t.Admin }
 func (p stackProc) Pause() error  { return p.t.Proc.Pause() }
 func (p stackProc) Resume() error { return p.t.Proc.Resume() }
 func (p stackProc) Restart(ctx context.Context) error {
