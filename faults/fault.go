@@ -68,6 +68,9 @@ type System struct {
 	PSP string
 	// PSPWebhooks says fakepsp delivers its events to the target.
 	PSPWebhooks bool
+	// Unsettled says the harness accepts intents that never converge (a
+	// PSP that answers a saved 500 forever); chaos does not.
+	Unsettled bool
 	// Target is the base URL clients send to; client faults front its host.
 	Target string
 	// Proxy returns the embedded Toxiproxy, starting it on first use.

@@ -25,7 +25,7 @@ var (
 	PSPHoldReply         = PSPFault{Label: "psp-reply-held", Kind: "hold_reply"}
 	PSPSlow              = PSPFault{Label: "psp-slow", Kind: "delay_before_charge", Delay: 400 * time.Millisecond}
 	PSPDelayAfterCharge  = PSPFault{Label: "psp-slow-after-charge", Kind: "delay_after_charge", Delay: 400 * time.Millisecond}
-	PSP500BeforeCharge   = PSPFault{Label: "psp-500-before-charge", Kind: "error_500_before_charge"}
+	PSP500BeforeCharge   = PSPFault{Label: "psp-500-before-charge", Kind: "error_500_before_charge", Unsettled: true}
 	PSP500AfterCharge    = PSPFault{Label: "psp-500-after-charge", Kind: "error_500_after_charge"}
 	PSPRateLimit         = PSPFault{Label: "psp-429", Kind: "rate_limit"}
 	PSPGate              = PSPFault{Label: "psp-gate-before-charge", Kind: "gate_before_charge"}
@@ -43,6 +43,10 @@ type PSPFault struct {
 	// Webhook faults act on event deliveries, so they need a target fakepsp
 	// delivers to; Search acts on searches, which no intent makes on its own.
 	Webhook, Search bool
+	// Unsettled: the PSP saves a 500 under the key with nothing charged and
+	// replays it for the key's whole window, so a target that never guesses
+	// leaves the payment unknown: an intent under it cannot converge.
+	Unsettled bool
 }
 
 func (f PSPFault) Name() string   { return f.Label }
@@ -55,6 +59,8 @@ func (f PSPFault) Applies(sys *System) (bool, string) {
 		return false, "fakepsp delivers no webhooks to the target"
 	case f.Search:
 		return false, "a search lag fires only on the target's own PSP searches, which no intent asks for: named checks arm it"
+	case f.Unsettled && !sys.Unsettled:
+		return false, "the saved 500 leaves the payment unknown for the key's window, so no intent under it converges: the named check P-5xx arms it"
 	}
 	return true, ""
 }

@@ -74,21 +74,24 @@ func TestFullStackChaosPasses(t *testing.T) {
 func TestFullStackChaosNamesEachTiersMutant(t *testing.T) {
 	cases := []struct {
 		tier, mutant string
-		noResolver   bool
+		stack        Stack
 		faults       []string
 		kind         string
 	}{
-		// The resolver would settle the crashed owner's payment with the
-		// derived key first and mask the takeover's fresh one (as in A3).
-		{"api", "takeover-new-psp-key", true, []string{"crash-api-after-psp-call"}, "double-charge"},
-		{"resolver", "resolver-fresh-psp-key", false, []string{"psp-reply-lost", "psp-500-after-charge"}, "double-charge"},
-		{"webhook", "blind-webhook-update", false, []string{"psp-slow"}, "double-credit"},
-		{"relay (worker without inbox)", "worker-no-inbox", false, []string{"crash-relay-after-publish-before-delete", "crash-worker-before-offset-commit"}, "double-credit"},
-		{"streamjob", "stream-no-full-flush", false, []string{"kill-restart-streamjob", "crash-streamjob-after-sink-write"}, "sink-divergence"},
+		// The resolver and fakepsp's success webhook would settle the
+		// crashed owner's payment with the derived key first and mask the
+		// takeover's fresh one (as in A3).
+		{"api", "takeover-new-psp-key", Stack{NoResolver: true, NoWebhook: true}, []string{"crash-api-after-psp-call"}, "double-charge"},
+		{"resolver", "resolver-fresh-psp-key", Stack{NoWebhook: true}, []string{"psp-reply-lost"}, "double-charge"},
+		{"webhook", "blind-webhook-update", Stack{}, []string{"psp-slow"}, "double-credit"},
+		{"relay (worker without inbox)", "worker-no-inbox", Stack{}, []string{"crash-relay-after-publish-before-delete", "crash-worker-before-offset-commit"}, "double-credit"},
+		{"streamjob", "stream-seen-ids-external", Stack{}, []string{"kill-restart-streamjob"}, "sink-divergence"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.tier, func(t *testing.T) {
-			code, rep := chaosRun(t, 5, 8*time.Second, Stack{Mutants: tc.mutant, NoResolver: tc.noResolver}, tc.faults)
+			sk := tc.stack
+			sk.Mutants = tc.mutant
+			code, rep := chaosRun(t, 5, 8*time.Second, sk, tc.faults)
 			kinds := map[string]bool{}
 			if rep != nil {
 				for _, r := range rep.Results {

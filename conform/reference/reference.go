@@ -95,6 +95,10 @@ type Stack struct {
 	// job, with fakepsp's webhooks to the webhook tier. A chaos run is
 	// always full.
 	Full bool
+	// NoWebhook leaves the webhook tier out: fakepsp's success event settles
+	// a crashed owner's payment first and so hides a takeover or resolver
+	// mutant under chaos, as the resolver hides a takeover one.
+	NoWebhook bool
 }
 
 // RunStack is Run with the stack's options.
@@ -163,7 +167,7 @@ func RunStack(ctx context.Context, o conform.Options, sk Stack) (int, *report.Re
 	st, err := refstack.Start(ctx, refstack.Config{
 		PostgresDSN: svc.Postgres.Endpoint(), ValkeyAddr: svc.Valkey.Endpoint(),
 		PSPURL: "http://" + pspLink.Addr(), PSPKey: psp.SecretKey(), WebhookSecret: psp.WebhookSecret(), Mutants: set,
-		NoResolver: sk.NoResolver,
+		NoResolver: sk.NoResolver, NoWebhook: sk.NoWebhook,
 	})
 	if err != nil {
 		fmt.Fprintf(o.Stderr, "idemcheck run: reference stack unreachable: %v\n", err)
