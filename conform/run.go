@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/binary"
 	"fmt"
+	"github.com/idemcheck/idemcheck/checker"
 	"io"
 	"os"
 	"path/filepath"
@@ -16,6 +17,7 @@ import (
 	"github.com/idemcheck/idemcheck/conform/report"
 	"github.com/idemcheck/idemcheck/conform/scenario"
 	"github.com/idemcheck/idemcheck/fakepsp"
+	"github.com/idemcheck/idemcheck/faults"
 )
 
 // Exit codes of `idemcheck run`.
@@ -67,6 +69,14 @@ type Options struct {
 	WaitReady func(ctx context.Context, i int) error
 	Advance   func(offset time.Duration) error
 	Links     []scenario.DepLink
+	// Tiers are the target's processes by kind, for the fault catalogue;
+	// PSPWebhooks says fakepsp delivers its events to the target.
+	Tiers       []faults.Tier
+	PSPWebhooks bool
+	// ChaosFaults narrows the chaos schedule to these catalogue faults.
+	ChaosFaults []string
+	// Behind: see scenario.Env.
+	Behind func(ctx context.Context) (effects, sink checker.History, err error)
 }
 
 // ValidateIDs refuses a check ID in Only or Skip that names no check, before

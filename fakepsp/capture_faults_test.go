@@ -15,7 +15,7 @@ func TestLostRepliesOfAuthorizeCaptureCancel(t *testing.T) {
 		return do(t, client(5*time.Second), "POST", p.URL()+path, p.SecretKey(), key, "application/x-www-form-urlencoded", v.Encode())
 	}
 	lose := func(key, op string) *Fault {
-		return p.Faults().LoseReplyAfterCharge(Match{PSPKey: key, Op: op, Times: 1})
+		return p.Faults().Arm(FaultSpec{Kind: LoseReply, Match: Match{PSPKey: key, Op: op, Times: 1}})
 	}
 
 	auth := payment("2000", "pm_card_visa", "pay_l")

@@ -95,7 +95,7 @@ func (p *PSP) controlRoutes(mux *http.ServeMux) {
 		})
 	}
 	withFault("GET /_psp/faults/{id}", func(*Fault) {})
-	withFault("DELETE /_psp/faults/{id}", (*Fault).Remove)
+	withFault("DELETE /_psp/faults/{id}", (*Fault).Undo)
 	withFault("POST /_psp/faults/{id}/release", (*Fault).Release)
 	ctl("POST /_psp/pause", func(*http.Request) (int, any) { p.Pause(); return http.StatusOK, map[string]bool{"paused": true} })
 	ctl("POST /_psp/resume", func(*http.Request) (int, any) { p.Resume(); return http.StatusOK, map[string]bool{"paused": false} })

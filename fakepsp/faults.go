@@ -3,6 +3,7 @@ package fakepsp
 import (
 	"context"
 	"fmt"
+	"sort"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -11,44 +12,68 @@ import (
 // FaultKind names a fault; the control API uses the same names.
 type FaultKind string
 
-// The fault kinds. "Charge" means the request's effect: the charge of a
-// PaymentIntent create (confirm=true) or confirm, the authorization of a
-// manual-capture one (op "authorize"), its capture (op "charge": the money
-// moves there), a cancel (op "cancel"), or the refund of a refund create.
+// need is what a kind's spec must carry besides its Match.
+type need int
+
 const (
+	needNothing need = iota
+	needDelay        // a positive Delay
+	needExtra        // a positive Extra
+)
+
+// kindTable is the one list of fault kinds: each row is declared once, below,
+// by kind(), which is what Add validates against and Kinds lists.
+var kindTable = map[FaultKind]need{}
+
+func kind(name string, n need) FaultKind {
+	k := FaultKind(name)
+	kindTable[k] = n
+	return k
+}
+
+// The fault kinds, one row each. "Charge" means the request's effect: the
+// charge of a PaymentIntent create (confirm=true) or confirm, the
+// authorization of a manual-capture one (op "authorize"), its capture (op
+// "charge": the money moves there), a cancel (op "cancel"), or the refund of a
+// refund create.
+var (
 	// LoseReply: the charge is made and saved under the key, then the
 	// connection is closed without an answer (the client sees EOF).
-	LoseReply FaultKind = "lose_reply"
+	LoseReply = kind("lose_reply", needNothing)
 	// HoldReply: the charge is made and saved, the answer is held until the
 	// client gives up (it sees its own timeout), Release, or Close.
-	HoldReply FaultKind = "hold_reply"
+	HoldReply = kind("hold_reply", needNothing)
 	// DelayBeforeCharge / DelayAfterCharge sleep Delay around the charge.
-	DelayBeforeCharge FaultKind = "delay_before_charge"
-	DelayAfterCharge  FaultKind = "delay_after_charge"
+	DelayBeforeCharge = kind("delay_before_charge", needDelay)
+	DelayAfterCharge  = kind("delay_after_charge", needDelay)
 	// Error500BeforeCharge answers 500 without charging; Error500AfterCharge
 	// charges and answers 500. Both are saved under the key, as Stripe saves
 	// every result once execution has begun.
-	Error500BeforeCharge FaultKind = "error_500_before_charge"
-	Error500AfterCharge  FaultKind = "error_500_after_charge"
+	Error500BeforeCharge = kind("error_500_before_charge", needNothing)
+	Error500AfterCharge  = kind("error_500_after_charge", needNothing)
 	// RateLimit answers 429 before the idempotency layer (nothing saved).
-	RateLimit FaultKind = "rate_limit"
+	RateLimit = kind("rate_limit", needNothing)
 	// GateBeforeCharge stops matching requests before the charge until
 	// Release: a deterministic way to keep a request executing.
-	GateBeforeCharge FaultKind = "gate_before_charge"
+	GateBeforeCharge = kind("gate_before_charge", needNothing)
 	// SearchLag makes search see the PaymentIntents as they were Delay ago.
-	SearchLag FaultKind = "search_lag"
+	SearchLag = kind("search_lag", needDelay)
 	// WebhookDuplicates delivers each matching event Extra more times after
 	// its first successful delivery.
-	WebhookDuplicates FaultKind = "webhook_duplicates"
+	WebhookDuplicates = kind("webhook_duplicates", needExtra)
 	// WebhookOutOfOrder holds each matching event back until the next event
 	// for the same endpoint has been sent (or one schedule Base has passed).
-	WebhookOutOfOrder FaultKind = "webhook_out_of_order"
+	WebhookOutOfOrder = kind("webhook_out_of_order", needNothing)
 )
 
-var faultKinds = map[FaultKind]bool{
-	LoseReply: true, HoldReply: true, DelayBeforeCharge: true, DelayAfterCharge: true,
-	Error500BeforeCharge: true, Error500AfterCharge: true, RateLimit: true, GateBeforeCharge: true,
-	SearchLag: true, WebhookDuplicates: true, WebhookOutOfOrder: true,
+// Kinds lists every fault kind, sorted.
+func Kinds() []FaultKind {
+	out := make([]FaultKind, 0, len(kindTable))
+	for k := range kindTable {
+		out = append(out, k)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
 }
 
 // Match selects the requests a fault fires on. Empty fields match anything.
@@ -123,8 +148,8 @@ func (f *Fault) WaitFired(ctx context.Context, n int64) error {
 // Release opens a gate and lets held replies go; later matches pass freely.
 func (f *Fault) Release() { f.releaseMu.Do(func() { close(f.release) }) }
 
-// Remove disarms the fault and releases whatever it holds.
-func (f *Fault) Remove() {
+// Undo disarms the fault and releases whatever it holds.
+func (f *Fault) Undo() {
 	f.mu.Lock()
 	f.removed = true
 	f.mu.Unlock()
@@ -182,8 +207,9 @@ func newFaults(p *PSP) *Faults { return &Faults{p: p} }
 
 // Add arms a fault described by spec.
 func (fs *Faults) Add(spec FaultSpec) (*Fault, error) {
-	if !faultKinds[spec.Kind] {
-		return nil, fmt.Errorf("fakepsp: unknown fault kind %q", spec.Kind)
+	n, ok := kindTable[spec.Kind]
+	if !ok {
+		return nil, fmt.Errorf("fakepsp: unknown fault kind %q (have %v)", spec.Kind, Kinds())
 	}
 	if spec.Match.Times < 0 || spec.Delay < 0 || spec.Extra < 0 {
 		return nil, fmt.Errorf("fakepsp: fault %s: times, delay and extra must not be negative", spec.Kind)
@@ -193,15 +219,11 @@ func (fs *Faults) Add(spec FaultSpec) (*Fault, error) {
 	default:
 		return nil, fmt.Errorf("fakepsp: fault %s: op must be \"charge\", \"refund\", \"authorize\", \"cancel\" or empty, got %q", spec.Kind, spec.Match.Op)
 	}
-	switch spec.Kind {
-	case DelayBeforeCharge, DelayAfterCharge, SearchLag:
-		if spec.Delay <= 0 {
-			return nil, fmt.Errorf("fakepsp: fault %s needs a positive delay", spec.Kind)
-		}
-	case WebhookDuplicates:
-		if spec.Extra <= 0 {
-			return nil, fmt.Errorf("fakepsp: fault %s needs extra > 0", spec.Kind)
-		}
+	if n == needDelay && spec.Delay <= 0 {
+		return nil, fmt.Errorf("fakepsp: fault %s needs a positive delay", spec.Kind)
+	}
+	if n == needExtra && spec.Extra <= 0 {
+		return nil, fmt.Errorf("fakepsp: fault %s needs extra > 0", spec.Kind)
 	}
 	fs.mu.Lock()
 	defer fs.mu.Unlock()
@@ -212,69 +234,16 @@ func (fs *Faults) Add(spec FaultSpec) (*Fault, error) {
 	return f, nil
 }
 
-// mustAdd backs the typed helpers, which return one value: an invalid spec
-// (a non-positive delay) gives an inert fault whose Err says why and whose
-// Fired stays 0, so a test asserting that it fired fails.
-func (fs *Faults) mustAdd(spec FaultSpec) *Fault {
+// Arm is Add for callers that want one value: an invalid spec (a
+// non-positive delay) gives an inert fault whose Err says why and whose Fired
+// stays 0, so a test asserting that it fired fails.
+func (fs *Faults) Arm(spec FaultSpec) *Fault {
 	f, err := fs.Add(spec)
 	if err != nil {
 		f = &Fault{id: "invalid", spec: spec, removed: true, err: err,
 			changed: make(chan struct{}), release: make(chan struct{})}
 	}
 	return f
-}
-
-// LoseReplyAfterCharge: charge, save, close the connection without answering.
-func (fs *Faults) LoseReplyAfterCharge(m Match) *Fault {
-	return fs.mustAdd(FaultSpec{Kind: LoseReply, Match: m})
-}
-
-// HoldReplyAfterCharge: charge, save, hold the answer until the client gives up.
-func (fs *Faults) HoldReplyAfterCharge(m Match) *Fault {
-	return fs.mustAdd(FaultSpec{Kind: HoldReply, Match: m})
-}
-
-// DelayBeforeCharge sleeps d before charging.
-func (fs *Faults) DelayBeforeCharge(m Match, d time.Duration) *Fault {
-	return fs.mustAdd(FaultSpec{Kind: DelayBeforeCharge, Match: m, Delay: d})
-}
-
-// DelayAfterCharge sleeps d after charging, before answering.
-func (fs *Faults) DelayAfterCharge(m Match, d time.Duration) *Fault {
-	return fs.mustAdd(FaultSpec{Kind: DelayAfterCharge, Match: m, Delay: d})
-}
-
-// Error500BeforeCharge answers (and saves) 500 without charging.
-func (fs *Faults) Error500BeforeCharge(m Match) *Fault {
-	return fs.mustAdd(FaultSpec{Kind: Error500BeforeCharge, Match: m})
-}
-
-// Error500AfterCharge charges, then answers (and saves) 500.
-func (fs *Faults) Error500AfterCharge(m Match) *Fault {
-	return fs.mustAdd(FaultSpec{Kind: Error500AfterCharge, Match: m})
-}
-
-// RateLimit answers 429 to matching requests before the idempotency layer.
-func (fs *Faults) RateLimit(m Match) *Fault { return fs.mustAdd(FaultSpec{Kind: RateLimit, Match: m}) }
-
-// GateBeforeCharge holds matching requests before the charge until Release.
-func (fs *Faults) GateBeforeCharge(m Match) *Fault {
-	return fs.mustAdd(FaultSpec{Kind: GateBeforeCharge, Match: m})
-}
-
-// SearchLag makes search answer from the state of d ago.
-func (fs *Faults) SearchLag(d time.Duration) *Fault {
-	return fs.mustAdd(FaultSpec{Kind: SearchLag, Delay: d})
-}
-
-// WebhookDuplicates delivers matching events extra more times.
-func (fs *Faults) WebhookDuplicates(m Match, extra int) *Fault {
-	return fs.mustAdd(FaultSpec{Kind: WebhookDuplicates, Match: m, Extra: extra})
-}
-
-// WebhookOutOfOrder delivers matching events after the event that follows them.
-func (fs *Faults) WebhookOutOfOrder(m Match) *Fault {
-	return fs.mustAdd(FaultSpec{Kind: WebhookOutOfOrder, Match: m})
 }
 
 // Pause stops the whole PSP answering until Resume (see PSP.Pause).
@@ -303,7 +272,7 @@ func (fs *Faults) Get(id string) *Fault {
 // Clear removes every fault.
 func (fs *Faults) Clear() {
 	for _, f := range fs.List() {
-		f.Remove()
+		f.Undo()
 	}
 }
 

@@ -16,7 +16,7 @@ import (
 // with the same key gets the saved charge, and the history shows one charge.
 func TestLoseReplyAfterCharge(t *testing.T) {
 	p := start(t, Config{})
-	f := p.Faults().LoseReplyAfterCharge(Match{PSPKey: "pay_7:charge", Times: 1})
+	f := p.Faults().Arm(FaultSpec{Kind: LoseReply, Match: Match{PSPKey: "pay_7:charge", Times: 1}})
 	c := client(5 * time.Second) // DisableKeepAlives: net/http cannot resend it by itself
 	body := payment("3000", "pm_card_visa", "pay_7").Encode()
 	_, err := do(t, c, http.MethodPost, p.URL()+"/v1/payment_intents", p.SecretKey(), "pay_7:charge", "application/x-www-form-urlencoded", body)
@@ -36,7 +36,7 @@ func TestLoseReplyAfterCharge(t *testing.T) {
 
 func TestHoldReplyAfterCharge(t *testing.T) {
 	p := start(t, Config{})
-	f := p.Faults().HoldReplyAfterCharge(Match{Amount: 4200})
+	f := p.Faults().Arm(FaultSpec{Kind: HoldReply, Match: Match{Amount: 4200}})
 	c := client(300 * time.Millisecond)
 	_, err := do(t, c, http.MethodPost, p.URL()+"/v1/payment_intents", p.SecretKey(), "held", "application/x-www-form-urlencoded", payment("4200", "pm_card_visa", "pay_h").Encode())
 	var ne net.Error
@@ -61,8 +61,8 @@ func TestHoldReplyAfterCharge(t *testing.T) {
 
 func TestDelayFaults(t *testing.T) {
 	p := start(t, Config{})
-	before := p.Faults().DelayBeforeCharge(Match{Op: "charge", Times: 1}, 150*time.Millisecond)
-	after := p.Faults().DelayAfterCharge(Match{Op: "charge", Times: 1}, 150*time.Millisecond)
+	before := p.Faults().Arm(FaultSpec{Kind: DelayBeforeCharge, Match: Match{Op: "charge", Times: 1}, Delay: 150 * time.Millisecond})
+	after := p.Faults().Arm(FaultSpec{Kind: DelayAfterCharge, Match: Match{Op: "charge", Times: 1}, Delay: 150 * time.Millisecond})
 	c := client(100 * time.Millisecond)
 	_, err := do(t, c, http.MethodPost, p.URL()+"/v1/payment_intents", p.SecretKey(), "slow", "application/x-www-form-urlencoded", payment("100", "pm_card_visa", "pay_s").Encode())
 	var ne net.Error
@@ -84,7 +84,7 @@ func TestDelayFaults(t *testing.T) {
 
 func TestRateLimitBeforeIdempotency(t *testing.T) {
 	p := start(t, Config{})
-	f := p.Faults().RateLimit(Match{PSPKey: "rl", Times: 1})
+	f := p.Faults().Arm(FaultSpec{Kind: RateLimit, Match: Match{PSPKey: "rl", Times: 1}})
 	a := form(t, p, "/v1/payment_intents", "rl", payment("100", "pm_card_visa", "pay_rl"))
 	wantStatus(t, "limited", a, http.StatusTooManyRequests)
 	if a.errCode() != "rate_limit" || f.Fired() != 1 {
@@ -168,7 +168,7 @@ func TestSearchByMetadataAndLag(t *testing.T) {
 		t.Fatalf("bad query: %s", bad.raw)
 	}
 
-	lag := p.Faults().SearchLag(time.Hour)
+	lag := p.Faults().Arm(FaultSpec{Kind: SearchLag, Delay: time.Hour})
 	v := payment("100", "pm_card_visa", "pay_q")
 	v.Set("metadata[order_id]", "43")
 	wantStatus(t, "create 43", form(t, p, "/v1/payment_intents", "q43", v), 200)
@@ -179,7 +179,7 @@ func TestSearchByMetadataAndLag(t *testing.T) {
 	if lag.Fired() < 1 {
 		t.Fatal("search lag did not fire")
 	}
-	lag.Remove()
+	lag.Undo()
 	if data, _ := get(t, p, q43).body["data"].([]any); len(data) != 1 {
 		t.Fatalf("after the lag: %v", data)
 	}
@@ -198,7 +198,7 @@ func TestFaultValidation(t *testing.T) {
 			t.Errorf("Add(%+v) accepted", spec)
 		}
 	}
-	if f := p.Faults().DelayAfterCharge(Match{}, -time.Second); f.Err() == nil {
+	if f := p.Faults().Arm(FaultSpec{Kind: DelayAfterCharge, Match: Match{}, Delay: -time.Second}); f.Err() == nil {
 		t.Error("negative delay accepted")
 	}
 }

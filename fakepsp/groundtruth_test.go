@@ -82,8 +82,8 @@ func TestCloseEndsHeldRequestsAndWebhookLoops(t *testing.T) {
 	if _, err := p.RegisterWebhook(rcv.server.URL, "payment_intent.succeeded"); err != nil {
 		t.Fatal(err)
 	}
-	hold := p.Faults().HoldReplyAfterCharge(Match{PSPKey: "held"})
-	gate := p.Faults().GateBeforeCharge(Match{PSPKey: "gated"})
+	hold := p.Faults().Arm(FaultSpec{Kind: HoldReply, Match: Match{PSPKey: "held"}})
+	gate := p.Faults().Arm(FaultSpec{Kind: GateBeforeCharge, Match: Match{PSPKey: "gated"}})
 	errs := make(chan error, 2)
 	for _, k := range []string{"held", "gated"} {
 		go func() {

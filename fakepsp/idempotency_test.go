@@ -100,7 +100,7 @@ func TestMismatchGives400(t *testing.T) {
 // the second deterministically meets it in flight.
 func TestConcurrentRepeatGets409(t *testing.T) {
 	p := start(t, Config{})
-	gate := p.Faults().GateBeforeCharge(Match{PSPKey: "pay_2:charge", Times: 1})
+	gate := p.Faults().Arm(FaultSpec{Kind: GateBeforeCharge, Match: Match{PSPKey: "pay_2:charge", Times: 1}})
 	var wg sync.WaitGroup
 	var first answer
 	wg.Add(1)

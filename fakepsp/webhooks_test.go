@@ -147,7 +147,7 @@ func TestWebhookDuplicatesKnob(t *testing.T) {
 	if _, err := p.RegisterWebhook(rcv.server.URL, "payment_intent.succeeded"); err != nil {
 		t.Fatal(err)
 	}
-	f := p.Faults().WebhookDuplicates(Match{PSPKey: "dup"}, 2)
+	f := p.Faults().Arm(FaultSpec{Kind: WebhookDuplicates, Match: Match{PSPKey: "dup"}, Extra: 2})
 	wantStatus(t, "pay", form(t, p, "/v1/payment_intents", "dup", payment("100", "pm_card_visa", "pay_d")), 200)
 	wantStatus(t, "other", form(t, p, "/v1/payment_intents", "nodup", payment("100", "pm_card_visa", "pay_n")), 200)
 	waitFor(t, "1+2 copies and the other event", 5*time.Second, func() bool { return len(rcv.all()) == 4 })
@@ -172,7 +172,7 @@ func TestWebhookOutOfOrderKnob(t *testing.T) {
 	if _, err := p.RegisterWebhook(rcv.server.URL, "payment_intent.succeeded"); err != nil {
 		t.Fatal(err)
 	}
-	f := p.Faults().WebhookOutOfOrder(Match{Times: 1})
+	f := p.Faults().Arm(FaultSpec{Kind: WebhookOutOfOrder, Match: Match{Times: 1}})
 	a := form(t, p, "/v1/payment_intents", "o1", payment("100", "pm_card_visa", "pay_o1"))
 	b := form(t, p, "/v1/payment_intents", "o2", payment("100", "pm_card_visa", "pay_o2"))
 	waitFor(t, "both events", 5*time.Second, func() bool { return len(rcv.all()) == 2 })

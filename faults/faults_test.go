@@ -206,8 +206,8 @@ func TestProcessFaults(t *testing.T) {
 	if err := p.Kill(); err != nil {
 		t.Fatal(err)
 	}
-	if !p.Exited() || p.Kills() != 1 {
-		t.Fatalf("after kill: exited=%v kills=%d", p.Exited(), p.Kills())
+	if !p.Exited() || p.Fired() != 2 {
+		t.Fatalf("after pause and kill: exited=%v fired=%d, want 2", p.Exited(), p.Fired())
 	}
 	if err := p.Restart(); err != nil {
 		t.Fatal(err)

@@ -126,6 +126,18 @@ func (l *Link) Delay(stream Stream, d, jitter time.Duration) (Undo, error) {
 	return l.remover(name), nil
 }
 
+// Lag delays one direction by d, like Delay, and returns a count of the
+// chunks it delayed (Delay's latency toxic counts nothing).
+func (l *Link) Lag(stream Stream, d time.Duration) (Undo, func() int64, error) {
+	name, tox, err := l.add("lag", stream, map[string]any{"latency": d.Milliseconds()})
+	if err != nil {
+		return nil, nil, err
+	}
+	lagged := tox.(*lagToxic).lagged.Load
+	l.count(lagged)
+	return l.remover(name), lagged, nil
+}
+
 // Cut stops data in both directions without closing connections, like a
 // partition: both sides wait until their own timeouts.
 func (l *Link) Cut() (Undo, error) {

@@ -208,9 +208,13 @@ func (p *Process) Paused() bool {
 	return false
 }
 
-// Kills and Pauses count the faults this harness applied, for asserting a fault fired.
-func (p *Process) Kills() int  { p.mu.Lock(); defer p.mu.Unlock(); return p.kills }
-func (p *Process) Pauses() int { p.mu.Lock(); defer p.mu.Unlock(); return p.pauses }
+// Fired counts the kills and pauses this harness applied, for asserting a
+// fault fired.
+func (p *Process) Fired() int64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return int64(p.kills + p.pauses)
+}
 
 // Restart starts a fresh copy of the command once the current one has ended
 // (kill it first for a crash-restart).

@@ -2,6 +2,7 @@ package faults
 
 import (
 	"sync/atomic"
+	"time"
 
 	"github.com/Shopify/toxiproxy/v2/toxics"
 )
@@ -74,7 +75,40 @@ func (t *holdToxic) Pipe(stub *toxics.ToxicStub) {
 // still waiting sees its connection end rather than hang forever.
 func (t *holdToxic) Cleanup(stub *toxics.ToxicStub) { stub.Close() }
 
+// lagToxic delays every chunk by Latency milliseconds, like Toxiproxy's
+// latency without jitter, and counts the chunks it delayed: a lag nothing
+// crossed is a lag that proved nothing.
+type lagToxic struct {
+	Latency int64 `json:"latency"`
+	lagged  atomic.Int64
+}
+
+func (t *lagToxic) Pipe(stub *toxics.ToxicStub) {
+	d := time.Duration(t.Latency) * time.Millisecond
+	for {
+		select {
+		case <-stub.Interrupt:
+			return
+		case c := <-stub.Input:
+			if c == nil {
+				stub.Close()
+				return
+			}
+			sleep := d - time.Since(c.Timestamp)
+			select {
+			case <-time.After(sleep):
+				t.lagged.Add(1)
+				stub.Output <- c
+			case <-stub.Interrupt:
+				stub.Output <- c // removed mid-wait: pass it on, drop nothing
+				return
+			}
+		}
+	}
+}
+
 func init() {
 	toxics.Register("drop_reply", new(dropToxic))
 	toxics.Register("hold_reply", new(holdToxic))
+	toxics.Register("lag", new(lagToxic))
 }

@@ -185,11 +185,11 @@ func (p *prober) observe(ctx context.Context) (*seen, error) {
 		m.PaymentMethod = "pm_card_chargeDeclined"
 		s.declined, _ = p.send(ctx, p.d, "declined card", m, newKey(), driver.KeyNormal)
 	}
-	f := p.psp.Faults().Error500BeforeCharge(fakepsp.Match{Times: 1})
+	f := p.psp.Faults().Arm(fakepsp.FaultSpec{Kind: fakepsp.Error500BeforeCharge, Match: fakepsp.Match{Times: 1}})
 	pm, pk := p.intent(), newKey()
 	s.processing, _ = p.send(ctx, p.d, "PSP answers 500 (no charge)", pm, pk, driver.KeyNormal)
 	s.faultFired = f.Fired() > 0
-	f.Remove()
+	f.Undo()
 	if s.faultFired && s.processing.Err == "" && s.processing.Status >= 500 {
 		// Is the 5xx stored under the key, or is the key free again?
 		calls := len(p.psp.Calls())
@@ -211,8 +211,8 @@ func (p *prober) observe(ctx context.Context) (*seen, error) {
 func (p *prober) concurrent(ctx context.Context) ([]*driver.Attempt, int, bool) {
 	m, key := p.intent(), newKey()
 	before := len(p.psp.Charges())
-	gate := p.psp.Faults().GateBeforeCharge(fakepsp.Match{Times: 1})
-	defer gate.Remove()
+	gate := p.psp.Faults().Arm(fakepsp.FaultSpec{Kind: fakepsp.GateBeforeCharge, Match: fakepsp.Match{Times: 1}})
+	defer gate.Undo()
 	out := make([]*driver.Attempt, p.o.Copies)
 	send := func(i int) {
 		out[i] = p.d.Create(ctx, driver.Send{Step: "concurrent copy", Meaning: m, Key: key, NoHistory: true, Timeout: p.o.Timeout})

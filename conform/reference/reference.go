@@ -93,6 +93,15 @@ type Stack struct {
 	// Services, when set, are running Postgres and Valkey to use instead of
 	// starting them (idemcheck bench starts its servers once); they stay up.
 	Services *services.Stack
+	// Full starts the whole stack behind the API too: Kafka, the outbox
+	// relay, the worker and push provider, the connector and the stream
+	// job, with fakepsp's webhooks to the webhook tier. A chaos run is
+	// always full.
+	Full bool
+	// NoWebhook leaves the webhook tier out: fakepsp's success event settles
+	// a crashed owner's payment first and so hides a takeover or resolver
+	// mutant under chaos, as the resolver hides a takeover one.
+	NoWebhook bool
 }
 
 // RunStack is Run with the stack's options.
@@ -100,9 +109,14 @@ func RunStack(ctx context.Context, o conform.Options, sk Stack) (int, *report.Re
 	if o.Stderr == nil {
 		o.Stderr = os.Stderr
 	}
-	set, err := mutant.Parse(sk.Mutants)
+	sk.Full = sk.Full || o.Chaos
+	switches, workerMutant, err := splitMutants(sk.Mutants, sk.Full)
+	set, err2 := mutant.Parse(switches)
 	if err == nil {
-		err = runsEveryTierOf(set)
+		err = err2
+	}
+	if err == nil {
+		err = runsEveryTierOf(set, sk.Full)
 	}
 	if err != nil {
 		fmt.Fprintf(o.Stderr, "idemcheck run --mutant: %v\n", err)
@@ -118,9 +132,9 @@ func RunStack(ctx context.Context, o conform.Options, sk Stack) (int, *report.Re
 	}
 	svc := sk.Services
 	if svc == nil {
-		svc, err = services.Start(ctx, services.Options{Postgres: true, Valkey: true, Log: o.Stderr})
+		svc, err = services.Start(ctx, services.Options{Postgres: true, Valkey: true, Kafka: sk.Full, Log: o.Stderr})
 		if err != nil {
-			fmt.Fprintf(o.Stderr, "idemcheck run: reference stack unreachable: starting Postgres and Valkey: %v\n", err)
+			fmt.Fprintf(o.Stderr, "idemcheck run: reference stack unreachable: starting the servers: %v\n", err)
 			return conform.ExitUnreachable, nil
 		}
 		defer func() {
@@ -128,6 +142,10 @@ func RunStack(ctx context.Context, o conform.Options, sk Stack) (int, *report.Re
 			defer cancel()
 			_ = svc.Stop(sctx)
 		}()
+	}
+	if sk.Full && svc.Kafka == nil {
+		fmt.Fprintln(o.Stderr, "idemcheck run: the whole reference stack needs Kafka, and the servers given have none")
+		return conform.ExitUnreachable, nil
 	}
 	psp, err := fakepsp.Start(fakepsp.Config{KeyWindow: 24 * time.Hour, RateLimits: fakepsp.RateLimits{Disabled: true}})
 	if err != nil {
@@ -159,13 +177,23 @@ func RunStack(ctx context.Context, o conform.Options, sk Stack) (int, *report.Re
 	st, err := refstack.Start(ctx, refstack.Config{
 		PostgresDSN: svc.Postgres.Endpoint(), ValkeyAddr: svc.Valkey.Endpoint(),
 		PSPURL: "http://" + pspLink.Addr(), PSPKey: psp.SecretKey(), WebhookSecret: psp.WebhookSecret(), Mutants: set,
-		NoResolver: sk.NoResolver,
+		NoResolver: sk.NoResolver, NoWebhook: sk.NoWebhook,
 	})
 	if err != nil {
 		fmt.Fprintf(o.Stderr, "idemcheck run: reference stack unreachable: %v\n", err)
 		return conform.ExitUnreachable, nil
 	}
 	defer st.Stop()
+	if sk.Full {
+		f, err := startFull(ctx, st, svc, psp, set, workerMutant)
+		defer f.stop()
+		if err != nil {
+			fmt.Fprintf(o.Stderr, "idemcheck run: reference stack unreachable: the tiers behind the API: %v\n", err)
+			return conform.ExitUnreachable, nil
+		}
+		o.PSPWebhooks = st.Webhook != nil
+		o.Behind = f.behind
+	}
 	var urls []string
 	var inst []scenario.Instance
 	for _, t := range st.APIs {
@@ -177,9 +205,15 @@ func RunStack(ctx context.Context, o conform.Options, sk Stack) (int, *report.Re
 		fmt.Fprintf(o.Stderr, "idemcheck run: reference config: %v\n", err)
 		return conform.ExitUsage, nil
 	}
+	if sk.Full {
+		severalMerchants(cfg)
+	}
 	label := "reference"
-	if len(set) > 0 {
-		label = "mutant " + set.String()
+	if sk.Full {
+		label = "full reference"
+	}
+	if sk.Mutants != "" {
+		label += " with mutant " + sk.Mutants
 	}
 	fmt.Fprintf(o.Stderr, "idemcheck run: %s stack up: APIs %s, fakepsp %s, logs %s\n", label, strings.Join(urls, ", "), psp.URL(), st.LogDir())
 	o.Cfg, o.PSP, o.Front, o.Bases, o.Instances = cfg, psp, front, urls, inst
@@ -190,6 +224,7 @@ func RunStack(ctx context.Context, o conform.Options, sk Stack) (int, *report.Re
 	o.WaitReady = func(ctx context.Context, i int) error { return ready(ctx, urls[i]) }
 	o.Advance = st.AdvanceClocks
 	o.Links = []scenario.DepLink{{Name: "PSP", Link: pspLink}}
+	o.Tiers = catalogueTiers(st)
 	return conform.Run(ctx, o)
 }
 
@@ -216,11 +251,20 @@ var stackTiers = map[string]bool{"api": true, "lb": true, "resolver": true, "web
 // runsEveryTierOf refuses a switch whose tier this stack never starts: the run
 // would pass with the guard "off" in a process that does not exist, a pass
 // that proves nothing. Those mutants are caught by their suites instead.
-func runsEveryTierOf(set mutant.Set) error {
+func runsEveryTierOf(set mutant.Set, full bool) error {
+	started := map[string]bool{}
+	for k := range stackTiers {
+		started[k] = true
+	}
+	if full {
+		for _, k := range fullTiers {
+			started[k] = true
+		}
+	}
 	for s := range set {
-		if e := mutant.Lookup(s); e != nil && !stackTiers[e.Tier] {
+		if e := mutant.Lookup(s); e != nil && !started[e.Tier] {
 			return fmt.Errorf("switch %q turns off a guard of the %s tier, which `run --reference` does not start (it runs %s); its scenarios (%s) are caught by the suites",
-				s, e.Tier, strings.Join(sortedKeys(stackTiers), ", "), strings.Join(e.Scenarios, ", "))
+				s, e.Tier, strings.Join(sortedKeys(started), ", "), strings.Join(e.Scenarios, ", "))
 		}
 	}
 	return nil

@@ -13,7 +13,7 @@ import (
 // is accepted.
 func TestRefusesSwitchOfATierItDoesNotStart(t *testing.T) {
 	for _, e := range mutant.Catalogue {
-		err := runsEveryTierOf(mutant.Set{e.Switch: true})
+		err := runsEveryTierOf(mutant.Set{e.Switch: true}, false)
 		switch {
 		case stackTiers[e.Tier] && err != nil:
 			t.Errorf("%s (tier %s): refused: %v", e.Switch, e.Tier, err)
@@ -21,7 +21,42 @@ func TestRefusesSwitchOfATierItDoesNotStart(t *testing.T) {
 			t.Errorf("%s (tier %s): want an error naming the switch and the tier, got %v", e.Switch, e.Tier, err)
 		}
 	}
-	if err := runsEveryTierOf(mutant.Set{mutant.StreamNoFullFlush: true}); err == nil {
+	if err := runsEveryTierOf(mutant.Set{mutant.StreamNoFullFlush: true}, false); err == nil {
 		t.Fatal("stream-no-full-flush accepted by a stack without a stream job")
+	}
+}
+
+// TestFullStackAcceptsItsTiersMutants: with the whole stack started, a stream
+// job switch and a worker mutant are accepted; the phone's is still refused,
+// and a worker mutant without the full stack is a usage error.
+func TestFullStackAcceptsItsTiersMutants(t *testing.T) {
+	if err := runsEveryTierOf(mutant.Set{mutant.StreamNoFullFlush: true}, true); err != nil {
+		t.Fatalf("stream-no-full-flush refused by the full stack: %v", err)
+	}
+	if err := runsEveryTierOf(mutant.Set{mutant.ClientTrustsError: true}, true); err == nil {
+		t.Fatal("client-trusts-error (phone) accepted: the run is its own phone")
+	}
+	sw, wm, err := splitMutants("worker-no-inbox,key-not-scoped", true)
+	if err != nil || sw != "key-not-scoped" || wm != "worker-no-inbox" {
+		t.Fatalf("split: %q %q %v", sw, wm, err)
+	}
+	if _, _, err := splitMutants("worker-no-inbox", false); err == nil || !strings.Contains(err.Error(), "full stack") {
+		t.Fatalf("worker mutant without the full stack: %v", err)
+	}
+	if _, _, err := splitMutants("worker-no-inbox,no-inbox", true); err == nil {
+		t.Fatal("two worker mutants accepted")
+	}
+}
+
+// TestSeveralMerchants: a full run's body names the caller's merchant, and a
+// third caller pays a third merchant.
+func TestSeveralMerchants(t *testing.T) {
+	c, err := Config([]string{"http://127.0.0.1:1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	severalMerchants(c)
+	if len(c.Callers) != 3 || !strings.Contains(c.Create.Body, `"merchant": "shop-{{caller}}"`) {
+		t.Fatalf("callers %v body %s", c.Callers, c.Create.Body)
 	}
 }

@@ -7,7 +7,7 @@ import (
 
 	"github.com/idemcheck/idemcheck/checker"
 	"github.com/idemcheck/idemcheck/conform/pspfront"
-	"github.com/idemcheck/idemcheck/fakepsp"
+	"github.com/idemcheck/idemcheck/faults"
 )
 
 func runA1(ctx context.Context, e *Env, t *T) {
@@ -47,8 +47,8 @@ func runA1(ctx context.Context, e *Env, t *T) {
 // runA1Once loses one PSP reply (the stack hands idemcheck no front).
 func runA1Once(ctx context.Context, e *Env, t *T) {
 	in := e.NewIntent(0)
-	f := e.PSP.Faults().LoseReplyAfterCharge(fakepsp.Match{Amount: in.Meaning.Amount, Times: 1})
-	defer f.Remove()
+	f := armPSP(ctx, e, faults.PSPReplyLost, faults.Scope{Amount: in.Meaning.Amount, Times: 1})
+	defer f.Undo()
 	start := checker.Now()
 	a := t.Send(ctx, "PSP charges and its reply is lost", in, nil)
 	e.NoteFault("A1 psp reply lost", start, checker.Now())

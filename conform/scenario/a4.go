@@ -6,13 +6,13 @@ import (
 
 	"github.com/idemcheck/idemcheck/checker"
 	"github.com/idemcheck/idemcheck/conform/driver"
-	"github.com/idemcheck/idemcheck/fakepsp"
+	"github.com/idemcheck/idemcheck/faults"
 )
 
 func runA4(ctx context.Context, e *Env, t *T) {
 	in := e.NewIntent(0)
-	f := e.PSP.Faults().HoldReplyAfterCharge(fakepsp.Match{Amount: in.Meaning.Amount, Times: 1})
-	defer f.Remove()
+	f := armPSP(ctx, e, faults.PSPHoldReply, faults.Scope{Amount: in.Meaning.Amount, Times: 1})
+	defer f.Undo()
 	start := checker.Now()
 	first := background(ctx, t, "owner on instance 0 charges at the PSP, then is frozen", in, func(s *driver.Send) { s.Timeout = 4 * e.Cfg.TimeoutD() })
 	if err := waitFired(ctx, f, e.Cfg.TimeoutD()); err != nil {

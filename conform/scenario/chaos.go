@@ -4,68 +4,46 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"net/url"
+	"slices"
+	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/idemcheck/idemcheck/checker"
 	"github.com/idemcheck/idemcheck/conform/driver"
-	"github.com/idemcheck/idemcheck/fakepsp"
+	"github.com/idemcheck/idemcheck/faults"
 )
 
-// ChaosFault is one kind of fault the randomized mode may put on an intent.
-type ChaosFault string
-
-// Chaos fault kinds; which are available depends on what idemcheck controls.
-const (
-	FaultNone        ChaosFault = "none"
-	FaultPSPLose     ChaosFault = "psp-reply-lost"
-	FaultPSP500      ChaosFault = "psp-500-after-charge"
-	FaultPSPSlow     ChaosFault = "psp-slow"
-	FaultClientLose  ChaosFault = "client-reply-lost"
-	FaultKillRestart ChaosFault = "kill-restart-owner"
-	FaultDepLose     ChaosFault = "dependency-reply-lost"
-)
-
-// Caps says which faults a run can inject.
-type Caps struct {
-	PSP   bool
-	Procs bool
-	Proxy bool
-	Deps  bool
-}
+// NoFault is the schedule's name for an intent sent without a fault.
+const NoFault = "none"
 
 // Planned is one intent of the chaos schedule.
 type Planned struct {
 	N      int
 	Caller int
-	Fault  ChaosFault
+	// Fault is a name of the fault catalogue (faults.All), or NoFault.
+	Fault  string
 	Copies int
 	// Delay before the intent's first send, to mix timings deterministically.
 	Delay time.Duration
 }
 
 func (p Planned) String() string {
-	return fmt.Sprintf("intent %03d caller %d fault %-20s copies %d delay %s", p.N, p.Caller, p.Fault, p.Copies, p.Delay)
+	return fmt.Sprintf("intent %03d caller %d fault %-36s copies %d delay %s", p.N, p.Caller, p.Fault, p.Copies, p.Delay)
 }
 
-// Schedule is the chaos plan: a pure function of seed, capabilities, callers
-// and length, so the same seed replays the same faults on the same intents.
-func Schedule(seed uint64, caps Caps, callers, n int) []Planned {
-	kinds := []ChaosFault{FaultNone, FaultNone}
-	if caps.PSP {
-		kinds = append(kinds, FaultPSPLose, FaultPSP500, FaultPSPSlow)
+// Schedule is the chaos plan: a pure function of seed, the faults that apply
+// (names, in catalogue order), callers and length, so the same seed on the
+// same system replays the same faults on the same intents. One intent in
+// three goes without a fault, so traffic keeps flowing between faults.
+func Schedule(seed uint64, names []string, callers, n int) []Planned {
+	kinds := []string{NoFault}
+	for range (len(names) + 1) / 2 {
+		kinds = append(kinds, NoFault)
 	}
-	if caps.Proxy {
-		kinds = append(kinds, FaultClientLose)
-	}
-	if caps.Procs {
-		kinds = append(kinds, FaultKillRestart)
-	}
-	if caps.Deps {
-		kinds = append(kinds, FaultDepLose)
-	}
+	kinds = append(kinds, names...)
 	out := make([]Planned, n)
 	for i := range out {
 		r := rand.New(rand.NewPCG(seed, uint64(i)+1))
@@ -89,32 +67,76 @@ func ChaosCheck(d time.Duration, onSchedule func([]string)) *Check {
 		Rule: "HISTORY.md (whole history, checker)", Run: func(ctx context.Context, e *Env, t *T) { runChaos(ctx, e, t, d, onSchedule) }}
 }
 
-func chaosCaps(e *Env) Caps {
-	u, err := url.Parse(e.D.Bases()[0])
-	return Caps{PSP: e.PSP != nil, Procs: len(e.Procs) > 0, Proxy: err == nil && u.Scheme == "http", Deps: len(e.Links) > 0}
+// tally counts, per fault, how often it was planned and how often it fired.
+type tally struct {
+	mu      sync.Mutex
+	planned map[string]int
+	fired   map[string]int
+	failed  map[string]string // a fault that could not be injected: why
+	ok      atomic.Int64      // intents that ended succeeded
+	ran     atomic.Int64      // intents run before the time bound
+}
+
+func (tl *tally) note(name string, fired bool, err error) {
+	tl.mu.Lock()
+	defer tl.mu.Unlock()
+	tl.planned[name]++
+	if fired {
+		tl.fired[name]++
+	}
+	if err != nil && tl.failed[name] == "" {
+		tl.failed[name] = err.Error()
+	}
 }
 
 func runChaos(ctx context.Context, e *Env, t *T, d time.Duration, onSchedule func([]string)) {
+	sys := e.System()
+	apply, not := faults.Applicable(sys)
+	var names []string
+	for _, f := range apply {
+		if len(e.ChaosFaults) == 0 || slices.Contains(e.ChaosFaults, f.Name()) {
+			names = append(names, f.Name())
+		}
+	}
+	for _, n := range e.ChaosFaults {
+		if faults.Lookup(n) == nil {
+			t.Errorf("chaos fault %q is not in the catalogue (have %s)", n, strings.Join(faults.Names(faults.All()), ", "))
+			return
+		}
+		if why, ok := not[n]; ok {
+			t.NotApplicable("chaos fault %s does not apply: %s", n, why)
+			return
+		}
+	}
 	n := max(8, int(d/(250*time.Millisecond)))
-	plan := Schedule(e.Seed, chaosCaps(e), len(e.Cfg.Callers), n)
-	lines := make([]string, len(plan))
-	for i, p := range plan {
-		lines[i] = p.String()
+	plan := Schedule(e.Seed, names, len(e.Cfg.Callers), n)
+	lines := []string{fmt.Sprintf("seed %d, %d intents; faults drawn from: %s", e.Seed, len(plan), strings.Join(names, ", "))}
+	for _, p := range plan {
+		lines = append(lines, p.String())
 	}
 	if onSchedule != nil {
 		onSchedule(lines)
 	}
-	e.Logf("chaos schedule (seed %d, %d intents):", e.Seed, len(plan))
+	e.Logf("chaos schedule:")
 	for _, l := range lines {
 		e.Logf("  %s", l)
+	}
+	for _, name := range faults.Names(faults.All()) {
+		if why, ok := not[name]; ok {
+			e.Logf("  not applicable: %s (%s)", name, why)
+		}
 	}
 	intents := make([]Intent, len(plan))
 	for i, p := range plan {
 		intents[i] = e.NewIntent(p.Caller)
 	}
+	tl := &tally{planned: map[string]int{}, fired: map[string]int{}, failed: map[string]string{}}
 	var next atomic.Int64
-	var planned, fired atomic.Int64
-	var killMu sync.Mutex
+	// A process or failpoint fault runs alone among the faults: two kills of
+	// one tier would race over its restart, and a kill would swallow another
+	// intent's fault before it fires, leaving the run inconclusive. Intents
+	// without a fault keep flowing meanwhile.
+	var procMu sync.RWMutex
 	var wg sync.WaitGroup
 	hard := time.Now().Add(3*d + 30*time.Second)
 	for w := 0; w < 4; w++ {
@@ -126,78 +148,89 @@ func runChaos(ctx context.Context, e *Env, t *T, d time.Duration, onSchedule fun
 				if i >= len(plan) || ctx.Err() != nil || time.Now().After(hard) {
 					return
 				}
-				if plan[i].Fault != FaultNone {
-					planned.Add(1)
-				}
-				if chaosIntent(ctx, e, t, plan[i], intents[i], &killMu) {
-					fired.Add(1)
-				}
+				tl.ran.Add(1)
+				chaosIntent(ctx, e, t, sys, plan[i], intents[i], &procMu, tl)
 			}
 		}()
 	}
 	wg.Wait()
 	t.Judge(ctx, nil, intents...)
-	// A run whose faults never fired proves nothing.
-	if planned.Load() > 0 && fired.Load() == 0 {
-		t.Errorf("none of the %d planned faults fired: is the target using the fakepsp idemcheck started?", planned.Load())
+	credits, notes, sink := judgeBehind(ctx, e, t)
+	chaosVerdict(t, tl, len(plan))
+	if e.Behind != nil {
+		t.Counted("%d credits, %d notifications, %d sink rows behind the API", credits, notes, sink)
 	}
-	t.Passf("%d intents, %d of %d planned faults fired; the checker decided %d partitions with no violation", len(plan), fired.Load(), planned.Load(), t.partitions())
 }
 
-// chaosIntent runs one planned intent and reports whether its fault fired.
-func chaosIntent(ctx context.Context, e *Env, t *T, p Planned, in Intent, killMu *sync.Mutex) bool {
-	time.Sleep(p.Delay)
-	m := fakepsp.Match{Amount: in.Meaning.Amount, Times: 1}
-	var via string
-	start := checker.Now()
-	var undo []func()
-	var didFire func() bool
-	var psp *fakepsp.Fault
-	switch p.Fault {
-	case FaultPSPLose:
-		psp = e.PSP.Faults().LoseReplyAfterCharge(m)
-	case FaultPSP500:
-		psp = e.PSP.Faults().Error500AfterCharge(m)
-	case FaultPSPSlow:
-		psp = e.PSP.Faults().DelayBeforeCharge(m, 400*time.Millisecond)
-	case FaultClientLose:
-		if tp, err := e.Proxy(); err == nil {
-			u, _ := url.Parse(e.D.Bases()[0])
-			if l, err := tp.Link(fmt.Sprintf("chaos-%d-%d", e.Seed%1000, p.N), u.Host); err == nil {
-				if un, err := l.LoseReply(); err == nil {
-					via = "http://" + l.Addr()
-					undo = append(undo, func() { _ = un(); _, _ = l.Disable() })
-					didFire = func() bool { return l.Fired() > 0 }
-				}
+// chaosVerdict makes the run honest: a fault the schedule drew that never
+// fired, or a run where no intent succeeded, proves nothing.
+func chaosVerdict(t *T, tl *tally, intents int) {
+	var planned, fired int
+	var missed []string
+	for name, n := range tl.planned {
+		if name == NoFault {
+			continue
+		}
+		planned += n
+		fired += tl.fired[name]
+		if tl.fired[name] == 0 {
+			why := ""
+			if tl.failed[name] != "" {
+				why = ": " + tl.failed[name]
 			}
+			missed = append(missed, fmt.Sprintf("%s (planned %d times)%s", name, n, why))
 		}
-	case FaultDepLose:
-		// A toxic on a dependency link touches every intent crossing it
-		// meanwhile: that is part of the chaos.
-		dl := e.Links[p.N%len(e.Links)]
-		before := dl.Link.Fired()
-		if un, err := dl.Link.LoseReply(); err == nil {
-			undo = append(undo, func() { _ = un() })
-			didFire = func() bool { return dl.Link.Fired() > before }
-		}
-	case FaultKillRestart:
-		killed := make(chan bool, 1)
-		didFire = func() bool { return <-killed } // waits for the kill to finish
-		go func() {
-			time.Sleep(60 * time.Millisecond)
-			killMu.Lock()
-			defer killMu.Unlock()
-			ks := checker.Now()
-			err := e.Procs[0].Kill()
-			defer func() { killed <- err == nil }()
-			_ = e.Procs[0].Restart()
-			_ = e.WaitReady(ctx, 0)
-			e.NoteFault(fmt.Sprintf("kill-restart (intent %d)", p.N), ks, checker.Now())
-		}()
 	}
-	if psp != nil {
-		undo = append(undo, psp.Remove)
-		didFire = func() bool { return psp.Fired() > 0 }
+	sort.Strings(missed)
+	if len(missed) > 0 {
+		t.Inconclusive("every fault the schedule drew fired", "these never did: %s", strings.Join(missed, "; "))
+	}
+	if tl.ok.Load() == 0 {
+		t.Inconclusive("some intent succeeded", "none of the %d intents ended succeeded: is the target serving?", intents)
+	}
+	ran := fmt.Sprint(intents)
+	if n := tl.ran.Load(); n < int64(intents) {
+		ran = fmt.Sprintf("%d of the %d planned (the rest past the time bound)", n, intents)
+	}
+	t.Passf("%s intents (%d succeeded), %d faults injected and %d fired, every drawn fault at least once; the checker decided %d partitions with no violation",
+		ran, tl.ok.Load(), planned, fired, t.partitions())
+}
+
+// chaosIntent runs one planned intent under its fault.
+func chaosIntent(ctx context.Context, e *Env, t *T, sys *faults.System, p Planned, in Intent, procMu *sync.RWMutex, tl *tally) {
+	time.Sleep(p.Delay)
+	f := faults.Lookup(p.Fault)
+	scope := faults.Scope{N: p.N, Amount: in.Meaning.Amount, Times: 1}
+	start := checker.Now()
+	var inj faults.Injection
+	var injErr error
+	// A process fault strikes while the intent's requests are in flight; the
+	// others are in place before the first send.
+	during := make(chan struct{})
+	exclusive := f != nil && (f.Family() == faults.FamilyProcess || f.Family() == faults.FamilyFailpoint)
+	switch {
+	case f == nil:
+		close(during)
+	case exclusive:
+		procMu.Lock()
+		go func() {
+			defer close(during)
+			if f.Family() == faults.FamilyProcess {
+				time.Sleep(60 * time.Millisecond)
+			}
+			inj, injErr = f.Inject(ctx, sys, scope)
+		}()
+		if f.Family() == faults.FamilyFailpoint {
+			<-during // armed before the first send
+		}
+	default:
+		procMu.RLock()
+		inj, injErr = f.Inject(ctx, sys, scope)
+		close(during)
+	}
+	via := ""
+	if r, ok := inj.(faults.Router); ok && injErr == nil {
+		via = r.Via()
 	}
 	first := make([]*driver.Attempt, p.Copies)
 	var wg sync.WaitGroup
@@ -214,18 +247,41 @@ func chaosIntent(ctx context.Context, e *Env, t *T, p Planned, in Intent, killMu
 		}()
 	}
 	wg.Wait()
-	for _, u := range undo {
-		u()
+	<-during
+	fired := false
+	if inj != nil {
+		uerr := inj.Undo()
+		fired = inj.Fired() > 0
+		if uerr != nil {
+			injErr = uerr
+		}
 	}
-	if p.Fault != FaultNone {
+	if f != nil {
+		if exclusive {
+			procMu.Unlock()
+		} else {
+			procMu.RUnlock()
+		}
+		tl.note(p.Fault, fired, injErr)
 		e.NoteFault(fmt.Sprintf("%s (intent %d)", p.Fault, p.N), start, checker.Now())
+		if injErr != nil {
+			e.Logf("chaos: intent %d: %s: %v", p.N, p.Fault, injErr)
+		}
 	}
 	final := false
 	for _, a := range first {
 		final = final || Final(a)
 	}
+	var last *driver.Attempt
 	if !final {
-		t.RetryUntilFinal(ctx, fmt.Sprintf("intent %d retry", p.N), in, 20, 200*time.Millisecond, nil)
+		if atts := t.RetryUntilFinal(ctx, fmt.Sprintf("intent %d retry", p.N), in, 20, 200*time.Millisecond, nil); len(atts) > 0 {
+			last = atts[len(atts)-1]
+		}
 	}
-	return didFire != nil && didFire()
+	for _, a := range append(first, last) {
+		if a != nil && a.Outcome == checker.OutcomeSucceeded {
+			tl.ok.Add(1)
+			break
+		}
+	}
 }

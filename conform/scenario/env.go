@@ -50,6 +50,19 @@ type Env struct {
 	TP *faults.Toxiproxy
 	// Links front the target's own dependencies (config toxiproxy.links).
 	Links []DepLink
+	// Tiers, when set, are the target's processes by kind (the reference
+	// stack's); without them Procs are the faults' "target" tiers.
+	Tiers []faults.Tier
+	// PSPWebhooks says fakepsp delivers its events to the target.
+	PSPWebhooks bool
+	// Behind, when set, waits for the target's asynchronous tiers to drain
+	// and returns what they did: effects (credits, notifications) for the
+	// whole history, and the sink's own history (ledger credits and sink
+	// reads). The chaos check checks both.
+	Behind func(ctx context.Context) (effects, sink checker.History, err error)
+	// ChaosFaults, when set, narrows the chaos schedule to these catalogue
+	// faults (a spec aiming at one tier's guard).
+	ChaosFaults []string
 	// MaxWait bounds how long a check may wait for a window or horizon.
 	MaxWait time.Duration
 	// Advance, when set, moves the target's clocks forward by an offset

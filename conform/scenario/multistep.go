@@ -8,7 +8,7 @@ import (
 
 	"github.com/idemcheck/idemcheck/checker"
 	"github.com/idemcheck/idemcheck/conform/driver"
-	"github.com/idemcheck/idemcheck/fakepsp"
+	"github.com/idemcheck/idemcheck/faults"
 )
 
 func needRefund(e *Env) string {
@@ -50,8 +50,8 @@ func runMultiStep(ctx context.Context, e *Env, t *T) {
 		t.Errorf("the create did not succeed with a payment id (%s); nothing to refund", describeResp(a))
 		return
 	}
-	f := e.PSP.Faults().LoseReplyAfterCharge(fakepsp.Match{Op: "refund", Times: 1})
-	defer f.Remove()
+	f := armPSP(ctx, e, faults.PSPReplyLost, faults.Scope{Op: "refund", Times: 1})
+	defer f.Undo()
 	key := in.Key + ":refund"
 	var rs []*driver.Attempt
 	for i := 0; i < 4; i++ {

@@ -2,15 +2,17 @@ package scenario
 
 import (
 	"context"
+
+	"github.com/idemcheck/idemcheck/faults"
 )
 
 func v5xx(ctx context.Context, e *Env, t *T) {
 	p := e.Cfg.Proto()
 	in := e.NewIntent(0)
-	f := e.PSP.Faults().Error500BeforeCharge(fakepsp500(in))
-	defer f.Remove()
+	f := armPSP(ctx, e, faults.PSP500BeforeCharge, fakepsp500(in))
+	defer f.Undo()
 	a := t.Send(ctx, "PSP fails before charging", in, nil)
-	f.Remove()
+	f.Undo()
 	if a.Status < 500 {
 		t.NotApplicable("the target answered %d, not a 5xx, to a PSP failure", a.Status)
 		return

@@ -5,13 +5,13 @@ import (
 	"time"
 
 	"github.com/idemcheck/idemcheck/checker"
-	"github.com/idemcheck/idemcheck/fakepsp"
+	"github.com/idemcheck/idemcheck/faults"
 )
 
 func run5xxAfterCharge(ctx context.Context, e *Env, t *T) {
 	in := e.NewIntent(0)
-	f := e.PSP.Faults().Error500AfterCharge(fakepsp.Match{Amount: in.Meaning.Amount, Times: 1})
-	defer f.Remove()
+	f := armPSP(ctx, e, faults.PSP500AfterCharge, faults.Scope{Amount: in.Meaning.Amount, Times: 1})
+	defer f.Undo()
 	start := checker.Now()
 	a := t.Send(ctx, "PSP charges, then answers 500", in, nil)
 	e.NoteFault("PSP 500 after charge", start, checker.Now())

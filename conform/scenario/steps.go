@@ -9,7 +9,7 @@ import (
 	"github.com/idemcheck/idemcheck/checker"
 	"github.com/idemcheck/idemcheck/conform/driver"
 	"github.com/idemcheck/idemcheck/conform/pspfront"
-	"github.com/idemcheck/idemcheck/fakepsp"
+	"github.com/idemcheck/idemcheck/faults"
 )
 
 // concurrent sends n copies of one request at once. Where idemcheck runs
@@ -29,8 +29,8 @@ func concurrent(ctx context.Context, e *Env, t *T, in Intent, n int, spread bool
 		defer g.Stop()
 		gate = frontGate{g}
 	case e.PSP != nil:
-		g := e.PSP.Faults().GateBeforeCharge(fakepsp.Match{Amount: in.Meaning.Amount})
-		defer g.Remove()
+		g := armPSP(ctx, e, faults.PSPGate, faults.Scope{Amount: in.Meaning.Amount})
+		defer g.Undo()
 		gate = pspGate{g}
 	}
 	start := make(chan struct{})
@@ -78,7 +78,7 @@ func (g frontGate) Fired() int { return g.r.Fired() }
 
 func (g frontGate) Release() { g.r.Stop() }
 
-type pspGate struct{ f *fakepsp.Fault }
+type pspGate struct{ f *faults.PSPInjection }
 
 func (g pspGate) Fired() int { return int(g.f.Fired()) }
 
@@ -122,7 +122,7 @@ func hint(e *Env, a *driver.Attempt) string {
 	return ": is it configured with the PSP URL idemcheck printed?"
 }
 
-func firedOrErr(t *T, f *fakepsp.Fault, what string, amount int64) bool {
+func firedOrErr(t *T, f *faults.PSPInjection, what string, amount int64) bool {
 	if f.Fired() == 0 {
 		t.Inconclusive(fmt.Sprintf("the fault (%s) never fired", what),
 			"the target made no PSP charge of %d at fakepsp; is it configured with the PSP URL and key idemcheck printed?", amount)
@@ -147,7 +147,7 @@ func background(ctx context.Context, t *T, step string, in Intent, mod func(*dri
 	return ch
 }
 
-func waitFired(ctx context.Context, f *fakepsp.Fault, d time.Duration) error {
+func waitFired(ctx context.Context, f *faults.PSPInjection, d time.Duration) error {
 	c, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
 	return f.WaitFired(c, 1)
@@ -158,8 +158,8 @@ func waitFired(ctx context.Context, f *fakepsp.Fault, d time.Duration) error {
 // first attempt's answer and when the fault began; ok is false when the fault
 // could not be applied (already reported on t).
 func killOwnerAfterCharge(ctx context.Context, e *Env, t *T, in Intent) (a *driver.Attempt, start int64, ok bool) {
-	f := e.PSP.Faults().HoldReplyAfterCharge(fakepsp.Match{Amount: in.Meaning.Amount, Times: 1})
-	defer f.Remove()
+	f := armPSP(ctx, e, faults.PSPHoldReply, faults.Scope{Amount: in.Meaning.Amount, Times: 1})
+	defer f.Undo()
 	start = checker.Now()
 	first := background(ctx, t, "owner charges at the PSP, then is killed", in, nil)
 	if err := waitFired(ctx, f, e.Cfg.TimeoutD()); err != nil {
@@ -170,7 +170,7 @@ func killOwnerAfterCharge(ctx context.Context, e *Env, t *T, in Intent) (a *driv
 	if err := e.Procs[0].Kill(); err != nil {
 		t.Errorf("kill: %v", err)
 	}
-	f.Remove()
+	f.Undo()
 	a = <-first
 	if err := e.Procs[0].Restart(); err != nil {
 		t.Errorf("restart after kill: %v", err)

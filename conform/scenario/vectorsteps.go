@@ -8,7 +8,7 @@ import (
 
 	"github.com/idemcheck/idemcheck/conform/driver"
 	"github.com/idemcheck/idemcheck/conform/pspfront"
-	"github.com/idemcheck/idemcheck/fakepsp"
+	"github.com/idemcheck/idemcheck/faults"
 )
 
 func final(ctx context.Context, t *T, step string, in Intent, mod func(*driver.Send)) *driver.Attempt {
@@ -58,8 +58,8 @@ func conflictRun(ctx context.Context, e *Env, t *T) (in Intent, others []*driver
 		defer g.Stop()
 		gate, wait = frontGate{g}, func(c context.Context) error { return g.WaitFired(c, 1) }
 	} else {
-		g := e.PSP.Faults().GateBeforeCharge(fakepsp.Match{Amount: in.Meaning.Amount})
-		defer g.Remove()
+		g := armPSP(ctx, e, faults.PSPGate, faults.Scope{Amount: in.Meaning.Amount})
+		defer g.Undo()
 		gate, wait = pspGate{g}, func(c context.Context) error { return g.WaitFired(c, 1) }
 	}
 	first := background(ctx, t, "first copy (held at the PSP)", in, nil)
@@ -109,4 +109,4 @@ func sameReplay(e *Env, t *T, what string, a, b *driver.Attempt) {
 	}
 }
 
-func fakepsp500(in Intent) fakepsp.Match { return fakepsp.Match{Amount: in.Meaning.Amount, Times: 1} }
+func fakepsp500(in Intent) faults.Scope { return faults.Scope{Amount: in.Meaning.Amount, Times: 1} }

@@ -62,7 +62,7 @@ var _ = Describe("D5: the PSP delivers webhook evt_1 several times (at least onc
 		wh := w.start(ctx, "webhook", "webhook", "", args...)
 		_, err = psp.RegisterWebhook(wh.addrs["http"]+webhook.Path, "payment_intent.succeeded")
 		Expect(err).NotTo(HaveOccurred())
-		psp.Faults().WebhookDuplicates(fakepsp.Match{PSPKey: "pay_7:charge"}, 2)
+		psp.Faults().Arm(fakepsp.FaultSpec{Kind: fakepsp.WebhookDuplicates, Match: fakepsp.Match{PSPKey: "pay_7:charge"}, Extra: 2})
 
 		_, err = w.led.InsertPending(ctx, ledger.Payment{ID: "pay_7", Caller: "u1", Key: "K1", Fingerprint: "fp-pay_7",
 			Amount: 3000, Currency: "USD", Merchant: "m1", Method: "pm_1", OrderID: "42", PSPKey: "pay_7:charge"})

@@ -31,7 +31,7 @@ var _ = Describe("A1 PSP charges, answers 500 and replays it for the key", Label
 	// has been seen to return the saved 500; then lets the resolver go.
 	saved500 := func(ctx SpecContext, w *world) (*phone.Phone, phone.Reply, phone.Reply) {
 		id := pid("u1", "K1")
-		f := w.psp.Faults().Error500AfterCharge(fakepsp.Match{PSPKey: id + ":charge", Times: 1})
+		f := w.psp.Faults().Arm(fakepsp.FaultSpec{Kind: fakepsp.Error500AfterCharge, Match: fakepsp.Match{PSPKey: id + ":charge", Times: 1}})
 		Expect(w.st.Resolver.Proc.Pause()).To(Succeed())
 		ph := w.phone("phone-1", "u1")
 		ph.Journal("K1")
@@ -84,14 +84,14 @@ var _ = Describe("A1 PSP charges, answers 500 and replays it for the key", Label
 		w := newWorld(ctx, worldOpts{})
 		id := pid("u1", "K1")
 		// Search answers from an hour ago until the fault is removed.
-		lag := w.psp.Faults().SearchLag(time.Hour)
+		lag := w.psp.Faults().Arm(fakepsp.FaultSpec{Kind: fakepsp.SearchLag, Delay: time.Hour})
 		ph, _, _ := saved500(ctx, w)
 		Eventually(func() int64 { return statsAt(w.st.Resolver.Admin)["searches"] }).WithTimeout(eventually(10)).
 			WithPolling(storytime.D(0.2)).Should(BeNumerically(">=", 2))
 		Expect(lag.Fired()).To(BeNumerically(">=", 1), "search never answered from the past")
 		Expect(w.payment(ctx, id).State).To(Equal(ledger.Unknown), "settled on a search that could not see the charge")
 		Expect(statsAt(w.st.Resolver.Admin)).To(HaveKeyWithValue("found", int64(0)))
-		lag.Remove()
+		lag.Undo()
 		Eventually(func() string { return w.payment(ctx, id).State }).WithTimeout(eventually(10)).
 			WithPolling(storytime.D(0.2)).Should(Equal(ledger.Succeeded))
 		final, err := ph.Retry(ctx, "K1", phone.Story())
@@ -133,7 +133,7 @@ var _ = Describe("A1 PSP charges, answers 500 and replays it for the key", Label
 		id := pid("u1", "K1")
 		_, err := w.psp.RegisterWebhook(w.st.Webhook.URL+webhook.Path, "payment_intent.succeeded")
 		Expect(err).NotTo(HaveOccurred())
-		f := w.psp.Faults().Error500AfterCharge(fakepsp.Match{PSPKey: id + ":charge", Times: 1})
+		f := w.psp.Faults().Arm(fakepsp.FaultSpec{Kind: fakepsp.Error500AfterCharge, Match: fakepsp.Match{PSPKey: id + ":charge", Times: 1}})
 		ph := w.phone("phone-1", "u1")
 		ph.Journal("K1")
 		final, err := ph.Pay(ctx, "K1", phone.Story())

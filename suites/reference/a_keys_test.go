@@ -76,7 +76,7 @@ var _ = Describe("A. Keys and claims", func() {
 	// replays pay_7:charge and settles it.
 	a1 := func(ctx SpecContext, w *world) (phone.Reply, phone.Reply, phone.Reply) {
 		id := pid("u1", "K1")
-		lost := w.psp.Faults().HoldReplyAfterCharge(fakepsp.Match{PSPKey: id + ":charge", Times: 1})
+		lost := w.psp.Faults().Arm(fakepsp.FaultSpec{Kind: fakepsp.HoldReply, Match: fakepsp.Match{PSPKey: id + ":charge", Times: 1}})
 		// Hold the resolver so the UNKNOWN state can be seen, then let it go.
 		Expect(w.st.Resolver.Proc.Pause()).To(Succeed())
 		ph := w.phone("phone-1", "u1")

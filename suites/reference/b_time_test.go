@@ -261,7 +261,7 @@ var _ = Describe("B. Time", func() {
 		ph.Journal("K1")
 		r := ph.Send(ctx, "K1", phone.Story(), false)
 		Expect(r.Code).To(Equal(http.StatusOK), r.String())
-		held := w.psp.Faults().HoldReplyAfterCharge(fakepsp.Match{Op: "refund", Times: 1})
+		held := w.psp.Faults().Arm(fakepsp.FaultSpec{Kind: fakepsp.HoldReply, Match: fakepsp.Match{Op: "refund", Times: 1}})
 		code, status, err := ph.Refund(ctx, id, 1000)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(held.Fired()).To(Equal(int64(1)), "the refund's reply was not held")

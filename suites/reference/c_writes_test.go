@@ -42,7 +42,7 @@ var _ = Describe("C. Idempotent writes", func() {
 	// The A1 story up to UNKNOWN with the resolver held.
 	unknown := func(ctx SpecContext, w *world) *phone.Phone {
 		id := pid("u1", "K1")
-		lost := w.psp.Faults().HoldReplyAfterCharge(fakepsp.Match{PSPKey: id + ":charge", Times: 1})
+		lost := w.psp.Faults().Arm(fakepsp.FaultSpec{Kind: fakepsp.HoldReply, Match: fakepsp.Match{PSPKey: id + ":charge", Times: 1}})
 		Expect(w.st.Resolver.Proc.Pause()).To(Succeed())
 		ph := w.phone("phone-1", "u1")
 		ph.Journal("K1")
@@ -57,7 +57,7 @@ var _ = Describe("C. Idempotent writes", func() {
 	// API's deadline, so the first answer is processing or succeeded.
 	unknownOrDone := func(ctx SpecContext, w *world) *phone.Phone {
 		id := pid("u1", "K1")
-		lost := w.psp.Faults().HoldReplyAfterCharge(fakepsp.Match{PSPKey: id + ":charge", Times: 1})
+		lost := w.psp.Faults().Arm(fakepsp.FaultSpec{Kind: fakepsp.HoldReply, Match: fakepsp.Match{PSPKey: id + ":charge", Times: 1}})
 		Expect(w.st.Resolver.Proc.Pause()).To(Succeed())
 		ph := w.phone("phone-1", "u1")
 		ph.Journal("K1")
@@ -127,7 +127,7 @@ var _ = Describe("C. Idempotent writes", func() {
 			id := pid("u1", "K1")
 			_, err := w.psp.RegisterWebhook(w.st.Webhook.URL+webhook.Path, "payment_intent.succeeded")
 			Expect(err).NotTo(HaveOccurred())
-			dup := w.psp.Faults().WebhookDuplicates(fakepsp.Match{}, 2)
+			dup := w.psp.Faults().Arm(fakepsp.FaultSpec{Kind: fakepsp.WebhookDuplicates, Match: fakepsp.Match{}, Extra: 2})
 			ph := unknownOrDone(ctx, w)
 			Eventually(func() int { return len(w.psp.Deliveries()) }).WithTimeout(eventually(5)).Should(Equal(3))
 			for _, d := range w.psp.Deliveries() {

@@ -91,7 +91,7 @@ var _ = Describe("The resolver's rate cap", Label("resolver"), func() {
 	It("spreads replays at its own rate, so they cannot starve live payments", func(ctx SpecContext) {
 		const rate, burst, n = 4.0, 1, 6
 		w := newWorld(ctx, worldOpts{resolverRate: rate, resolverBurst: burst})
-		held := w.psp.Faults().HoldReplyAfterCharge(fakepsp.Match{Op: "charge", Times: n})
+		held := w.psp.Faults().Arm(fakepsp.FaultSpec{Kind: fakepsp.HoldReply, Match: fakepsp.Match{Op: "charge", Times: n}})
 		Expect(w.st.Resolver.Proc.Pause()).To(Succeed())
 		done := make(chan struct{}, n)
 		phones := make([]*phone.Phone, n)

@@ -31,7 +31,7 @@ type g1 struct {
 func runG1(ctx context.Context, routerMutants ...mutant.Switch) *g1 {
 	w := newWorld(ctx, worldOpts{mode: activeActive, router: routerMutants})
 	g := &g1{w: w, pid: api.PaymentID(api.Scope("u1", "K1", true))}
-	hold := w.psp.Faults().HoldReplyAfterCharge(fakepsp.Match{Op: "charge", Times: 1})
+	hold := w.psp.Faults().Arm(fakepsp.FaultSpec{Kind: fakepsp.HoldReply, Match: fakepsp.Match{Op: "charge", Times: 1}})
 	first, resend := w.phone("phone-1", "R1"), w.phone("phone-1b", "R2")
 	first.Journal("K1")
 	order := phone.Story()

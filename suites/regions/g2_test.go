@@ -52,7 +52,7 @@ func runG2(ctx context.Context, o worldOpts) *g2 {
 	g := &g2{w: w, pid: api.PaymentID(api.Scope("u1", "K1", true)), pid2: api.PaymentID(api.Scope("u1", "K2", true))}
 	// R1's resolver holds still until R2 has seen pay_7 UNKNOWN.
 	Expect(faults.FailpointAt(w.r1.st.Resolver.Admin, resolver.SweepPoint).Arm("error")).To(Succeed())
-	lose := w.psp.Faults().LoseReplyAfterCharge(fakepsp.Match{Op: "charge", Times: 1})
+	lose := w.psp.Faults().Arm(fakepsp.FaultSpec{Kind: fakepsp.LoseReply, Match: fakepsp.Match{Op: "charge", Times: 1}})
 	p := w.phone("phone-1", "R1")
 	p.Journal("K1")
 	order := phone.Story()

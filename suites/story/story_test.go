@@ -90,7 +90,7 @@ func describeStory(title, report string, o opts, end func(ctx SpecContext, r *ru
 
 		It("the PSP charges and its reply is lost; at the deadline pay_7 goes UNKNOWN with a pointer; the phone hears nothing within 10 s", func(ctx SpecContext) {
 			w, tl := r.w, r.tl
-			lost := w.psp.Faults().HoldReplyAfterCharge(fakepsp.Match{PSPKey: r.pid + ":charge", Times: 1})
+			lost := w.psp.Faults().Arm(fakepsp.FaultSpec{Kind: fakepsp.HoldReply, Match: fakepsp.Match{PSPKey: r.pid + ":charge", Times: 1}})
 			r.ph.Journal("K1")
 			tl = timeline.New(tl.Title, tl.Seed, tl.Scale, time.Now())
 			r.tl = tl

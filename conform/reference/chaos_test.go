@@ -1,0 +1,108 @@
+package reference
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/idemcheck/idemcheck/conform"
+	"github.com/idemcheck/idemcheck/conform/report"
+	"github.com/idemcheck/idemcheck/conform/scenario"
+)
+
+// chaosRun runs `run --reference --chaos` against the full stack.
+func chaosRun(t *testing.T, seed uint64, d time.Duration, sk Stack, only []string) (int, *report.Report) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), d*3+3*time.Minute)
+	defer cancel()
+	var out, errb bytes.Buffer
+	code, rep := RunStack(ctx, conform.Options{Seed: seed, Chaos: true, Duration: d, Quiet: true, ChaosFaults: only,
+		Stdout: &out, Stderr: &errb, HTML: t.TempDir()}, sk)
+	t.Logf("seed %d, stack %+v, exit %d\n%s", seed, sk, code, out.String())
+	if code != conform.ExitPass && code != conform.ExitViolation || testing.Verbose() {
+		t.Logf("stderr:\n%s", errb.String())
+	}
+	return code, rep
+}
+
+func chaosSeed(t *testing.T) uint64 {
+	if s := os.Getenv("IDEMCHECK_SEED"); s != "" {
+		n, err := strconv.ParseUint(s, 10, 64)
+		if err != nil {
+			t.Fatalf("IDEMCHECK_SEED=%q: %v", s, err)
+		}
+		return n
+	}
+	return uint64(time.Now().UnixNano())
+}
+
+// TestFullStackChaosPasses: any seed, the whole stack, every applicable fault
+// of the catalogue, no violation; every drawn fault fired (else the run is
+// inconclusive, which fails here). IDEMCHECK_CHAOS_DURATION=60s is the
+// acceptance run; the default keeps the suite short.
+func TestFullStackChaosPasses(t *testing.T) {
+	d := 20 * time.Second
+	if v := os.Getenv("IDEMCHECK_CHAOS_DURATION"); v != "" {
+		var err error
+		if d, err = time.ParseDuration(v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, rep := chaosRun(t, chaosSeed(t), d, Stack{}, nil)
+	if rep == nil || len(rep.Schedule) == 0 {
+		t.Fatalf("no chaos run (exit %d)", code)
+	}
+	for _, r := range rep.Results {
+		for _, f := range r.Findings {
+			t.Errorf("%s %s: %s", r.ID, f.Kind, f.Message)
+		}
+		if r.Verdict != scenario.Pass {
+			t.Errorf("%s: %s: %s", r.ID, r.Verdict, r.Why)
+		}
+	}
+	if code != conform.ExitPass {
+		t.Fatalf("exit %d, want 0", code)
+	}
+}
+
+// TestFullStackChaosNamesEachTiersMutant: one mutant per tier behind and in
+// front of the API, each under the faults that reach its guard; the chaos
+// run must name the mutant's violation kind.
+func TestFullStackChaosNamesEachTiersMutant(t *testing.T) {
+	cases := []struct {
+		tier, mutant string
+		stack        Stack
+		faults       []string
+		kind         string
+	}{
+		// The resolver and fakepsp's success webhook would settle the
+		// crashed owner's payment with the derived key first and mask the
+		// takeover's fresh one (as in A3).
+		{"api", "takeover-new-psp-key", Stack{NoResolver: true, NoWebhook: true}, []string{"crash-api-after-psp-call"}, "double-charge"},
+		{"resolver", "resolver-fresh-psp-key", Stack{NoWebhook: true}, []string{"psp-reply-lost"}, "double-charge"},
+		{"webhook", "blind-webhook-update", Stack{}, []string{"psp-slow"}, "double-credit"},
+		{"relay (worker without inbox)", "worker-no-inbox", Stack{}, []string{"crash-relay-after-publish-before-delete", "crash-worker-before-offset-commit"}, "double-credit"},
+		{"streamjob", "stream-seen-ids-external", Stack{}, []string{"kill-restart-streamjob"}, "sink-divergence"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.tier, func(t *testing.T) {
+			sk := tc.stack
+			sk.Mutants = tc.mutant
+			code, rep := chaosRun(t, 5, 8*time.Second, sk, tc.faults)
+			kinds := map[string]bool{}
+			if rep != nil {
+				for _, r := range rep.Results {
+					for _, f := range r.Findings {
+						kinds[f.Kind] = true
+					}
+				}
+			}
+			if code != conform.ExitViolation || !kinds[tc.kind] {
+				t.Fatalf("mutant %s: exit %d, kinds %v; want exit 1 naming %s", tc.mutant, code, kinds, tc.kind)
+			}
+		})
+	}
+}

@@ -1,0 +1,297 @@
+package reference
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/conform/config"
+	"github.com/idemcheck/idemcheck/fakepsp"
+	"github.com/idemcheck/idemcheck/targets/connector"
+	"github.com/idemcheck/idemcheck/targets/mutant"
+	"github.com/idemcheck/idemcheck/targets/push"
+	"github.com/idemcheck/idemcheck/targets/refstack"
+	"github.com/idemcheck/idemcheck/targets/relay"
+	"github.com/idemcheck/idemcheck/targets/services"
+	"github.com/idemcheck/idemcheck/targets/streamjob"
+	"github.com/idemcheck/idemcheck/targets/webhook"
+	"github.com/idemcheck/idemcheck/targets/worker"
+)
+
+// full is the rest of the reference stack behind the API: the outbox relay
+// and Kafka, the worker crediting merchants and notifying the phone through
+// the push provider, the change connector and the stream job's sink; the
+// webhook tier gets fakepsp's events.
+type full struct {
+	st      *refstack.Stack
+	push    *push.Server
+	pushSrv *http.Server
+	kc      *kgo.Client
+	adm     *kadm.Client
+	topics  []string
+	job     *refstack.Tier
+}
+
+// fullTiers are the tiers a full stack starts besides the API's own.
+var fullTiers = []string{relay.TierName, worker.TierName, connector.TierName, streamjob.TierName, push.TierName}
+
+// startFull starts the delivery and stream tiers on st. workerMutant is one
+// of the worker's own mutant names ("" for none); set's stream job switches
+// go to the stream job.
+func startFull(ctx context.Context, st *refstack.Stack, svc *services.Stack, psp *fakepsp.PSP, set mutant.Set, workerMutant string) (*full, error) {
+	f := &full{st: st}
+	pool := st.Ledger.Pool
+	if err := worker.Migrate(ctx, pool); err != nil {
+		return f, fmt.Errorf("worker tables: %w", err)
+	}
+	if err := streamjob.Migrate(ctx, pool); err != nil {
+		return f, fmt.Errorf("stream job tables: %w", err)
+	}
+	brokers := svc.Kafka.Endpoint()
+	var err error
+	if f.kc, err = kgo.NewClient(kgo.SeedBrokers(brokers)); err != nil {
+		return f, err
+	}
+	f.adm = kadm.NewClient(f.kc)
+	payments, changes := "payments-"+st.Cfg.Name, "changes-"+st.Cfg.Name
+	for _, t := range []string{payments, changes} {
+		resp, err := f.adm.CreateTopic(ctx, 1, 1, nil, t)
+		if err == nil {
+			err = resp.Err
+		}
+		if err != nil {
+			return f, fmt.Errorf("topic %s: %w", t, err)
+		}
+		f.topics = append(f.topics, t)
+	}
+	// The push provider runs in this process: its notify ops are the
+	// phone's screen, recorded as they are shown.
+	f.push = push.NewServer()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return f, err
+	}
+	f.pushSrv = &http.Server{Handler: f.push.Handler(), ReadHeaderTimeout: 5 * time.Second}
+	go func() { _ = f.pushSrv.Serve(ln) }()
+	pushURL := "http://" + ln.Addr().String()
+
+	if _, err := st.StartTier(ctx, relay.TierName, "relay", "", []string{"-postgres", st.DSN, "-brokers", brokers, "-topic", payments}); err != nil {
+		return f, err
+	}
+	wargs := []string{"-name", "worker", "-postgres", st.DSN, "-brokers", brokers, "-topic", payments, "-group", "workers-" + st.Cfg.Name,
+		"-push", pushURL, "-valkey", svc.Valkey.Endpoint()}
+	if workerMutant != "" {
+		wargs = append(wargs, "-mutant", workerMutant)
+	}
+	if _, err := st.StartTier(ctx, worker.TierName, "worker", "", wargs); err != nil {
+		return f, err
+	}
+	if _, err := st.StartTier(ctx, connector.TierName, "connector", "", []string{"-postgres", st.DSN, "-brokers", brokers, "-topic", changes,
+		"-slot", "idemcheck_run_" + st.Cfg.Name}); err != nil {
+		return f, err
+	}
+	jargs := []string{"-name", "job", "-postgres", st.DSN, "-brokers", brokers, "-topic", changes, "-version", "2",
+		"-checkpoint-every", "1", "-valkey", svc.Valkey.Endpoint()}
+	if js := mutant.Of(streamjob.TierName, set); len(js) > 0 {
+		jargs = append(jargs, "-mutant", js.String())
+	}
+	if f.job, err = st.StartTier(ctx, streamjob.TierName, "streamjob", "", jargs); err != nil {
+		return f, err
+	}
+	if st.Webhook != nil {
+		if _, err := psp.RegisterWebhook(st.Webhook.URL+webhook.Path, "payment_intent.succeeded"); err != nil {
+			return f, fmt.Errorf("register the webhook tier with fakepsp: %w", err)
+		}
+	}
+	return f, nil
+}
+
+// stop ends what startFull started outside the stack (its tiers stop with it).
+func (f *full) stop() {
+	if f.pushSrv != nil {
+		_ = f.pushSrv.Close()
+	}
+	if f.adm != nil && len(f.topics) > 0 {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		_, _ = f.adm.DeleteTopics(ctx, f.topics...)
+		cancel()
+	}
+	if f.kc != nil {
+		f.kc.Close()
+	}
+}
+
+// history is what happened behind the API: every credit the worker made and
+// every notification the phone showed.
+func (f *full) history(ctx context.Context) (checker.History, error) {
+	rows, err := f.st.Ledger.Pool.Query(ctx, `SELECT event_id, payment_id, merchant, amount, worker, call_ns, return_ns FROM credits ORDER BY id`)
+	if err != nil {
+		return nil, fmt.Errorf("read credits: %w", err)
+	}
+	defer rows.Close()
+	var h checker.History
+	for rows.Next() {
+		var op checker.Op
+		var amount, ret int64
+		if err := rows.Scan(&op.Input.EventID, &op.PaymentID, &op.Input.Merchant, &amount, &op.Process, &op.Call, &ret); err != nil {
+			return nil, err
+		}
+		op.Op, op.Input.Amount, op.Return = checker.OpCredit, &amount, &ret
+		h = append(h, op)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return append(h, f.push.History()...), nil
+}
+
+// sinkHistory is the stream job's side: one credit per succeeded payment as
+// the ledger has it, and a read of every sink row, for the checker's sink
+// rule (the sink equal to the ledger).
+func (f *full) sinkHistory(ctx context.Context) (checker.History, error) {
+	var h checker.History
+	rows, err := f.st.Ledger.Pool.Query(ctx, `SELECT payment_id, merchant, amount, to_char(updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD'),
+ (extract(epoch FROM updated_at) * 1e9)::bigint FROM payments WHERE state = 'SUCCEEDED'`)
+	if err != nil {
+		return nil, fmt.Errorf("read payments: %w", err)
+	}
+	for rows.Next() {
+		var id, m, day string
+		var amount, at int64
+		if err := rows.Scan(&id, &m, &amount, &day, &at); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		ret := at
+		h = append(h, checker.Op{Process: "ledger-" + id, Op: checker.OpCredit, Call: at, Return: &ret, PaymentID: id,
+			Input: checker.Input{Merchant: m, Amount: checker.Int64(amount), EventID: id + ":SUCCEEDED", Day: day}})
+	}
+	rows.Close()
+	st, err := streamjob.ReadStatus(f.job.Admin)
+	if err != nil {
+		return nil, fmt.Errorf("stream job status: %w", err)
+	}
+	meta := map[string]string{"restored_from": fmt.Sprint(st.RestoredFrom), "version": fmt.Sprint(st.Version)}
+	rows, err = f.st.Ledger.Pool.Query(ctx, `SELECT merchant, day, total, tag FROM stream_sink ORDER BY merchant, day`)
+	if err != nil {
+		return nil, fmt.Errorf("read the sink: %w", err)
+	}
+	defer rows.Close()
+	at := checker.Now()
+	for rows.Next() {
+		var m, day string
+		var total, tag int64
+		if err := rows.Scan(&m, &day, &total, &tag); err != nil {
+			return nil, err
+		}
+		at++
+		ret := at
+		h = append(h, checker.Op{Process: "sink-reader", Op: checker.OpSink, Call: at, Return: &ret,
+			Input: checker.Input{Merchant: m, Day: day, Metadata: meta}, Output: &checker.Output{Total: checker.Int64(total), Tag: checker.Int64(tag)}})
+	}
+	return h, rows.Err()
+}
+
+// drained waits until the delivery side is quiet: the outbox empty, the
+// stream job past the end the changes topic had when the wait began, and the
+// credit, notification and sink counts unchanged for two seconds; it says
+// what is still moving otherwise.
+func (f *full) drained(ctx context.Context, within time.Duration) error {
+	deadline := time.Now().Add(within)
+	ends, err := f.adm.ListEndOffsets(ctx, f.topics[1])
+	if err != nil {
+		return fmt.Errorf("changes topic end: %w", err)
+	}
+	var end int64
+	ends.Each(func(o kadm.ListedOffset) { end = o.Offset })
+	var last string
+	stable := 0
+	for {
+		state, busy, err := f.progress(ctx, end)
+		if err == nil && !busy && state == last {
+			stable++
+			if stable >= 10 {
+				return nil
+			}
+		} else {
+			stable = 0
+		}
+		last = state
+		if time.Now().After(deadline) {
+			return fmt.Errorf("still moving after %s: %s (%v)", within, state, err)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
+func (f *full) progress(ctx context.Context, end int64) (string, bool, error) {
+	var outbox, credits, sinkRows, sinkTotal int64
+	if err := f.st.Ledger.Pool.QueryRow(ctx, `SELECT (SELECT count(*) FROM outbox), (SELECT count(*) FROM credits),
+ (SELECT count(*) FROM stream_sink), (SELECT coalesce(sum(total), 0) FROM stream_sink)`).Scan(&outbox, &credits, &sinkRows, &sinkTotal); err != nil {
+		return "", true, err
+	}
+	st, err := streamjob.ReadStatus(f.job.Admin)
+	if err != nil {
+		return "", true, err
+	}
+	state := fmt.Sprintf("outbox %d, credits %d, notifications %d, sink %d rows totalling %d", outbox, credits, len(f.push.History()), sinkRows, sinkTotal)
+	busy := outbox > 0 || st.NextOffset < end
+	if busy {
+		state += fmt.Sprintf(", stream job at offset %d of %d", st.NextOffset, end)
+	}
+	return state, busy, nil
+}
+
+// behind is scenario.Env.Behind for the full stack: drain, then read.
+func (f *full) behind(ctx context.Context) (effects, sink checker.History, err error) {
+	if err := f.drained(ctx, 90*time.Second); err != nil {
+		return nil, nil, err
+	}
+	if effects, err = f.history(ctx); err != nil {
+		return nil, nil, err
+	}
+	sink, err = f.sinkHistory(ctx)
+	return effects, sink, err
+}
+
+// splitMutants takes the worker's own mutant names (targets/worker, one at
+// most) out of a --mutant list; the rest are switches of package mutant.
+func splitMutants(list string, full bool) (switches, workerMutant string, err error) {
+	var rest []string
+	for _, m := range strings.Split(list, ",") {
+		m = strings.TrimSpace(m)
+		if _, ok := worker.Mutants[m]; ok {
+			if !full {
+				return "", "", fmt.Errorf("worker mutant %q needs the full stack (run --reference --chaos)", m)
+			}
+			if workerMutant != "" {
+				return "", "", fmt.Errorf("two worker mutants, %q and %q: the worker takes one", workerMutant, m)
+			}
+			workerMutant = m
+			continue
+		}
+		if m != "" {
+			rest = append(rest, m)
+		}
+	}
+	return strings.Join(rest, ","), workerMutant, nil
+}
+
+// severalMerchants spreads a full run's traffic over three merchants: a third
+// caller, and each caller paying its own merchant (shop-u1, shop-u2,
+// shop-u3), so credits, balances and sink rows are judged per merchant.
+func severalMerchants(cfg *config.Config) {
+	cfg.Callers = append(cfg.Callers, config.Caller{Name: "u3", Headers: map[string]string{"Authorization": "Bearer u3"}})
+	cfg.Create.Body = strings.Replace(cfg.Create.Body, `{"order_id"`, `{"merchant": "shop-{{caller}}", "order_id"`, 1)
+}

@@ -1,0 +1,63 @@
+package scenario
+
+import (
+	"context"
+	"time"
+
+	"github.com/idemcheck/idemcheck/checker"
+)
+
+// judgeBehind checks what the tiers behind the API did with the chaos run's
+// payments: the client ops and charges the judge saw, with every credit and
+// notification, in one history; and the stream job's sink against the
+// ledger in its own. A side that cannot be read makes the run inconclusive.
+func judgeBehind(ctx context.Context, e *Env, t *T) (credits, notes, sinkRows int) {
+	if e.Behind == nil {
+		return 0, 0, 0
+	}
+	effects, sink, err := e.Behind(ctx)
+	if err != nil {
+		t.Inconclusive("the tiers behind the API drained and could be read", "%v", err)
+		return 0, 0, 0
+	}
+	for _, op := range effects {
+		switch op.Op {
+		case checker.OpCredit:
+			credits++
+		case checker.OpNotify:
+			notes++
+		}
+	}
+	for _, op := range sink {
+		if op.Op == checker.OpSink {
+			sinkRows++
+		}
+	}
+	whole := append(append(checker.History{}, t.history...), effects...)
+	t.report(checker.Check(whole, checker.CheckOptions{Timeout: 10 * time.Second, Faults: e.FaultWindows()}), "whole history")
+	if len(sink) > 0 {
+		t.report(checker.Check(sink, checker.CheckOptions{Timeout: 10 * time.Second}), "sink")
+	}
+	if credits == 0 {
+		t.Inconclusive("some payment was credited by the worker", "no credit in %d effects: is the relay publishing and the worker consuming?", len(effects))
+	}
+	return credits, notes, sinkRows
+}
+
+// report turns a checker result into findings, once per kind and intent.
+func (t *T) report(res *checker.Result, what string) {
+	for _, u := range res.Unknown {
+		t.Inconclusive("the checker decided the "+what, "partition %s (%d ops) undecided within its timeout", u.Name, u.Ops)
+	}
+	for _, inv := range res.Invalid {
+		t.Inconclusive("the checker accepted every op of the "+what, "%s", inv)
+	}
+	for i := range res.Violations {
+		v := res.Violations[i]
+		if t.hasFinding(v.Kind, v.Intent) {
+			continue
+		}
+		f := t.Safety(v.Kind, RuleHistory+" (checker, "+what+")", "%s", v.Message)
+		f.Intent, f.Violation = v.Intent, &v
+	}
+}

@@ -1,0 +1,64 @@
+package scenario
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/idemcheck/idemcheck/faults"
+)
+
+// System is what the fault catalogue may act on in this run.
+func (e *Env) System() *faults.System {
+	sys := &faults.System{Proxy: e.Proxy, PSPWebhooks: e.PSPWebhooks, Tiers: append([]faults.Tier(nil), e.Tiers...)}
+	if e.PSP != nil {
+		sys.PSP = e.PSP.URL()
+	}
+	if e.D != nil && len(e.D.Bases()) > 0 {
+		sys.Target = e.D.Bases()[0]
+	}
+	for _, l := range e.Links {
+		sys.Links = append(sys.Links, faults.NamedLink{Name: l.Name, Link: l.Link})
+	}
+	if len(e.Tiers) == 0 {
+		for i, p := range e.Procs {
+			sys.Tiers = append(sys.Tiers, faults.Tier{Kind: "target", Name: fmt.Sprintf("instance-%d", i), Proc: instanceProc{e: e, i: i, in: p}})
+		}
+	}
+	return sys
+}
+
+// instanceProc is a started target instance as the catalogue's Proc.
+type instanceProc struct {
+	e  *Env
+	i  int
+	in Instance
+}
+
+func (p instanceProc) Kill() error   { return p.in.Kill() }
+func (p instanceProc) Pause() error  { return p.in.Pause() }
+func (p instanceProc) Resume() error { return p.in.Resume() }
+
+// Exited is false: an instance's exit is seen by its own Restart.
+func (p instanceProc) Exited() bool { return false }
+
+func (p instanceProc) Restart(ctx context.Context) error {
+	if err := p.in.Restart(); err != nil {
+		return err
+	}
+	if p.e.WaitReady == nil {
+		return nil
+	}
+	return p.e.WaitReady(ctx, p.i)
+}
+
+// armPSP arms a PSP fault of the catalogue for a named check. A fault that
+// cannot be armed is logged and comes back inert: it never fires, so the
+// check that asserts it fired fails instead of passing.
+func armPSP(ctx context.Context, e *Env, f faults.PSPFault, s faults.Scope) *faults.PSPInjection {
+	inj, err := f.Arm(ctx, e.PSP.URL(), s)
+	if err != nil {
+		e.Logf("arm %s: %v", f.Name(), err)
+		return faults.InertPSP(f, err)
+	}
+	return inj
+}

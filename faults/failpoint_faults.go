@@ -1,0 +1,156 @@
+package faults
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// The failpoint family: points in tier code, armed over each tier's admin
+// API (PUT/DELETE /failpoints/<name>, GET /failpoints for the counters). The
+// names are the tiers' own (targets/*); a test keeps them registered.
+var failpointFaults = []Fault{
+	CrashAt{Kind: "api", Point: "after-psp-call"},
+	CrashAt{Kind: "api", Point: "before-complete"},
+	CrashAt{Kind: "webhook", Point: "before-webhook-commit", Wait: asyncWait},
+	CrashAt{Kind: "resolver", Point: "resolver-sweep", Wait: asyncWait,
+		Only: "the point is passed only when a payment awaits the resolver, which an intent cannot arrange; kill-restart-resolver crashes it instead"},
+	CrashAt{Kind: "relay", Point: "after-publish-before-delete", Wait: asyncWait},
+	CrashAt{Kind: "worker", Point: "after-commit-before-push", Wait: asyncWait},
+	CrashAt{Kind: "worker", Point: "before-offset-commit", Wait: asyncWait},
+	CrashAt{Kind: "connector", Point: "connector-before-ack", Wait: asyncWait},
+	CrashAt{Kind: "streamjob", Point: "streamjob-after-sink-write", Wait: asyncWait},
+	CrashAt{Kind: "streamjob", Point: "streamjob-after-checkpoint-commit", Wait: asyncWait},
+}
+
+// asyncWait is how long Undo gives a point of a tier behind the API (which
+// meets the intent's payment after the API answered) to fire before it
+// disarms it.
+const asyncWait = 3 * time.Second
+
+// CrashAt arms Point on every tier of Kind to crash the process the first
+// time code passes it; Undo disarms it, and restarts the tiers it crashed. It
+// fired when a process died while armed.
+type CrashAt struct {
+	Kind  string
+	Point string
+	// Wait > 0: Undo first waits up to Wait for the crash.
+	Wait time.Duration
+	// Only, when set, says why the point cannot be made to fire by an
+	// intent: such a fault is for specs that arrange its condition, and
+	// does not apply to a chaos run.
+	Only string
+}
+
+func (f CrashAt) Name() string {
+	return "crash-" + f.Kind + "-" + strings.TrimPrefix(f.Point, f.Kind+"-")
+}
+func (f CrashAt) Family() Family { return FamilyFailpoint }
+func (f CrashAt) tiers(sys *System) []Tier {
+	var out []Tier
+	for _, t := range sys.TiersOf(f.Kind) {
+		if t.AdminURL() != "" {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+func (f CrashAt) Applies(sys *System) (bool, string) {
+	if f.Only != "" {
+		return false, f.Only
+	}
+	if len(f.tiers(sys)) == 0 {
+		return false, fmt.Sprintf("no %s process with a failpoint admin endpoint", f.Kind)
+	}
+	return true, ""
+}
+
+func (f CrashAt) Inject(ctx context.Context, sys *System, _ Scope) (Injection, error) {
+	ts := f.tiers(sys)
+	if len(ts) == 0 {
+		return nil, fmt.Errorf("%s: no %s process with an admin endpoint", f.Name(), f.Kind)
+	}
+	// Every tier of the kind is armed: the intent's request may reach any
+	// of the API servers, and the first to pass the point is the one to die.
+	for i, t := range ts {
+		if err := pointCall(http.MethodPut, t.AdminURL(), f.Point, "1*crash"); err != nil {
+			for _, u := range ts[:i] {
+				_ = pointCall(http.MethodDelete, u.AdminURL(), f.Point, "")
+			}
+			return nil, fmt.Errorf("%s on %s: %w", f.Name(), t.Name, err)
+		}
+	}
+	var once sync.Once
+	var crashed atomic.Int64
+	var err error
+	exited := func() int64 {
+		var n int64
+		for _, t := range ts {
+			if t.Proc.Exited() {
+				n++
+			}
+		}
+		return n
+	}
+	undo := func() {
+		for end := time.Now().Add(f.Wait); exited() == 0 && time.Now().Before(end); {
+			time.Sleep(10 * time.Millisecond)
+		}
+		var errs []error
+		for _, t := range ts {
+			derr := pointCall(http.MethodDelete, t.AdminURL(), f.Point, "")
+			// A crash between the last pass and the disarm shows as a
+			// refused disarm: give the dying process a moment to be reaped.
+			if derr != nil {
+				for end := time.Now().Add(2 * time.Second); !t.Proc.Exited() && time.Now().Before(end); {
+					time.Sleep(10 * time.Millisecond)
+				}
+			}
+			if !t.Proc.Exited() {
+				if derr != nil {
+					errs = append(errs, derr)
+				}
+				continue
+			}
+			crashed.Add(1)
+			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+			if rerr := t.Proc.Restart(rctx); rerr != nil {
+				errs = append(errs, fmt.Errorf("%s: restart %s: %w", f.Name(), t.Name, rerr))
+			}
+			cancel()
+		}
+		err = errors.Join(errs...)
+	}
+	return &injection{
+		fired: func() int64 { return max(crashed.Load(), exited()) },
+		undo:  func() error { once.Do(undo); return err },
+	}, nil
+}
+
+// pointCall speaks the tiers' failpoint admin API (targets/failpoint's
+// Handler): PUT arms a point with an action, DELETE disarms it.
+func pointCall(method, admin, point, action string) error {
+	url := strings.TrimRight(admin, "/") + "/failpoints/" + point
+	req, err := http.NewRequest(method, url, strings.NewReader(action))
+	if err != nil {
+		return err
+	}
+	c := http.Client{Timeout: 5 * time.Second}
+	resp, err := c.Do(req)
+	if err != nil {
+		return fmt.Errorf("failpoint %s %s: %w", method, url, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode/100 != 2 {
+		msg, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
+		return fmt.Errorf("failpoint %s %s: %s: %s", method, url, resp.Status, strings.TrimSpace(string(msg)))
+	}
+	return nil
+}
