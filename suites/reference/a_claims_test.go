@@ -8,6 +8,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/checker/matchers"
 	"github.com/idemcheck/idemcheck/targets/failpoint"
 	"github.com/idemcheck/idemcheck/targets/ledger"
 	"github.com/idemcheck/idemcheck/targets/mutant"
@@ -51,7 +52,7 @@ var _ = Describe("A. Keys and claims, concurrent and crashed owners", func() {
 			Expect(w.psp.CallsWithKey(id+":charge")).To(HaveLen(1), "the PSP's own log: one call")
 			Expect(pspKeys(w.psp.Charges())).To(Equal([]string{id + ":charge"}))
 			Expect(states(w.payments(ctx))).To(Equal(map[string]string{id: ledger.Succeeded}))
-			Expect(w.check(ctx).OK()).To(BeTrue())
+			Expect(w.history(ctx)).To(matchers.HaveNoViolations(opts))
 		}, SpecTimeout(time.Minute))
 
 		// With the claim split into a read and a write, both copies claim
@@ -102,7 +103,7 @@ var _ = Describe("A. Keys and claims, concurrent and crashed owners", func() {
 			Expect(pspKeys(w.psp.Charges())).To(Equal([]string{id + ":charge"}))
 			Expect(states(w.payments(ctx))).To(Equal(map[string]string{id: ledger.Succeeded}))
 			Expect(w.outbox(ctx)).To(HaveLen(1))
-			Expect(w.check(ctx).OK()).To(BeTrue())
+			Expect(w.history(ctx)).To(matchers.HaveNoViolations(opts))
 		}, SpecTimeout(time.Minute))
 
 		It("holds (killed after the PSP call): the takeover's charge is replayed, not repeated", func(ctx SpecContext) {
@@ -114,7 +115,7 @@ var _ = Describe("A. Keys and claims, concurrent and crashed owners", func() {
 			Expect(pspKeys(w.psp.Charges())).To(Equal([]string{id + ":charge"}))
 			Expect(states(w.payments(ctx))).To(Equal(map[string]string{id: ledger.Succeeded}))
 			Expect(w.outbox(ctx)).To(HaveLen(1))
-			Expect(w.check(ctx).OK()).To(BeTrue())
+			Expect(w.history(ctx)).To(matchers.HaveNoViolations(opts))
 		}, SpecTimeout(time.Minute))
 
 		It("holds (no phone): the resolver sweeps the stale PENDING row and settles it", func(ctx SpecContext) {
@@ -130,7 +131,7 @@ var _ = Describe("A. Keys and claims, concurrent and crashed owners", func() {
 			Expect(err).NotTo(HaveOccurred())
 			Expect(r.Code).To(Equal(http.StatusOK), r.String())
 			Expect(r.PaymentID).To(Equal(id))
-			Expect(w.check(ctx).OK()).To(BeTrue())
+			Expect(w.history(ctx)).To(matchers.HaveNoViolations(opts))
 		}, SpecTimeout(time.Minute))
 
 		It("caught: a takeover with a new PSP key charges twice", func(ctx SpecContext) {
@@ -139,7 +140,7 @@ var _ = Describe("A. Keys and claims, concurrent and crashed owners", func() {
 			Expect(r.Code).To(Equal(http.StatusOK), r.String())
 			Expect(w.stat("takeovers")).To(Equal(int64(1)))
 			Expect(w.psp.Charges()).To(HaveLen(2))
-			Expect(kinds(w.check(ctx))).To(ContainElement(checker.KindDoubleCharge))
+			Expect(w.history(ctx)).To(matchers.HaveViolation(checker.KindDoubleCharge, opts))
 		}, SpecTimeout(time.Minute))
 	})
 
@@ -194,7 +195,7 @@ var _ = Describe("A. Keys and claims, concurrent and crashed owners", func() {
 			Expect(pspKeys(w.psp.Charges())).To(Equal([]string{id + ":charge"}))
 			Expect(states(w.payments(ctx))).To(Equal(map[string]string{id: ledger.Succeeded}))
 			Expect(w.record(ctx, "u1", "K1").Owner).To(HavePrefix("api-2:"))
-			Expect(w.check(ctx).OK()).To(BeTrue())
+			Expect(w.history(ctx)).To(matchers.HaveNoViolations(opts))
 		}, SpecTimeout(time.Minute))
 
 		// The zombie's unconditional completion does overwrite the record,
@@ -212,7 +213,7 @@ var _ = Describe("A. Keys and claims, concurrent and crashed owners", func() {
 			Expect(statOf("api-1", w, "complete_refused")).To(BeZero())
 			Expect(w.record(ctx, "u1", "K1").Owner).To(HavePrefix("api-1:"), "the zombie overwrote the record")
 			Expect(pspKeys(w.psp.Charges())).To(Equal([]string{pid("u1", "K1") + ":charge"}))
-			Expect(w.check(ctx).Passed()).To(BeTrue(), "masked: the answers are rendered from the ledger row")
+			Expect(w.history(ctx)).To(matchers.HaveNoViolations(opts), "masked: the answers are rendered from the ledger row")
 		}, SpecTimeout(time.Minute))
 	})
 })
