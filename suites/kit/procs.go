@@ -10,8 +10,8 @@ import (
 	"sync"
 	"time"
 
-	. "github.com/onsi/ginkgo/v2"
-	. "github.com/onsi/gomega"
+	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/gomega"
 
 	"github.com/idemcheck/idemcheck/faults"
 	"github.com/idemcheck/idemcheck/targets/failpoint"
@@ -31,7 +31,7 @@ type Proc struct {
 // instruction, so a restarted tier cannot race past a point before the
 // harness arms it.
 func (w *World) Start(ctx context.Context, name, tierName, arm string, args ...string) *Proc {
-	GinkgoHelper()
+	ginkgo.GinkgoHelper()
 	addrFile := filepath.Join(w.Dir, name+".addr")
 	_ = os.Remove(addrFile)
 	if arm != "" {
@@ -42,7 +42,7 @@ func (w *World) Start(ctx context.Context, name, tierName, arm string, args ...s
 	defer cancel()
 	var err error
 	p.Addrs, err = failpoint.ReadAddrs(rctx, addrFile)
-	Expect(err).NotTo(HaveOccurred(), "tier %s did not publish its addresses (log %s)", name, p.LogPath())
+	gomega.Expect(err).NotTo(gomega.HaveOccurred(), "tier %s did not publish its addresses (log %s)", name, p.LogPath())
 	p.Admin = p.Addrs["admin"]
 	return p
 }
@@ -51,11 +51,11 @@ func (w *World) Start(ctx context.Context, name, tierName, arm string, args ...s
 // addresses (a crash failpoint on its start-up path). The args are passed
 // as they are.
 func (w *World) StartNoWait(name, tierName string, args ...string) *Proc {
-	GinkgoHelper()
+	ginkgo.GinkgoHelper()
 	cmd, err := tier.Command(tierName, args...)
-	Expect(err).NotTo(HaveOccurred())
+	gomega.Expect(err).NotTo(gomega.HaveOccurred())
 	fp, err := faults.StartProcess(name, cmd, w.Dir)
-	Expect(err).NotTo(HaveOccurred())
+	gomega.Expect(err).NotTo(gomega.HaveOccurred())
 	p := &Proc{Process: fp}
 	w.procs = append(w.procs, p)
 	return p
@@ -81,11 +81,11 @@ func StopAll(ps []*Proc) {
 // ExpectCrashed waits for p to die at a crash failpoint: the exit status
 // proves the fault fired, so a spec cannot pass when the point was missed.
 func ExpectCrashed(p *faults.Process) {
-	GinkgoHelper()
+	ginkgo.GinkgoHelper()
 	err := p.Wait(60 * time.Second)
 	var ee *exec.ExitError
-	Expect(errors.As(err, &ee)).To(BeTrue(), "%s did not exit at its failpoint: %v (log %s)", p.Name(), err, p.LogPath())
-	Expect(ee.ExitCode()).To(Equal(failpoint.CrashCode), "%s exited with %d, not the failpoint crash code", p.Name(), ee.ExitCode())
+	gomega.Expect(errors.As(err, &ee)).To(gomega.BeTrue(), "%s did not exit at its failpoint: %v (log %s)", p.Name(), err, p.LogPath())
+	gomega.Expect(ee.ExitCode()).To(gomega.Equal(failpoint.CrashCode), "%s exited with %d, not the failpoint crash code", p.Name(), ee.ExitCode())
 }
 
 // ReportLogs adds the last limit bytes of every *.log in dir to the spec's
@@ -101,6 +101,6 @@ func ReportLogs(dir, label string, limit int) {
 		if len(b) > limit {
 			b = b[len(b)-limit:]
 		}
-		AddReportEntry("log "+label+e.Name(), string(b))
+		ginkgo.AddReportEntry("log "+label+e.Name(), string(b))
 	}
 }

@@ -4,8 +4,8 @@ import (
 	"context"
 	"time"
 
-	. "github.com/onsi/ginkgo/v2"
-	. "github.com/onsi/gomega"
+	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/gomega"
 
 	"github.com/idemcheck/idemcheck/checker"
 	"github.com/idemcheck/idemcheck/fakepsp"
@@ -26,13 +26,13 @@ type Record struct {
 // NewRecord starts a PSP recording into a fresh recorder; the spec's
 // teardown closes it.
 func NewRecord() *Record {
-	GinkgoHelper()
+	ginkgo.GinkgoHelper()
 	r := &Record{Rec: checker.NewRecorder()}
 	var err error
 	r.PSP, err = fakepsp.Start(fakepsp.Config{KeyWindow: 24 * time.Hour, Recorder: r.Rec,
 		RateLimits: fakepsp.RateLimits{Disabled: true}})
-	Expect(err).NotTo(HaveOccurred())
-	DeferCleanup(r.PSP.Close)
+	gomega.Expect(err).NotTo(gomega.HaveOccurred())
+	ginkgo.DeferCleanup(r.PSP.Close)
 	return r
 }
 
@@ -45,13 +45,13 @@ func (r *Record) AddEffects(e ...Effects) { r.effects = append(r.effects, e...) 
 // prove nothing. Calling it twice reads the effects twice, adding nothing
 // twice.
 func (r *Record) History(ctx context.Context) checker.History {
-	GinkgoHelper()
-	Expect(r.Rec.Errors()).To(BeEmpty(), "the recorder refused operations")
-	Expect(r.PSP.RecorderErr()).NotTo(HaveOccurred(), "the PSP's recorder refused operations")
+	ginkgo.GinkgoHelper()
+	gomega.Expect(r.Rec.Errors()).To(gomega.BeEmpty(), "the recorder refused operations")
+	gomega.Expect(r.PSP.RecorderErr()).NotTo(gomega.HaveOccurred(), "the PSP's recorder refused operations")
 	h := r.Rec.History()
 	for _, e := range r.effects {
 		ops, err := e.Effects(ctx)
-		Expect(err).NotTo(HaveOccurred(), "reading effects")
+		gomega.Expect(err).NotTo(gomega.HaveOccurred(), "reading effects")
 		h = append(h, ops...)
 	}
 	return h

@@ -6,8 +6,8 @@ import (
 	"os"
 	"strings"
 
-	. "github.com/onsi/ginkgo/v2"
-	. "github.com/onsi/gomega"
+	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/gomega"
 
 	"github.com/idemcheck/idemcheck/targets/keystore"
 	"github.com/idemcheck/idemcheck/targets/ledger"
@@ -55,7 +55,7 @@ type Reference struct {
 
 // NewReference starts a reference world (Need: Postgres and Valkey).
 func (e *Env) NewReference(ctx context.Context, o RefOptions) *Reference {
-	GinkgoHelper()
+	ginkgo.GinkgoHelper()
 	r := &Reference{Record: NewRecord(), Mutants: mutant.Set{}}
 	for _, m := range o.Mutants {
 		r.Mutants[m] = true
@@ -64,20 +64,20 @@ func (e *Env) NewReference(ctx context.Context, o RefOptions) *Reference {
 		PostgresDSN: e.Postgres, ValkeyAddr: e.ValkeyAddr,
 		PSPURL: r.PSP.URL(), PSPKey: r.PSP.SecretKey(), WebhookSecret: r.PSP.WebhookSecret(),
 		Mutants: r.Mutants, NoResolver: o.NoResolver, ResolverRate: o.ResolverRate, ResolverBurst: o.ResolverBurst,
-		Name: fmt.Sprintf("w%d_%d", GinkgoParallelProcess(), worldSeq.Add(1)),
+		Name: fmt.Sprintf("w%d_%d", ginkgo.GinkgoParallelProcess(), worldSeq.Add(1)),
 	}
 	if o.Toxi {
-		Expect(e.Toxi).NotTo(BeNil(), "RefOptions.Toxi needs Need.Toxiproxy")
+		gomega.Expect(e.Toxi).NotTo(gomega.BeNil(), "RefOptions.Toxi needs Need.Toxiproxy")
 		cfg.Toxi = e.Toxi
 	}
 	var err error
 	r.Stack, err = refstack.Start(ctx, cfg)
-	Expect(err).NotTo(HaveOccurred())
-	DeferCleanup(func() {
-		if CurrentSpecReport().Failed() {
-			fmt.Fprintf(GinkgoWriter, "stack logs in %s (set IDEMCHECK_KEEP_LOGS=1 to keep them), tails:\n", r.Stack.LogDir())
+	gomega.Expect(err).NotTo(gomega.HaveOccurred())
+	ginkgo.DeferCleanup(func() {
+		if ginkgo.CurrentSpecReport().Failed() {
+			fmt.Fprintf(ginkgo.GinkgoWriter, "stack logs in %s (set IDEMCHECK_KEEP_LOGS=1 to keep them), tails:\n", r.Stack.LogDir())
 			for _, t := range r.Stack.Tiers() {
-				fmt.Fprintf(GinkgoWriter, "--- %s\n%s\n", t.Name, Tail(t.Proc.LogPath(), 40))
+				fmt.Fprintf(ginkgo.GinkgoWriter, "--- %s\n%s\n", t.Name, Tail(t.Proc.LogPath(), 40))
 			}
 		}
 		r.Stack.Stop()

@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
-	. "github.com/onsi/ginkgo/v2"
-	. "github.com/onsi/gomega"
+	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/gomega"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/valkey-io/valkey-go"
@@ -61,15 +61,15 @@ type Env struct {
 // BeforeSuite, and the *Env it returns is filled in there.
 func Servers(n Need) *Env {
 	e := &Env{}
-	BeforeSuite(func(ctx SpecContext) {
+	ginkgo.BeforeSuite(func(ctx ginkgo.SpecContext) {
 		if n.Log == nil {
-			n.Log = GinkgoWriter
+			n.Log = ginkgo.GinkgoWriter
 		}
 		s, err := StartServers(ctx, n)
-		Expect(err).NotTo(HaveOccurred())
+		gomega.Expect(err).NotTo(gomega.HaveOccurred())
 		*e = *s
-		DeferCleanup(func(ctx SpecContext) { Expect(e.Stop(ctx)).To(Succeed()) }, NodeTimeout(2*time.Minute))
-	}, NodeTimeout(4*time.Minute))
+		ginkgo.DeferCleanup(func(ctx ginkgo.SpecContext) { gomega.Expect(e.Stop(ctx)).To(gomega.Succeed()) }, ginkgo.NodeTimeout(2*time.Minute))
+	}, ginkgo.NodeTimeout(4*time.Minute))
 	return e
 }
 

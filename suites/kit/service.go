@@ -7,11 +7,14 @@ import (
 	"strings"
 	"time"
 
-	. "github.com/onsi/ginkgo/v2"
-	. "github.com/onsi/gomega"
+	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/gomega"
 
 	"github.com/idemcheck/idemcheck/faults"
 )
+
+// Link is a Toxiproxy link: LoseReply, HoldReply, Delay, Cut, Fired.
+type Link = faults.Link
 
 // Client is a client of your service at url, recording into r.
 func (r *Record) Client(name, caller, url string) *Client {
@@ -21,16 +24,16 @@ func (r *Record) Client(name, caller, url string) *Client {
 // Serve runs h on a loopback port for the rest of the spec and returns its
 // base URL (http://127.0.0.1:port): your service in the test's own process.
 func Serve(h http.Handler) string {
-	GinkgoHelper()
+	ginkgo.GinkgoHelper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	Expect(err).NotTo(HaveOccurred())
+	gomega.Expect(err).NotTo(gomega.HaveOccurred())
 	s := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
 	done := make(chan error, 1)
 	go func() { done <- s.Serve(ln) }()
-	DeferCleanup(func(ctx SpecContext) {
-		Expect(s.Shutdown(ctx)).To(Succeed())
-		Expect(<-done).To(MatchError(http.ErrServerClosed))
-	}, NodeTimeout(30*time.Second))
+	ginkgo.DeferCleanup(func(ctx ginkgo.SpecContext) {
+		gomega.Expect(s.Shutdown(ctx)).To(gomega.Succeed())
+		gomega.Expect(<-done).To(gomega.MatchError(http.ErrServerClosed))
+	}, ginkgo.NodeTimeout(30*time.Second))
 	return "http://" + ln.Addr().String()
 }
 
@@ -38,11 +41,11 @@ func Serve(h http.Handler) string {
 // http:// base URL) for the rest of the spec (Need.Toxiproxy): point your
 // service, or your client, at its Addr, and lose or delay what crosses it.
 // Teardown heals and removes it.
-func (w *World) Link(name, upstream string) *faults.Link {
-	GinkgoHelper()
-	Expect(w.Env.Toxi).NotTo(BeNil(), "World.Link needs Need.Toxiproxy")
+func (w *World) Link(name, upstream string) *Link {
+	ginkgo.GinkgoHelper()
+	gomega.Expect(w.Env.Toxi).NotTo(gomega.BeNil(), "World.Link needs Need.Toxiproxy")
 	l, err := w.Env.Toxi.Link(w.Name+"-"+name, strings.TrimPrefix(upstream, "http://"))
-	Expect(err).NotTo(HaveOccurred())
+	gomega.Expect(err).NotTo(gomega.HaveOccurred())
 	w.OnTeardown(func(context.Context) {
 		_ = l.Heal()
 		_, _ = l.Disable()

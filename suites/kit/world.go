@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
-	. "github.com/onsi/ginkgo/v2"
-	. "github.com/onsi/gomega"
+	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/gomega"
 )
 
 var worldSeq atomic.Int64
@@ -33,12 +33,12 @@ type World struct {
 // NewWorld makes a spec's world; suite names the log dir
 // (idemcheck-<suite>-<name>-*), prefix starts the world's name.
 func (e *Env) NewWorld(suite, prefix string) *World {
-	GinkgoHelper()
+	ginkgo.GinkgoHelper()
 	w := &World{Name: fmt.Sprintf("%s%d_%d", prefix, os.Getpid(), worldSeq.Add(1)), Env: e}
 	var err error
 	w.Dir, err = os.MkdirTemp("", "idemcheck-"+suite+"-"+w.Name+"-")
-	Expect(err).NotTo(HaveOccurred())
-	DeferCleanup(w.teardown, NodeTimeout(2*time.Minute))
+	gomega.Expect(err).NotTo(gomega.HaveOccurred())
+	ginkgo.DeferCleanup(w.teardown, ginkgo.NodeTimeout(2*time.Minute))
 	return w
 }
 
@@ -46,9 +46,9 @@ func (e *Env) NewWorld(suite, prefix string) *World {
 // resources made earlier are undone (teardowns run in reverse order).
 func (w *World) OnTeardown(f func(ctx context.Context)) { w.down = append(w.down, f) }
 
-func (w *World) teardown(ctx SpecContext) {
+func (w *World) teardown(ctx ginkgo.SpecContext) {
 	StopAll(w.procs)
-	if CurrentSpecReport().Failed() {
+	if ginkgo.CurrentSpecReport().Failed() {
 		ReportLogs(w.Dir, "", 16<<10)
 	}
 	for i := len(w.down) - 1; i >= 0; i-- {
@@ -60,34 +60,36 @@ func (w *World) teardown(ctx SpecContext) {
 // Database creates the world's own database (named after the world) with
 // its pool; teardown closes the pool and drops the database.
 func (w *World) Database(ctx context.Context) (dsn string, pool *pgxpool.Pool) {
-	GinkgoHelper()
+	ginkgo.GinkgoHelper()
 	_, err := w.Env.Admin.Exec(ctx, "CREATE DATABASE "+w.Name)
-	Expect(err).NotTo(HaveOccurred())
-	dsn = WithDatabase(w.Env.Postgres, w.Name)
+	gomega.Expect(err).NotTo(gomega.HaveOccurred())
+	dsn, err = WithDatabase(w.Env.Postgres, w.Name)
+	gomega.Expect(err).NotTo(gomega.HaveOccurred())
 	pool, err = pgxpool.New(ctx, dsn)
-	Expect(err).NotTo(HaveOccurred())
+	gomega.Expect(err).NotTo(gomega.HaveOccurred())
 	w.OnTeardown(func(ctx context.Context) {
 		pool.Close()
 		_, err := w.Env.Admin.Exec(ctx, "DROP DATABASE IF EXISTS "+w.Name+" WITH (FORCE)")
-		Expect(err).NotTo(HaveOccurred(), "drop database %s", w.Name)
+		gomega.Expect(err).NotTo(gomega.HaveOccurred(), "drop database %s", w.Name)
 	})
 	return dsn, pool
 }
 
 // Topic creates a one-partition Kafka topic the teardown deletes.
 func (w *World) Topic(ctx context.Context, topic string) {
-	GinkgoHelper()
+	ginkgo.GinkgoHelper()
 	resp, err := w.Env.KafkaAdmin.CreateTopic(ctx, 1, 1, nil, topic)
-	Expect(err).NotTo(HaveOccurred())
-	Expect(resp.Err).NotTo(HaveOccurred())
+	gomega.Expect(err).NotTo(gomega.HaveOccurred())
+	gomega.Expect(resp.Err).NotTo(gomega.HaveOccurred())
 	w.OnTeardown(func(ctx context.Context) { _, _ = w.Env.KafkaAdmin.DeleteTopic(ctx, topic) })
 }
 
 // WithDatabase points a postgres:// DSN at another database of its cluster.
-func WithDatabase(dsn, db string) string {
-	GinkgoHelper()
+func WithDatabase(dsn, db string) (string, error) {
 	u, err := url.Parse(dsn)
-	Expect(err).NotTo(HaveOccurred())
+	if err != nil {
+		return "", fmt.Errorf("postgres DSN: %w", err)
+	}
 	u.Path = "/" + db
-	return u.String()
+	return u.String(), nil
 }
