@@ -14,6 +14,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/idemcheck/idemcheck/faults"
+	"github.com/idemcheck/idemcheck/suites/kit"
 	"github.com/idemcheck/idemcheck/targets/failpoint"
 	"github.com/idemcheck/idemcheck/targets/ledger"
 	"github.com/idemcheck/idemcheck/targets/push"
@@ -24,15 +25,15 @@ import (
 
 var (
 	benchOnce sync.Once
-	benchSrv  *servers
+	benchSrv  *kit.Env
 	benchErr  error
 	benchSeq  int
 )
 
 // benchServers starts the servers once per test binary run; TestMain stops
 // them after every benchmark has run.
-func benchServers(b *testing.B) *servers {
-	benchOnce.Do(func() { benchSrv, benchErr = startServers(context.Background(), os.Stderr) })
+func benchServers(b *testing.B) *kit.Env {
+	benchOnce.Do(func() { benchSrv, benchErr = kit.StartServers(context.Background(), benchNeed()) })
 	if benchErr != nil {
 		b.Fatal(benchErr)
 	}
@@ -41,7 +42,7 @@ func benchServers(b *testing.B) *servers {
 
 func stopBenchServers() {
 	if benchSrv != nil {
-		benchSrv.stop(context.Background())
+		_ = benchSrv.Stop(context.Background())
 	}
 }
 
@@ -80,9 +81,9 @@ func BenchmarkEndToEnd(b *testing.B) {
 		}
 		return addrs
 	}
-	dsn := withDatabaseURL(s.stack.Postgres.Endpoint(), name)
+	dsn := benchDSN(b, s, name)
 	pushURL := start("push", push.TierName)["push"]
-	start("worker-1", worker.TierName, "-name", "worker-1", "-postgres", dsn, "-brokers", s.brokers, "-topic", topic,
+	start("worker-1", worker.TierName, "-name", "worker-1", "-postgres", dsn, "-brokers", s.Brokers, "-topic", topic,
 		"-group", "g-"+name, "-push", pushURL)
 
 	// The payments exist before the clock starts; the outbox rows are
@@ -102,7 +103,7 @@ func BenchmarkEndToEnd(b *testing.B) {
 	if _, err := pool.CopyFrom(ctx, pgx.Identifier{"outbox"}, []string{"event_id", "payment_id", "merchant", "amount", "currency"}, pgx.CopyFromRows(outbox)); err != nil {
 		b.Fatal(err)
 	}
-	start("relay-1", relay.TierName, "-postgres", dsn, "-brokers", s.brokers, "-topic", topic)
+	start("relay-1", relay.TierName, "-postgres", dsn, "-brokers", s.Brokers, "-topic", topic)
 	deadline := time.Now().Add(5*time.Minute + time.Duration(n)*10*time.Millisecond)
 	for {
 		var credited int
@@ -133,15 +134,15 @@ func BenchmarkEndToEnd(b *testing.B) {
 
 // rawKafka produces n small records and consumes them back with one client
 // each, as fast as the same broker allows, and returns the elapsed time.
-func rawKafka(b *testing.B, s *servers, topic string, n int) time.Duration {
+func rawKafka(b *testing.B, s *kit.Env, topic string, n int) time.Duration {
 	ctx := context.Background()
 	mustTopic(b, s, topic)
-	prod, err := kgo.NewClient(kgo.SeedBrokers(s.brokers), kgo.DefaultProduceTopic(topic))
+	prod, err := kgo.NewClient(kgo.SeedBrokers(s.Brokers), kgo.DefaultProduceTopic(topic))
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer prod.Close()
-	cons, err := kgo.NewClient(kgo.SeedBrokers(s.brokers), kgo.FetchIsolationLevel(kgo.ReadCommitted()),
+	cons, err := kgo.NewClient(kgo.SeedBrokers(s.Brokers), kgo.FetchIsolationLevel(kgo.ReadCommitted()),
 		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: {0: kgo.NewOffset().AtStart()}}))
 	if err != nil {
 		b.Fatal(err)
@@ -180,18 +181,18 @@ func rawKafka(b *testing.B, s *servers, topic string, n int) time.Duration {
 	return time.Since(t0)
 }
 
-func benchDatabase(b *testing.B, s *servers, name string) *pgxpool.Pool {
+func benchDatabase(b *testing.B, s *kit.Env, name string) *pgxpool.Pool {
 	ctx := context.Background()
-	if _, err := s.adminPool.Exec(ctx, "CREATE DATABASE "+name); err != nil {
+	if _, err := s.Admin.Exec(ctx, "CREATE DATABASE "+name); err != nil {
 		b.Fatal(err)
 	}
-	pool, err := pgxpool.New(ctx, withDatabaseURL(s.stack.Postgres.Endpoint(), name))
+	pool, err := pgxpool.New(ctx, benchDSN(b, s, name))
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() {
 		pool.Close()
-		_, _ = s.adminPool.Exec(context.Background(), "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
+		_, _ = s.Admin.Exec(context.Background(), "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
 	})
 	if err := ledger.Migrate(ctx, pool); err != nil {
 		b.Fatal(err)
@@ -202,13 +203,28 @@ func benchDatabase(b *testing.B, s *servers, name string) *pgxpool.Pool {
 	return pool
 }
 
-func mustTopic(b *testing.B, s *servers, topic string) {
-	resp, err := s.adm.CreateTopic(context.Background(), 1, 1, nil, topic)
+func mustTopic(b *testing.B, s *kit.Env, topic string) {
+	resp, err := s.KafkaAdmin.CreateTopic(context.Background(), 1, 1, nil, topic)
 	if err == nil {
 		err = resp.Err
 	}
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.Cleanup(func() { _, _ = s.adm.DeleteTopic(context.Background(), topic) })
+	b.Cleanup(func() { _, _ = s.KafkaAdmin.DeleteTopic(context.Background(), topic) })
+}
+
+// benchNeed is the suite's servers, their start-up lines on stderr.
+func benchNeed() kit.Need {
+	n := need
+	n.Log = os.Stderr
+	return n
+}
+
+func benchDSN(b *testing.B, s *kit.Env, db string) string {
+	dsn, err := kit.WithDatabase(s.Postgres, db)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return dsn
 }
