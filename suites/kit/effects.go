@@ -27,10 +27,12 @@ type Charge struct {
 	// PaymentID is the id your service answered the client with: it ties
 	// the charge to the client's intent.
 	PaymentID string
-	// Key is the key the charge was made under at the PSP (optional).
-	Key    string
-	Amount int64
-	At     time.Time // when it happened; zero: now
+	// Key is the key the charge was made under at the PSP and ChargeID the
+	// PSP's id of it (both required: the checker leaves a charge without
+	// them out, and says so).
+	Key, ChargeID string
+	Amount        int64
+	At            time.Time // when it happened; zero: now
 }
 
 // Charges turns your service's charges into the history's charge ops.
@@ -42,7 +44,7 @@ func Charges(process string, cs []Charge) []checker.Op {
 			at = c.At.UnixNano()
 		}
 		out = append(out, checker.Op{Process: process, Op: checker.OpCharge, Call: at, Return: checker.Int64(at),
-			PaymentID: c.PaymentID, Input: checker.Input{PSPKey: c.Key, Amount: checker.Int64(c.Amount)}, Output: &checker.Output{}})
+			PaymentID: c.PaymentID, Input: checker.Input{PSPKey: c.Key, Amount: checker.Int64(c.Amount)}, Output: &checker.Output{ChargeID: c.ChargeID}})
 	}
 	return out
 }
