@@ -15,6 +15,7 @@ import (
 
 	"github.com/idemcheck/idemcheck/faults"
 	"github.com/idemcheck/idemcheck/targets/failpoint"
+	"github.com/idemcheck/idemcheck/targets/storytime"
 	"github.com/idemcheck/idemcheck/targets/tier"
 )
 
@@ -32,18 +33,12 @@ type Proc struct {
 // harness arms it.
 func (w *World) Start(ctx context.Context, name, tierName, arm string, args ...string) *Proc {
 	ginkgo.GinkgoHelper()
-	addrFile := filepath.Join(w.Dir, name+".addr")
-	_ = os.Remove(addrFile)
-	if arm != "" {
-		args = append(args, "-failpoints", arm)
-	}
-	p := w.StartNoWait(name, tierName, append(args, "-addr-file", addrFile)...)
-	rctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	var err error
-	p.Addrs, err = failpoint.ReadAddrs(rctx, addrFile)
-	gomega.Expect(err).NotTo(gomega.HaveOccurred(), "tier %s did not publish its addresses (log %s)", name, p.LogPath())
-	p.Admin = p.Addrs["admin"]
+	var p *Proc
+	got := StartTier(ctx, w.Dir, name, tierName, arm, func(fp *faults.Process) {
+		p = &Proc{Process: fp}
+		w.procs = append(w.procs, p)
+	}, args...)
+	p.Admin, p.Addrs = got.Admin, got.Addrs
 	return p
 }
 
@@ -52,13 +47,41 @@ func (w *World) Start(ctx context.Context, name, tierName, arm string, args ...s
 // as they are.
 func (w *World) StartNoWait(name, tierName string, args ...string) *Proc {
 	ginkgo.GinkgoHelper()
-	cmd, err := tier.Command(tierName, args...)
-	gomega.Expect(err).NotTo(gomega.HaveOccurred())
-	fp, err := faults.StartProcess(name, cmd, w.Dir)
-	gomega.Expect(err).NotTo(gomega.HaveOccurred())
-	p := &Proc{Process: fp}
+	p := &Proc{Process: startProcess(w.Dir, name, tierName, args...)}
 	w.procs = append(w.procs, p)
 	return p
+}
+
+// StartTier runs tier tierName as process name, its log and address file
+// in dir, for a suite that keeps its own processes (StartTier does not stop
+// it): track gets the process as soon as it runs, so the caller's teardown
+// stops it even when it never publishes its addresses.
+func StartTier(ctx context.Context, dir, name, tierName, arm string, track func(*faults.Process), args ...string) *Proc {
+	ginkgo.GinkgoHelper()
+	addrFile := filepath.Join(dir, name+".addr")
+	_ = os.Remove(addrFile)
+	if arm != "" {
+		args = append(args, "-failpoints", arm)
+	}
+	fp := startProcess(dir, name, tierName, append(args, "-addr-file", addrFile)...)
+	track(fp)
+	rctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	addrs, err := failpoint.ReadAddrs(rctx, addrFile)
+	gomega.Expect(err).NotTo(gomega.HaveOccurred(), "tier %s did not publish its addresses (log %s)", name, fp.LogPath())
+	return &Proc{Process: fp, Admin: addrs["admin"], Addrs: addrs}
+}
+
+// startProcess runs the tier with the harness's story-time scale (a suite
+// may have set it in code, where the environment would not carry it).
+func startProcess(dir, name, tierName string, args ...string) *faults.Process {
+	ginkgo.GinkgoHelper()
+	cmd, err := tier.Command(tierName, args...)
+	gomega.Expect(err).NotTo(gomega.HaveOccurred())
+	cmd.Env = append(cmd.Env, storytime.EnvScale+"="+storytime.Scale.String())
+	fp, err := faults.StartProcess(name, cmd, dir)
+	gomega.Expect(err).NotTo(gomega.HaveOccurred())
+	return fp
 }
 
 // Procs lists the processes the world started, in order.

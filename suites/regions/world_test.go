@@ -19,7 +19,6 @@ import (
 	"github.com/idemcheck/idemcheck/fakepsp"
 	"github.com/idemcheck/idemcheck/faults"
 	"github.com/idemcheck/idemcheck/suites/kit"
-	"github.com/idemcheck/idemcheck/targets/failpoint"
 	"github.com/idemcheck/idemcheck/targets/ledger"
 	"github.com/idemcheck/idemcheck/targets/mutant"
 	"github.com/idemcheck/idemcheck/targets/phone"
@@ -30,7 +29,6 @@ import (
 	"github.com/idemcheck/idemcheck/targets/router"
 	"github.com/idemcheck/idemcheck/targets/services"
 	"github.com/idemcheck/idemcheck/targets/storytime"
-	"github.com/idemcheck/idemcheck/targets/tier"
 	"github.com/idemcheck/idemcheck/targets/worker"
 )
 
@@ -196,18 +194,8 @@ func (w *world) startRegion(ctx context.Context, r *regionStack) {
 
 // startProc runs a tier outside the Regions and returns its addresses.
 func (w *world) startProc(ctx context.Context, name, tierName string, args ...string) map[string]string {
-	addrFile := filepath.Join(w.logDir, name+".addr")
-	cmd, err := tier.Command(tierName, append(args, "-addr-file", addrFile)...)
-	Expect(err).NotTo(HaveOccurred())
-	cmd.Env = append(cmd.Env, storytime.EnvScale+"="+storytime.Scale.String())
-	p, err := faults.StartProcess(name, cmd, w.logDir)
-	Expect(err).NotTo(HaveOccurred())
-	w.procs = append(w.procs, p)
-	rctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	addrs, err := failpoint.ReadAddrs(rctx, addrFile)
-	Expect(err).NotTo(HaveOccurred(), "%s did not publish its addresses (log %s)", name, p.LogPath())
-	return addrs
+	GinkgoHelper()
+	return kit.StartTier(ctx, w.logDir, name, tierName, "", func(p *faults.Process) { w.procs = append(w.procs, p) }, args...).Addrs
 }
 
 // teardown stops every process of both Regions, then removes the world's
