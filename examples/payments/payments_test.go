@@ -43,9 +43,11 @@ func newWorld(ctx context.Context, buggy bool) *world {
 	rec := kit.NewRecord()
 	link := w.Link("psp", rec.PSP.URL())
 	svc := &payments.Service{DB: db, PSP: "http://" + link.Addr(), PSPKey: rec.PSP.SecretKey(),
-		PSPTimeout: 500 * time.Millisecond, ForgetOnTimeout: buggy}
+		PSPTimeout: 2 * time.Second, ForgetOnTimeout: buggy}
 	app := rec.Client("app-1", "u1", kit.Serve(svc)+"/pay")
-	app.Timeout = 5 * time.Second // longer than the service's PSP timeout: the app hears the service's answer
+	// Longer than the service's PSP timeout: the app hears the service's
+	// answer, and a loaded machine's slow PSP call is not a lost reply.
+	app.Timeout = 10 * time.Second
 	return &world{Record: rec, pspLink: link, app: app}
 }
 
