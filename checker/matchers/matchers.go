@@ -3,6 +3,7 @@
 //	Expect(rec.History()).To(matchers.HaveNoViolations())
 //	Expect(h).To(matchers.HaveOneChargePerIntent())
 //	Expect(h).To(matchers.HaveViolation("double-credit"))
+//	Expect(h).To(matchers.HaveExactViolations("double-charge", "double-charge"))
 //
 // The actual value may be a checker.History, a *checker.Recorder or a
 // *checker.Result. On failure the message lists the violations and the HTML
@@ -41,6 +42,13 @@ func HaveViolation(kind string, opts ...checker.CheckOptions) types.GomegaMatche
 	return &matcher{opts: opts, kind: kind, what: "a " + kind + " violation"}
 }
 
+// HaveExactViolations succeeds when the history's violations are exactly
+// these kinds, as many of each as listed, in any order: a caught spec that
+// must not also break something else.
+func HaveExactViolations(kinds ...string) types.GomegaMatcher {
+	return &exact{kinds: kinds}
+}
+
 type matcher struct {
 	opts   []checker.CheckOptions
 	what   string
@@ -55,30 +63,44 @@ func (m *matcher) Match(actual interface{}) (bool, error) {
 	if len(m.opts) > 0 {
 		opts = m.opts[0]
 	}
-	switch a := actual.(type) {
-	case checker.History:
-		m.res = checker.Check(a, opts)
-	case []checker.Op:
-		m.res = checker.Check(a, opts)
-	case *checker.Recorder:
-		m.res = checker.Check(a.History(), opts)
-	case *checker.Result:
-		m.res = a
-	default:
-		return false, fmt.Errorf("idemcheck matcher %s: want checker.History, *checker.Recorder or *checker.Result, got %T", m.what, actual)
+	var err error
+	if m.res, err = result(m.what, actual, opts); err != nil {
+		return false, err
 	}
 	if m.kind != "" {
-		for _, k := range checker.Kinds {
-			if k == m.kind {
-				return len(m.res.ByKind(m.kind)) > 0, nil
-			}
+		if err := knownKind("HaveViolation", m.kind); err != nil {
+			return false, err
 		}
-		return false, fmt.Errorf("HaveViolation(%q): no such kind; kinds are %v", m.kind, checker.Kinds)
+		return len(m.res.ByKind(m.kind)) > 0, nil
 	}
 	if m.strict && (!m.res.Decided() || m.res.Ops == 0) {
 		return false, nil
 	}
 	return len(m.fails(m.res)) == 0, nil
+}
+
+// result checks actual, or takes the result it already is.
+func result(what string, actual interface{}, opts checker.CheckOptions) (*checker.Result, error) {
+	switch a := actual.(type) {
+	case checker.History:
+		return checker.Check(a, opts), nil
+	case []checker.Op:
+		return checker.Check(a, opts), nil
+	case *checker.Recorder:
+		return checker.Check(a.History(), opts), nil
+	case *checker.Result:
+		return a, nil
+	}
+	return nil, fmt.Errorf("idemcheck matcher %s: want checker.History, *checker.Recorder or *checker.Result, got %T", what, actual)
+}
+
+func knownKind(matcher, kind string) error {
+	for _, k := range checker.Kinds {
+		if k == kind {
+			return nil
+		}
+	}
+	return fmt.Errorf("%s(%q): no such kind; kinds are %v", matcher, kind, checker.Kinds)
 }
 
 func (m *matcher) FailureMessage(actual interface{}) string {
@@ -102,10 +124,12 @@ func (m *matcher) NegatedFailureMessage(actual interface{}) string {
 	return fmt.Sprintf("Expected the history not to have %s, but it has.\n%s", m.what, m.report(nil))
 }
 
+func (m *matcher) report(vs []checker.Violation) string { return report(m.res, vs) }
+
 // report prints the violations and writes the pictures of the whole result.
-func (m *matcher) report(vs []checker.Violation) string {
+func report(res *checker.Result, vs []checker.Violation) string {
 	var b strings.Builder
-	b.WriteString(m.res.TextOf(vs))
+	b.WriteString(res.TextOf(vs))
 	dir := os.Getenv(ReportDirEnv)
 	if dir == "" {
 		var err error
@@ -114,7 +138,7 @@ func (m *matcher) report(vs []checker.Violation) string {
 			return b.String()
 		}
 	}
-	paths, err := m.res.WriteHTML(dir)
+	paths, err := res.WriteHTML(dir)
 	for _, p := range paths {
 		fmt.Fprintf(&b, "picture: %s\n", p)
 	}

@@ -7,20 +7,21 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/idemcheck/idemcheck/suites/kit"
 	"github.com/idemcheck/idemcheck/targets/deliverybench"
 )
 
 var (
 	benchOnce sync.Once
-	benchSrv  *servers
+	benchSrv  *kit.Env
 	benchErr  error
 	benchSeq  int
 )
 
 // benchServers starts the servers once per test binary run; TestMain stops
 // them after every benchmark has run.
-func benchServers(b *testing.B) *servers {
-	benchOnce.Do(func() { benchSrv, benchErr = startServers(context.Background(), os.Stderr) })
+func benchServers(b *testing.B) *kit.Env {
+	benchOnce.Do(func() { benchSrv, benchErr = kit.StartServers(context.Background(), benchNeed()) })
 	if benchErr != nil {
 		b.Fatal(benchErr)
 	}
@@ -29,7 +30,7 @@ func benchServers(b *testing.B) *servers {
 
 func stopBenchServers() {
 	if benchSrv != nil {
-		benchSrv.stop(context.Background())
+		_ = benchSrv.Stop(context.Background())
 	}
 }
 
@@ -44,8 +45,8 @@ func BenchmarkEndToEnd(b *testing.B) {
 	s := benchServers(b)
 	benchSeq++
 	b.ResetTimer()
-	res, err := deliverybench.Run(context.Background(), deliverybench.Config{PostgresDSN: s.stack.Postgres.Endpoint(),
-		Brokers: []string{s.brokers}, Events: b.N, Dir: b.TempDir(), Name: fmt.Sprintf("bench%d_%d", os.Getpid(), benchSeq)})
+	res, err := deliverybench.Run(context.Background(), deliverybench.Config{PostgresDSN: s.Postgres,
+		Brokers: []string{s.Brokers}, Events: b.N, Dir: b.TempDir(), Name: fmt.Sprintf("bench%d_%d", os.Getpid(), benchSeq)})
 	b.StopTimer()
 	if err != nil {
 		b.Fatal(err)
@@ -55,4 +56,11 @@ func BenchmarkEndToEnd(b *testing.B) {
 	b.ReportMetric(res.DeliveryPerSec, "events/s")
 	b.ReportMetric(res.RawPerSec, "raw-kafka-events/s")
 	b.ReportMetric(res.Ratio, "e2e/raw")
+}
+
+// benchNeed is the suite's servers, their start-up lines on stderr.
+func benchNeed() kit.Need {
+	n := need
+	n.Log = os.Stderr
+	return n
 }

@@ -9,6 +9,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/checker/matchers"
 	"github.com/idemcheck/idemcheck/faults"
 	"github.com/idemcheck/idemcheck/targets/relay"
 	"github.com/idemcheck/idemcheck/targets/worker"
@@ -39,13 +40,13 @@ var _ = Describe("D. Queues and logs", func() {
 			s := w.screen(ctx, "u1")
 			Expect(s.Shown).To(HaveLen(1))
 			Expect(s.Alerts).To(Equal(1))
-			Expect(w.check(ctx).Violations).To(BeEmpty())
+			Expect(w.history(ctx)).To(matchers.HaveNoViolations(opts))
 		})
 		It("caught: worker-no-inbox credits every copy (double-credit)", func(ctx SpecContext) {
 			w, _ := run(ctx, "worker-no-inbox")
 			Expect(w.creditsPerEvent(ctx)).To(Equal(map[string]int{ev7: 3}))
 			Expect(w.readBalance(ctx, "m1")).To(Equal(int64(21000)))
-			Expect(kinds(w.check(ctx))).To(ContainElement(checker.KindDoubleCredit))
+			Expect(w.history(ctx)).To(matchers.HaveViolation(checker.KindDoubleCredit, opts))
 		})
 	})
 
@@ -75,13 +76,13 @@ var _ = Describe("D. Queues and logs", func() {
 			Expect(s.Shown[0].ID).To(Equal("pay_7"))
 			Expect(s.Shown[0].Deliveries).To(Equal(2))
 			Expect(s.Alerts).To(Equal(2))
-			Expect(w.check(ctx).Violations).To(BeEmpty())
+			Expect(w.history(ctx)).To(matchers.HaveNoViolations(opts))
 		})
 		It("caught: no-inbox credits the redelivery again (double-credit)", func(ctx SpecContext) {
 			w := run(ctx, "no-inbox")
 			Expect(w.creditsPerEvent(ctx)).To(Equal(map[string]int{ev7: 2}))
 			Expect(w.readBalance(ctx, "m1")).To(Equal(int64(18000)))
-			Expect(kinds(w.check(ctx))).To(ContainElement(checker.KindDoubleCredit))
+			Expect(w.history(ctx)).To(matchers.HaveViolation(checker.KindDoubleCredit, opts))
 		})
 	})
 
@@ -89,22 +90,22 @@ var _ = Describe("D. Queues and logs", func() {
 		run := func(ctx context.Context, mutant string) *world {
 			w := newWorld(ctx)
 			w.startWorker(ctx, "worker-1", workerOpts{mutant: mutant})
-			r1 := w.startRelay(ctx, "relay-1", relayOpts{brokers: srv.proxied})
+			r1 := w.startRelay(ctx, "relay-1", relayOpts{brokers: srv.KafkaProxied})
 			// Warm the session up (metadata, producer id, connections)
 			// with another buyer's payment, so the lost reply below is
 			// the reply to ev_7's produce request.
 			w.seedPayment(ctx, "pay_6", "u3", "K1", "m3", 700)
 			Eventually(ctx, w.outboxRows).WithTimeout(30 * time.Second).Should(BeZero())
-			Expect(faults.FailpointAt(r1.admin, relay.AfterPublishBeforeDelete).Arm("crash")).To(Succeed())
-			undo, err := srv.kafkaLink.LoseReply()
+			Expect(faults.FailpointAt(r1.Admin, relay.AfterPublishBeforeDelete).Arm("crash")).To(Succeed())
+			undo, err := srv.KafkaLink.LoseReply()
 			Expect(err).NotTo(HaveOccurred())
-			fired := srv.kafkaLink.Fired()
+			fired := srv.KafkaLink.Fired()
 			w.seedPayment(ctx, "pay_7", "u1", "K1", "m1", 3000)
 			// The produce request reached the broker and its reply was
 			// dropped: the producer must retry the same batch.
 			Eventually(ctx, func() (int, error) { return copiesOf(ctx, w.topic, ev7, false) }).
 				WithTimeout(30 * time.Second).Should(Equal(1))
-			Eventually(srv.kafkaLink.Fired).WithTimeout(10 * time.Second).Should(BeNumerically(">", fired))
+			Eventually(srv.KafkaLink.Fired).WithTimeout(10 * time.Second).Should(BeNumerically(">", fired))
 			Expect(undo()).To(Succeed())
 			expectCrashed(r1) // the retry was acknowledged; the row was not deleted
 			Expect(copiesOf(ctx, w.topic, ev7, false)).To(Equal(1), "within a session the broker keeps one copy of a retried batch")
@@ -118,13 +119,13 @@ var _ = Describe("D. Queues and logs", func() {
 			Expect(w.creditsPerEvent(ctx)).To(Equal(map[string]int{ev7: 1, "pay_6:SUCCEEDED": 1}))
 			Expect(w.readBalance(ctx, "m1")).To(Equal(int64(15000)))
 			Expect(w.screen(ctx, "u1").Shown).To(HaveLen(1))
-			Expect(w.check(ctx).Violations).To(BeEmpty())
+			Expect(w.history(ctx)).To(matchers.HaveNoViolations(opts))
 		})
 		It("caught: consumer-relies-on-producer-dedup credits the new session's copy (double-credit)", func(ctx SpecContext) {
 			w := run(ctx, "consumer-relies-on-producer-dedup")
 			Expect(w.creditsPerEvent(ctx)).To(Equal(map[string]int{ev7: 2, "pay_6:SUCCEEDED": 1}))
 			Expect(w.readBalance(ctx, "m1")).To(Equal(int64(18000)))
-			Expect(kinds(w.check(ctx))).To(ContainElement(checker.KindDoubleCredit))
+			Expect(w.history(ctx)).To(matchers.HaveViolation(checker.KindDoubleCredit, opts))
 		})
 	})
 
@@ -156,7 +157,7 @@ var _ = Describe("D. Queues and logs", func() {
 			Expect(w.creditsPerEvent(ctx)).To(Equal(map[string]int{ev7: 1}))
 			Expect(w.readBalance(ctx, "m1")).To(Equal(int64(15000)))
 			Expect(w.screen(ctx, "u1").Shown).To(HaveLen(1))
-			Expect(w.check(ctx).Violations).To(BeEmpty())
+			Expect(w.history(ctx)).To(matchers.HaveNoViolations(opts))
 		})
 		It("holds (b): session 1 dies before committing; session 2 aborts it: read_committed once, read_uncommitted twice", func(ctx SpecContext) {
 			w := newWorld(ctx)
@@ -167,7 +168,7 @@ var _ = Describe("D. Queues and logs", func() {
 			Expect(w.creditsPerEvent(ctx)).To(Equal(map[string]int{ev7: 1}))
 			Expect(w.readBalance(ctx, "m1")).To(Equal(int64(15000)))
 			Expect(w.screen(ctx, "u1").Shown).To(HaveLen(1))
-			Expect(w.check(ctx).Violations).To(BeEmpty())
+			Expect(w.history(ctx)).To(matchers.HaveNoViolations(opts))
 		})
 		It("caught (b): read-uncommitted-no-inbox credits the aborted copy too (double-credit)", func(ctx SpecContext) {
 			w := newWorld(ctx)
@@ -177,7 +178,7 @@ var _ = Describe("D. Queues and logs", func() {
 			Expect([]int{c, u}).To(Equal([]int{1, 2}), "read_committed, read_uncommitted copies")
 			Expect(w.creditsPerEvent(ctx)).To(Equal(map[string]int{ev7: 2}))
 			Expect(w.readBalance(ctx, "m1")).To(Equal(int64(18000)))
-			Expect(kinds(w.check(ctx))).To(ContainElement(checker.KindDoubleCredit))
+			Expect(w.history(ctx)).To(matchers.HaveViolation(checker.KindDoubleCredit, opts))
 		})
 	})
 })

@@ -7,6 +7,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/checker/matchers"
 	"github.com/idemcheck/idemcheck/faults"
 	"github.com/idemcheck/idemcheck/targets/dedup"
 	"github.com/idemcheck/idemcheck/targets/worker"
@@ -42,7 +43,7 @@ var _ = Describe("E. Notifications", func() {
 			Expect(s.Alerts).To(Equal(2))
 			st, _ := w.notifState(ctx, ev7)
 			Expect(st).To(Equal(worker.StateSent))
-			Expect(w.check(ctx).Violations).To(BeEmpty())
+			Expect(w.history(ctx)).To(matchers.HaveNoViolations(opts))
 		})
 		It("caught (a): no record and no replace id stack two, then three (notification-stacked)", func(ctx SpecContext) {
 			w, afterW2 := run(ctx, "no-notif-record-no-replace-id")
@@ -50,7 +51,7 @@ var _ = Describe("E. Notifications", func() {
 			s := w.screen(ctx, "u1")
 			Expect(s.Shown).To(HaveLen(3))
 			Expect(s.Alerts).To(Equal(3))
-			Expect(kinds(w.check(ctx))).To(ContainElement(checker.KindNotificationStacked))
+			Expect(w.history(ctx)).To(matchers.HaveViolation(checker.KindNotificationStacked, opts))
 		})
 		It("caught (b): a replace id without the record shows one but alerts three times (notification-stacked)", func(ctx SpecContext) {
 			w, afterW2 := run(ctx, "replace-id-no-record")
@@ -58,7 +59,7 @@ var _ = Describe("E. Notifications", func() {
 			s := w.screen(ctx, "u1")
 			Expect(s.Shown).To(HaveLen(1))
 			Expect(s.Alerts).To(Equal(3))
-			Expect(kinds(w.check(ctx))).To(ContainElement(checker.KindNotificationStacked))
+			Expect(w.history(ctx)).To(matchers.HaveViolation(checker.KindNotificationStacked, opts))
 		})
 	})
 
@@ -93,14 +94,14 @@ var _ = Describe("E. Notifications", func() {
 			Expect(s.Alerts).To(Equal(1))
 			st, _ := w.notifState(ctx, ev7)
 			Expect(st).To(Equal(worker.StateSent))
-			Expect(w.check(ctx).Violations).To(BeEmpty())
+			Expect(w.history(ctx)).To(matchers.HaveNoViolations(opts))
 		})
 		It("caught: ack-only-on-redelivery credits but never notifies (lost-effect)", func(ctx SpecContext) {
 			w := run(ctx, "ack-only-on-redelivery")
 			Expect(w.screen(ctx, "u1").Shown).To(BeEmpty())
 			st, _ := w.notifState(ctx, ev7)
 			Expect(st).To(Equal(worker.StatePending))
-			Expect(kinds(w.check(ctx))).To(ContainElement(checker.KindLostEffect))
+			Expect(w.history(ctx)).To(matchers.HaveViolation(checker.KindLostEffect, opts))
 		})
 	})
 
@@ -112,12 +113,12 @@ var _ = Describe("E. Notifications", func() {
 			link *faults.Link
 		)
 		start := func(ctx context.Context, mutant string) {
-			vk, err := dedup.Dial(srv.valkey)
+			vk, err := dedup.Dial(srv.ValkeyAddr)
 			Expect(err).NotTo(HaveOccurred())
 			defer vk.Close()
 			Expect(dedup.CheckNoEviction(ctx, vk)).To(Succeed(), "an evicted window key turns into a duplicate")
 			w = newWorld(ctx)
-			link, err = srv.tp.Link("valkey-"+w.name, srv.valkey)
+			link, err = srv.Toxi.Link("valkey-"+w.name, srv.ValkeyAddr)
 			Expect(err).NotTo(HaveOccurred())
 			w.startWorker(ctx, "worker-1", workerOpts{mutant: mutant, valkey: link.Addr(), extra: []string{"-user-cap", "2", "-dedup-window", "1h"}})
 		}
@@ -141,7 +142,7 @@ var _ = Describe("E. Notifications", func() {
 			s := w.screen(ctx, w.recipient())
 			Expect(s.Shown).To(HaveLen(3))
 			Expect(s.Alerts).To(Equal(3))
-			Expect(w.check(ctx).Violations).To(BeEmpty())
+			Expect(w.history(ctx)).To(matchers.HaveNoViolations(opts))
 		})
 		It("caught: no-dedup-key sends both (notification-stacked)", func(ctx SpecContext) {
 			start(ctx, "no-dedup-key")
@@ -150,7 +151,7 @@ var _ = Describe("E. Notifications", func() {
 			Expect(w.verdicts(ctx, r1, r2)).To(Equal([]string{"SENT/unguarded", "SENT/unguarded"}))
 			s := w.screen(ctx, w.recipient())
 			Expect(s.Shown).To(HaveLen(2))
-			Expect(kinds(w.check(ctx))).To(ContainElement(checker.KindNotificationStacked))
+			Expect(w.history(ctx)).To(matchers.HaveViolation(checker.KindNotificationStacked, opts))
 		})
 	})
 })

@@ -26,9 +26,9 @@ func scanLog(ctx context.Context, topic string, readCommitted bool) ([]logCopy, 
 	iso := kgo.ReadUncommitted()
 	if readCommitted {
 		iso = kgo.ReadCommitted()
-		ends, err = srv.adm.ListCommittedOffsets(ctx, topic)
+		ends, err = srv.KafkaAdmin.ListCommittedOffsets(ctx, topic)
 	} else {
-		ends, err = srv.adm.ListEndOffsets(ctx, topic)
+		ends, err = srv.KafkaAdmin.ListEndOffsets(ctx, topic)
 	}
 	if err == nil {
 		err = ends.Error()
@@ -43,7 +43,7 @@ func scanLog(ctx context.Context, topic string, readCommitted bool) ([]logCopy, 
 	if end.Offset <= 0 {
 		return nil, nil
 	}
-	cl, err := kgo.NewClient(kgo.SeedBrokers(srv.brokers), kgo.FetchIsolationLevel(iso), kgo.KeepControlRecords(),
+	cl, err := kgo.NewClient(kgo.SeedBrokers(srv.Brokers), kgo.FetchIsolationLevel(iso), kgo.KeepControlRecords(),
 		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: {0: kgo.NewOffset().AtStart()}}))
 	if err != nil {
 		return nil, err
@@ -93,7 +93,7 @@ func copiesOf(ctx context.Context, topic, key string, readCommitted bool) (int, 
 // groupOffset is the group's committed offset on the topic's partition, -1
 // when it committed none.
 func groupOffset(ctx context.Context, group, topic string) (int64, error) {
-	resp, err := srv.adm.FetchOffsets(ctx, group)
+	resp, err := srv.KafkaAdmin.FetchOffsets(ctx, group)
 	if err != nil {
 		return -1, err
 	}
@@ -111,7 +111,7 @@ func groupOffset(ctx context.Context, group, topic string) (int64, error) {
 // orchestrator that saw the process die would; otherwise the partition stays
 // with the corpse until its session times out.
 func removeMember(ctx context.Context, group, instanceID string) error {
-	resp, err := srv.adm.LeaveGroup(ctx, kadm.LeaveGroup(group).InstanceIDs(instanceID))
+	resp, err := srv.KafkaAdmin.LeaveGroup(ctx, kadm.LeaveGroup(group).InstanceIDs(instanceID))
 	if err != nil {
 		return err
 	}

@@ -4,6 +4,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/idemcheck/idemcheck/checker/matchers"
 	"github.com/idemcheck/idemcheck/targets/relay"
 	"github.com/idemcheck/idemcheck/targets/worker"
 )
@@ -45,7 +46,7 @@ var _ = Describe("Kill at every failpoint", Label("kill-any-failpoint"), func() 
 				Expect(s.Shown).To(HaveLen(1), u)
 				Expect(s.Alerts).To(BeNumerically("<=", 2), u)
 			}
-			Expect(w.check(ctx).Violations).To(BeEmpty())
+			Expect(w.history(ctx)).To(matchers.HaveNoViolations(opts))
 		},
 		Entry("relay, idempotent: after-publish-before-delete", relay.TierName, relay.AfterPublishBeforeDelete, ""),
 		Entry("relay, transactional: before-commit-transaction", relay.TierName, relay.BeforeCommitTransaction, "relay-1"),

@@ -7,6 +7,7 @@ import (
 	. "github.com/onsi/gomega"
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/idemcheck/idemcheck/checker/matchers"
 	"github.com/idemcheck/idemcheck/targets/relay"
 )
 
@@ -35,7 +36,7 @@ var _ = Describe("Poison input", Label("poison"), func() {
 		w := newWorld(ctx)
 		w.startWorker(ctx, "worker-1", workerOpts{})
 		unknown := relay.Event{Type: relay.TypePaymentSucceeded, EventID: "pay_404:SUCCEEDED", PaymentID: "pay_404", Merchant: "m1", Amount: 3000, Currency: "USD"}
-		Expect(srv.kc.ProduceSync(ctx,
+		Expect(srv.Kafka.ProduceSync(ctx,
 			&kgo.Record{Topic: w.topic, Key: []byte("junk-1"), Value: []byte("{not json")},
 			&kgo.Record{Topic: w.topic, Key: []byte(unknown.EventID), Value: unknown.Encode(),
 				Headers: []kgo.RecordHeader{{Key: relay.HeaderEventID, Value: []byte(unknown.EventID)}}},
@@ -53,6 +54,6 @@ var _ = Describe("Poison input", Label("poison"), func() {
 		Expect(w.creditsPerEvent(ctx)).To(Equal(map[string]int{ev7: 1}))
 		Expect(w.readBalance(ctx, "m1")).To(Equal(int64(15000)))
 		Expect(w.screen(ctx, "u1").Shown).To(HaveLen(1))
-		Expect(w.check(ctx).Violations).To(BeEmpty())
+		Expect(w.history(ctx)).To(matchers.HaveNoViolations(opts))
 	})
 })

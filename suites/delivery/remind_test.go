@@ -24,7 +24,7 @@ func (w *world) remind(ctx context.Context, eventID, inv string) string {
 	rem := worker.Reminder{Type: worker.TypeReminder, EventID: eventID, Recipient: w.recipient(), Template: "invoice_overdue", BusinessKey: inv}
 	rec := &kgo.Record{Topic: w.topic, Key: []byte(eventID), Value: rem.Encode(),
 		Headers: []kgo.RecordHeader{{Key: relay.HeaderEventID, Value: []byte(eventID)}}}
-	Expect(srv.kc.ProduceSync(ctx, rec).FirstErr()).To(Succeed())
+	Expect(srv.Kafka.ProduceSync(ctx, rec).FirstErr()).To(Succeed())
 	Eventually(ctx, func() string { st, _ := w.notifState(ctx, eventID); return st }).
 		WithTimeout(30*time.Second).WithPolling(20*time.Millisecond).
 		Should(BeElementOf(worker.StateSent, worker.StateDropped), "reminder %s not decided", eventID)

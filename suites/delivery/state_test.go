@@ -9,6 +9,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/suites/kit"
 	"github.com/idemcheck/idemcheck/targets/push"
 )
 
@@ -81,37 +82,12 @@ func (w *world) screen(ctx context.Context, recipient string) push.ScreenState {
 func (w *world) history(ctx context.Context) checker.History {
 	GinkgoHelper()
 	h := append(w.rec.History(), w.extra...)
-	rows, err := w.pool.Query(ctx, `SELECT event_id, payment_id, merchant, amount, worker, call_ns, return_ns FROM credits ORDER BY id`)
+	credits, err := kit.WorkerCredits(w.pool).Effects(ctx)
 	Expect(err).NotTo(HaveOccurred())
-	for rows.Next() {
-		var op checker.Op
-		var amount, ret int64
-		Expect(rows.Scan(&op.Input.EventID, &op.PaymentID, &op.Input.Merchant, &amount, &op.Process, &op.Call, &ret)).To(Succeed())
-		op.Op, op.Input.Amount, op.Return = checker.OpCredit, &amount, &ret
-		h = append(h, op)
-	}
-	Expect(rows.Err()).To(Succeed())
 	notes, err := w.phone.History(ctx)
 	Expect(err).NotTo(HaveOccurred())
-	return append(h, notes...)
+	return append(append(h, credits...), notes...)
 }
 
-// check runs the checker on the merged history with m1's opening balance.
-func (w *world) check(ctx context.Context) *checker.Result {
-	GinkgoHelper()
-	h := w.history(ctx)
-	res := checker.Check(h, checker.CheckOptions{InitialBalances: map[string]int64{"m1": 12000}})
-	for _, v := range res.Violations {
-		GinkgoWriter.Printf("violation %s: %s\n", v.Kind, v.Message)
-	}
-	return res
-}
-
-// kinds lists the violation kinds of a result, for matching.
-func kinds(r *checker.Result) []string {
-	var out []string
-	for _, v := range r.Violations {
-		out = append(out, v.Kind)
-	}
-	return out
-}
+// opts checks a history with m1's opening balance.
+var opts = checker.CheckOptions{InitialBalances: map[string]int64{"m1": 12000}}

@@ -8,6 +8,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/checker/matchers"
 	"github.com/idemcheck/idemcheck/fakepsp"
 	"github.com/idemcheck/idemcheck/targets/api"
 	"github.com/idemcheck/idemcheck/targets/keystore"
@@ -77,7 +78,7 @@ var _ = Describe("A1 PSP charges, answers 500 and replays it for the key", Label
 		Expect(rs["replays"]).To(BeNumerically(">=", 1))
 		Expect(rs).To(HaveKeyWithValue("found", int64(1)), "the payment was not settled by the search fallback: %v", rs)
 		Expect(rs).To(HaveKeyWithValue("settled", int64(1)))
-		Expect(w.check(ctx).OK()).To(BeTrue())
+		Expect(w.history(ctx)).To(matchers.HaveNoViolations(opts))
 	}, SpecTimeout(2*time.Minute))
 
 	It("holds (search not read-after-write): nothing found stays UNKNOWN, the charge is found once search sees it", func(ctx SpecContext) {
@@ -100,7 +101,7 @@ var _ = Describe("A1 PSP charges, answers 500 and replays it for the key", Label
 		Expect(pspKeys(w.psp.Charges())).To(Equal([]string{id + ":charge"}))
 		Expect(statsAt(w.st.Resolver.Admin)).To(HaveKeyWithValue("found", int64(1)))
 		Expect(w.outbox(ctx)).To(HaveLen(1))
-		Expect(w.check(ctx).OK()).To(BeTrue())
+		Expect(w.history(ctx)).To(matchers.HaveNoViolations(opts))
 	}, SpecTimeout(2*time.Minute))
 
 	It("caught: a resolver that only replays the key leaves the payment UNKNOWN while charged: failed-but-charged", func(ctx SpecContext) {
@@ -124,7 +125,7 @@ var _ = Describe("A1 PSP charges, answers 500 and replays it for the key", Label
 		Expect(rs).To(HaveKeyWithValue("searches", int64(0)))
 		Expect(rs).To(HaveKeyWithValue("settled", int64(0)))
 		res := w.check(ctx)
-		Expect(kinds(res)).To(Equal([]string{checker.KindFailedButCharged}))
+		Expect(res).To(matchers.HaveExactViolations(checker.KindFailedButCharged))
 		Expect(res.Violations[0].Intent).To(Equal(api.Scope("u1", "K1", true)))
 	}, SpecTimeout(2*time.Minute))
 
@@ -149,6 +150,6 @@ var _ = Describe("A1 PSP charges, answers 500 and replays it for the key", Label
 		Expect(w.payment(ctx, id).PSPCharge).To(Equal(charges[0].Output.ChargeID))
 		Expect(states(w.payments(ctx))).To(Equal(map[string]string{id: ledger.Succeeded}))
 		Expect(w.outbox(ctx)).To(ConsistOf(ledger.OutboxRow{EventID: id + ":SUCCEEDED", PaymentID: id, Merchant: "m1", Amount: 3000, Currency: "USD"}))
-		Expect(w.check(ctx).OK()).To(BeTrue())
+		Expect(w.history(ctx)).To(matchers.HaveNoViolations(opts))
 	}, SpecTimeout(2*time.Minute))
 })

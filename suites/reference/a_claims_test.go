@@ -8,6 +8,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/checker/matchers"
 	"github.com/idemcheck/idemcheck/faults"
 	"github.com/idemcheck/idemcheck/targets/api"
 	"github.com/idemcheck/idemcheck/targets/ledger"
@@ -52,7 +53,7 @@ var _ = Describe("A. Keys and claims, concurrent and crashed owners", func() {
 			Expect(w.psp.CallsWithKey(id+":charge")).To(HaveLen(1), "the PSP's own log: one call")
 			Expect(pspKeys(w.psp.Charges())).To(Equal([]string{id + ":charge"}))
 			Expect(states(w.payments(ctx))).To(Equal(map[string]string{id: ledger.Succeeded}))
-			Expect(w.check(ctx).OK()).To(BeTrue())
+			Expect(w.history(ctx)).To(matchers.HaveNoViolations(opts))
 		}, SpecTimeout(time.Minute))
 
 		// With the claim split into a read and a write, both copies claim
@@ -103,7 +104,7 @@ var _ = Describe("A. Keys and claims, concurrent and crashed owners", func() {
 			Expect(pspKeys(w.psp.Charges())).To(Equal([]string{id + ":charge"}))
 			Expect(states(w.payments(ctx))).To(Equal(map[string]string{id: ledger.Succeeded}))
 			Expect(w.outbox(ctx)).To(HaveLen(1))
-			Expect(w.check(ctx).OK()).To(BeTrue())
+			Expect(w.history(ctx)).To(matchers.HaveNoViolations(opts))
 		}, SpecTimeout(time.Minute))
 
 		It("holds (killed after the PSP call): the takeover's charge is replayed, not repeated", func(ctx SpecContext) {
@@ -115,7 +116,7 @@ var _ = Describe("A. Keys and claims, concurrent and crashed owners", func() {
 			Expect(pspKeys(w.psp.Charges())).To(Equal([]string{id + ":charge"}))
 			Expect(states(w.payments(ctx))).To(Equal(map[string]string{id: ledger.Succeeded}))
 			Expect(w.outbox(ctx)).To(HaveLen(1))
-			Expect(w.check(ctx).OK()).To(BeTrue())
+			Expect(w.history(ctx)).To(matchers.HaveNoViolations(opts))
 		}, SpecTimeout(time.Minute))
 
 		It("holds (no phone): the resolver sweeps the stale PENDING row and settles it", func(ctx SpecContext) {
@@ -131,7 +132,7 @@ var _ = Describe("A. Keys and claims, concurrent and crashed owners", func() {
 			Expect(err).NotTo(HaveOccurred())
 			Expect(r.Code).To(Equal(http.StatusOK), r.String())
 			Expect(r.PaymentID).To(Equal(id))
-			Expect(w.check(ctx).OK()).To(BeTrue())
+			Expect(w.history(ctx)).To(matchers.HaveNoViolations(opts))
 		}, SpecTimeout(time.Minute))
 
 		It("caught: a takeover with a new PSP key charges twice", func(ctx SpecContext) {
@@ -140,7 +141,7 @@ var _ = Describe("A. Keys and claims, concurrent and crashed owners", func() {
 			Expect(r.Code).To(Equal(http.StatusOK), r.String())
 			Expect(w.stat("takeovers")).To(Equal(int64(1)))
 			Expect(w.psp.Charges()).To(HaveLen(2))
-			Expect(kinds(w.check(ctx))).To(ContainElement(checker.KindDoubleCharge))
+			Expect(w.history(ctx)).To(matchers.HaveViolation(checker.KindDoubleCharge, opts))
 		}, SpecTimeout(time.Minute))
 	})
 
@@ -195,7 +196,7 @@ var _ = Describe("A. Keys and claims, concurrent and crashed owners", func() {
 			Expect(pspKeys(w.psp.Charges())).To(Equal([]string{id + ":charge"}))
 			Expect(states(w.payments(ctx))).To(Equal(map[string]string{id: ledger.Succeeded}))
 			Expect(w.record(ctx, "u1", "K1").Owner).To(HavePrefix("api-2:"))
-			Expect(w.check(ctx).OK()).To(BeTrue())
+			Expect(w.history(ctx)).To(matchers.HaveNoViolations(opts))
 		}, SpecTimeout(time.Minute))
 
 		// The zombie's unconditional completion does overwrite the record,
@@ -213,7 +214,7 @@ var _ = Describe("A. Keys and claims, concurrent and crashed owners", func() {
 			Expect(statOf("api-1", w, "complete_refused")).To(BeZero())
 			Expect(w.record(ctx, "u1", "K1").Owner).To(HavePrefix("api-1:"), "the zombie overwrote the record")
 			Expect(pspKeys(w.psp.Charges())).To(Equal([]string{pid("u1", "K1") + ":charge"}))
-			Expect(w.check(ctx).Passed()).To(BeTrue(), "masked: the answers are rendered from the ledger row")
+			Expect(w.history(ctx)).To(matchers.HaveNoViolations(opts), "masked: the answers are rendered from the ledger row")
 		}, SpecTimeout(time.Minute))
 	})
 })

@@ -9,6 +9,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/checker/matchers"
 	"github.com/idemcheck/idemcheck/fakepsp"
 	"github.com/idemcheck/idemcheck/targets/keystore"
 	"github.com/idemcheck/idemcheck/targets/ledger"
@@ -35,7 +36,7 @@ var _ = Describe("A. Keys and claims", func() {
 			Expect(w.outbox(ctx)).To(HaveLen(1))
 			Expect(w.outbox(ctx)[0].EventID).To(Equal(pid("u1", "K1") + ":SUCCEEDED"))
 			Expect(w.record(ctx, "u1", "K1").State).To(Equal(keystore.Done))
-			Expect(w.check(ctx).OK()).To(BeTrue())
+			Expect(w.history(ctx)).To(matchers.HaveNoViolations(opts))
 		}, SpecTimeout(time.Minute))
 
 		It("answers bad input with a clear 4xx and leaves no row behind", func(ctx SpecContext) {
@@ -109,7 +110,7 @@ var _ = Describe("A. Keys and claims", func() {
 			Expect(p.PSPCharge).NotTo(BeEmpty())
 			Expect(states(w.payments(ctx))).To(Equal(map[string]string{id: ledger.Succeeded}))
 			Expect(w.outbox(ctx)).To(ConsistOf(ledger.OutboxRow{EventID: id + ":SUCCEEDED", PaymentID: id, Merchant: "m1", Amount: 3000, Currency: "USD"}))
-			Expect(w.check(ctx).OK()).To(BeTrue())
+			Expect(w.history(ctx)).To(matchers.HaveNoViolations(opts))
 		}, SpecTimeout(2*time.Minute))
 
 		It("caught: a resolver that mints a fresh PSP key charges twice", func(ctx SpecContext) {
@@ -120,7 +121,7 @@ var _ = Describe("A. Keys and claims", func() {
 			Expect(w.psp.Charges()).To(HaveLen(2))
 			Expect(pspKeys(w.psp.Charges())[0]).To(Equal(id + ":charge"))
 			Expect(pspKeys(w.psp.Charges())[1]).To(HavePrefix(id + ":resolve-"))
-			Expect(kinds(w.check(ctx))).To(ContainElement(checker.KindDoubleCharge))
+			Expect(w.history(ctx)).To(matchers.HaveViolation(checker.KindDoubleCharge, opts))
 		}, SpecTimeout(2*time.Minute))
 	})
 })

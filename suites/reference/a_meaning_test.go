@@ -8,6 +8,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/checker/matchers"
 	"github.com/idemcheck/idemcheck/targets/ledger"
 	"github.com/idemcheck/idemcheck/targets/mutant"
 	"github.com/idemcheck/idemcheck/targets/phone"
@@ -47,7 +48,7 @@ var _ = Describe("A. Keys and claims, meaning and scope", func() {
 			Expect(pspKeys(w.psp.Charges())).To(Equal([]string{id + ":charge"}))
 			Expect(*w.psp.Charges()[0].Input.Amount).To(Equal(int64(3000)))
 			Expect(states(w.payments(ctx))).To(Equal(map[string]string{id: ledger.Succeeded}))
-			Expect(w.check(ctx).OK()).To(BeTrue())
+			Expect(w.history(ctx)).To(matchers.HaveNoViolations(opts))
 		}, SpecTimeout(time.Minute))
 
 		It("caught: a fingerprint over raw bytes answers a true retry with 422", func(ctx SpecContext) {
@@ -55,7 +56,7 @@ var _ = Describe("A. Keys and claims, meaning and scope", func() {
 			_, changed, reordered := a5(ctx, w)
 			Expect(changed.Code).To(Equal(http.StatusUnprocessableEntity))
 			Expect(reordered.Code).To(Equal(http.StatusUnprocessableEntity), reordered.String())
-			Expect(kinds(w.check(ctx))).To(ContainElement(checker.KindFalseMismatch))
+			Expect(w.history(ctx)).To(matchers.HaveViolation(checker.KindFalseMismatch, opts))
 		}, SpecTimeout(time.Minute))
 
 		It("caught: without a fingerprint check the 3500 request gets the 3000 answer", func(ctx SpecContext) {
@@ -64,7 +65,7 @@ var _ = Describe("A. Keys and claims, meaning and scope", func() {
 			Expect(changed.Code).To(Equal(http.StatusOK), changed.String())
 			Expect(changed.PaymentID).To(Equal(pid("u1", "K1")))
 			Expect(w.psp.Charges()).To(HaveLen(1))
-			Expect(kinds(w.check(ctx))).To(ContainElement(checker.KindMismatchAccepted))
+			Expect(w.history(ctx)).To(matchers.HaveViolation(checker.KindMismatchAccepted, opts))
 		}, SpecTimeout(time.Minute))
 	})
 
@@ -93,7 +94,7 @@ var _ = Describe("A. Keys and claims, meaning and scope", func() {
 			Expect(r2.PaymentID).To(Equal(pid("u2", "K1")))
 			Expect(pspKeys(w.psp.Charges())).To(ConsistOf(pid("u1", "K1")+":charge", pid("u2", "K1")+":charge"))
 			Expect(states(w.payments(ctx))).To(Equal(map[string]string{pid("u1", "K1"): ledger.Succeeded, pid("u2", "K1"): ledger.Succeeded}))
-			Expect(w.check(ctx).OK()).To(BeTrue())
+			Expect(w.history(ctx)).To(matchers.HaveNoViolations(opts))
 		}, SpecTimeout(time.Minute))
 
 		It("holds: two callers with orders that mean the same each get their own payment", func(ctx SpecContext) {
@@ -102,7 +103,7 @@ var _ = Describe("A. Keys and claims, meaning and scope", func() {
 			Expect(r1.PaymentID).To(Equal(pid("u1", "K1")), r1.String())
 			Expect(r2.PaymentID).To(Equal(pid("u2", "K1")), r2.String())
 			Expect(pspKeys(w.psp.Charges())).To(ConsistOf(pid("u1", "K1")+":charge", pid("u2", "K1")+":charge"))
-			Expect(w.check(ctx).Passed()).To(BeTrue())
+			Expect(w.history(ctx)).To(matchers.HaveNoViolations(opts))
 		}, SpecTimeout(time.Minute))
 
 		// One guard off: the scope is endpoint:key. u2's order means the
@@ -115,7 +116,7 @@ var _ = Describe("A. Keys and claims, meaning and scope", func() {
 			Expect(r2.Code).To(Equal(http.StatusOK), r2.String())
 			Expect(r2.PaymentID).To(Equal(r1.PaymentID), "u2 received u1's payment")
 			Expect(w.psp.Charges()).To(HaveLen(1))
-			Expect(kinds(w.check(ctx))).To(ContainElement(checker.KindInconsistentAnswer))
+			Expect(w.history(ctx)).To(matchers.HaveViolation(checker.KindInconsistentAnswer, opts))
 		}, SpecTimeout(time.Minute))
 	})
 
@@ -149,7 +150,7 @@ var _ = Describe("A. Keys and claims, meaning and scope", func() {
 			Expect(r2.PaymentID).To(Equal(id))
 			Expect(pspKeys(w.psp.Charges())).To(Equal([]string{id + ":charge"}))
 			Expect(states(w.payments(ctx))).To(Equal(map[string]string{id: ledger.Succeeded}))
-			Expect(w.check(ctx).OK()).To(BeTrue())
+			Expect(w.history(ctx)).To(matchers.HaveNoViolations(opts))
 		}, SpecTimeout(time.Minute))
 
 		It("caught: a client that trusts the retry's error reports failed while the PSP charged", func(ctx SpecContext) {
@@ -159,7 +160,7 @@ var _ = Describe("A. Keys and claims, meaning and scope", func() {
 			Expect(w.psp.Charges()).To(HaveLen(1))
 			// Told "failed" although charged: a wrong answer (the model) and
 			// a client that never heard its payment succeed (quiescence).
-			Expect(kinds(w.check(ctx))).To(ConsistOf(checker.KindInconsistentAnswer, checker.KindFailedButCharged))
+			Expect(w.check(ctx)).To(matchers.HaveExactViolations(checker.KindInconsistentAnswer, checker.KindFailedButCharged))
 		}, SpecTimeout(time.Minute))
 	})
 })

@@ -9,6 +9,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/checker/matchers"
 	"github.com/idemcheck/idemcheck/fakepsp"
 	"github.com/idemcheck/idemcheck/faults"
 	"github.com/idemcheck/idemcheck/targets/api"
@@ -82,7 +83,7 @@ var _ = Describe("B. Time", func() {
 			Expect(apiStat(w, 0, "claims")).To(BeZero())
 			Expect(pspKeys(w.psp.Charges())).To(Equal([]string{pid("u1", "K2") + ":charge"}))
 			Expect(states(w.payments(ctx))).To(Equal(map[string]string{pid("u1", "K1"): ledger.Void, pid("u1", "K2"): ledger.Succeeded}))
-			Expect(w.check(ctx).OK()).To(BeTrue())
+			Expect(w.history(ctx)).To(matchers.HaveNoViolations(opts))
 		}, SpecTimeout(time.Minute))
 
 		It("caught: no deadline and no void charge the buyer twice", func(ctx SpecContext) {
@@ -91,7 +92,7 @@ var _ = Describe("B. Time", func() {
 			Expect(rs.Outcome).To(Equal(checker.OutcomeVoid))
 			Expect(apiStat(w, 0, "answered_ok")).To(Equal(int64(1)))
 			Expect(pspKeys(w.psp.Charges())).To(ConsistOf(pid("u1", "K1")+":charge", pid("u1", "K2")+":charge"))
-			Expect(kinds(w.check(ctx))).To(ContainElement(checker.KindEffectAfterVoid))
+			Expect(w.history(ctx)).To(matchers.HaveViolation(checker.KindEffectAfterVoid, opts))
 		}, SpecTimeout(time.Minute))
 	})
 
@@ -104,7 +105,7 @@ var _ = Describe("B. Time", func() {
 			Expect(apiStat(w, 0, "answered_void")).To(Equal(int64(1)))
 			Expect(apiStat(w, 0, "psp_calls")).To(BeZero())
 			Expect(pspKeys(w.psp.Charges())).To(Equal([]string{pid("u1", "K2") + ":charge"}))
-			Expect(w.check(ctx).OK()).To(BeTrue())
+			Expect(w.history(ctx)).To(matchers.HaveNoViolations(opts))
 		}, SpecTimeout(time.Minute))
 
 		It("holds: after the key record window A1's insert hits the VOID row, 409, no PSP call", func(ctx SpecContext) {
@@ -115,14 +116,14 @@ var _ = Describe("B. Time", func() {
 			Expect(apiStat(w, 0, "psp_calls")).To(BeZero())
 			Expect(pspKeys(w.psp.Charges())).To(Equal([]string{pid("u1", "K2") + ":charge"}))
 			Expect(states(w.payments(ctx))).To(Equal(map[string]string{pid("u1", "K1"): ledger.Void, pid("u1", "K2"): ledger.Succeeded}))
-			Expect(w.check(ctx).OK()).To(BeTrue())
+			Expect(w.history(ctx)).To(matchers.HaveNoViolations(opts))
 		}, SpecTimeout(time.Minute))
 
 		It("caught: a RESOLVE that only reads lets A1 charge after the void", func(ctx SpecContext) {
 			w := newWorld(ctx, worldOpts{noResolver: true, mutants: []mutant.Switch{mutant.NoDeadline, mutant.ResolveReadOnly}})
 			late(ctx, w, true)
 			Expect(w.psp.Charges()).To(HaveLen(2))
-			Expect(kinds(w.check(ctx))).To(ContainElement(checker.KindEffectAfterVoid))
+			Expect(w.history(ctx)).To(matchers.HaveViolation(checker.KindEffectAfterVoid, opts))
 		}, SpecTimeout(time.Minute))
 	})
 
@@ -154,7 +155,7 @@ var _ = Describe("B. Time", func() {
 			Expect(apiStat(w, 1, "voids")).To(BeZero())
 			Expect(pspKeys(w.psp.Charges())).To(Equal([]string{pid("u1", "K1") + ":charge"}))
 			Expect(states(w.payments(ctx))).To(Equal(map[string]string{pid("u1", "K1"): ledger.Succeeded}))
-			Expect(w.check(ctx).OK()).To(BeTrue())
+			Expect(w.history(ctx)).To(matchers.HaveNoViolations(opts))
 		}, SpecTimeout(time.Minute))
 
 		It("caught: a non-atomic resolve reports VOID over a charge", func(ctx SpecContext) {
@@ -163,7 +164,7 @@ var _ = Describe("B. Time", func() {
 			Expect(orig.Code).To(Equal(http.StatusOK), orig.String())
 			Expect(rs.Outcome).To(Equal(checker.OutcomeVoid))
 			Expect(w.psp.Charges()).To(HaveLen(1))
-			Expect(kinds(w.check(ctx))).To(ContainElement(checker.KindEffectAfterVoid))
+			Expect(w.history(ctx)).To(matchers.HaveViolation(checker.KindEffectAfterVoid, opts))
 		}, SpecTimeout(time.Minute))
 	})
 
@@ -192,7 +193,7 @@ var _ = Describe("B. Time", func() {
 			rec := w.record(ctx, "u1", "K1")
 			Expect(rec.State).To(Equal(keystore.Done))
 			Expect(rec.ExpiresAt).To(BeNumerically(">", time.Now().Add(storytime.D(storytime.BuyerBack)).UnixNano()), "record rewritten with a fresh window")
-			Expect(w.check(ctx).OK()).To(BeTrue())
+			Expect(w.history(ctx)).To(matchers.HaveNoViolations(opts))
 		}, SpecTimeout(time.Minute))
 
 		It("caught: no durable guard and a random payment id charge twice", func(ctx SpecContext) {
@@ -202,7 +203,7 @@ var _ = Describe("B. Time", func() {
 			Expect(back.PaymentID).NotTo(Equal(first.PaymentID))
 			Expect(w.payments(ctx)).To(HaveLen(2))
 			Expect(w.psp.Charges()).To(HaveLen(2))
-			Expect(kinds(w.check(ctx))).To(ContainElement(checker.KindDoubleCharge))
+			Expect(w.history(ctx)).To(matchers.HaveViolation(checker.KindDoubleCharge, opts))
 		}, SpecTimeout(time.Minute))
 	})
 
@@ -241,7 +242,7 @@ var _ = Describe("B. Time", func() {
 			Expect(retry.PaymentID).To(Equal(id))
 			Expect(pspKeys(w.psp.Charges())).To(Equal([]string{id + ":charge"}))
 			Expect(w.record(ctx, "u1", "K1").State).To(Equal(keystore.Done))
-			Expect(w.check(ctx).OK()).To(BeTrue())
+			Expect(w.history(ctx)).To(matchers.HaveNoViolations(opts))
 		}, SpecTimeout(time.Minute))
 
 		It("caught: a read path that trusts presence answers a stale in-progress", func(ctx SpecContext) {
@@ -249,7 +250,7 @@ var _ = Describe("B. Time", func() {
 			rs, retry := b5(ctx, w)
 			Expect(rs.Outcome).To(Equal(checker.OutcomeSucceeded))
 			Expect(retry.Outcome).To(Equal(checker.OutcomeInProgress), retry.String())
-			Expect(kinds(w.check(ctx))).To(ContainElement(checker.KindInconsistentAnswer))
+			Expect(w.history(ctx)).To(matchers.HaveViolation(checker.KindInconsistentAnswer, opts))
 		}, SpecTimeout(time.Minute))
 	})
 
@@ -279,7 +280,7 @@ var _ = Describe("B. Time", func() {
 			Expect(status).To(Equal("refund_pending"))
 			Expect(pspKeys(w.psp.Refunds())).To(Equal([]string{id + ":cancel:refund"}))
 			Expect(*w.psp.Refunds()[0].Input.Amount).To(Equal(int64(1000)))
-			Expect(w.check(ctx).OK()).To(BeTrue())
+			Expect(w.history(ctx)).To(matchers.HaveNoViolations(opts))
 		}, SpecTimeout(time.Minute))
 
 		It("caught: a fresh refund key per retry refunds twice", func(ctx SpecContext) {
@@ -289,7 +290,7 @@ var _ = Describe("B. Time", func() {
 			// refund request (its id rides in the refund's metadata) carried
 			// out twice under two keys.
 			Expect(w.psp.Refunds()).To(HaveLen(2))
-			Expect(kinds(w.check(ctx))).To(ContainElement(checker.KindDoubleRefund))
+			Expect(w.history(ctx)).To(matchers.HaveViolation(checker.KindDoubleRefund, opts))
 		}, SpecTimeout(time.Minute))
 	})
 })

@@ -4,17 +4,11 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
 	"time"
 
 	"github.com/idemcheck/idemcheck/targets/api"
 	"github.com/idemcheck/idemcheck/targets/storytime"
 )
-
-func readFile(path string) string {
-	b, _ := os.ReadFile(path)
-	return string(b)
-}
 
 func adminCall(method, url string) error {
 	req, err := http.NewRequest(method, url, nil)

@@ -2,17 +2,14 @@ package reference
 
 import (
 	"context"
-	"fmt"
-	"strings"
-	"sync/atomic"
 	"time"
 
-	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
 	"github.com/idemcheck/idemcheck/checker"
 	"github.com/idemcheck/idemcheck/fakepsp"
 	"github.com/idemcheck/idemcheck/faults"
+	"github.com/idemcheck/idemcheck/suites/kit"
 	"github.com/idemcheck/idemcheck/targets/api"
 	"github.com/idemcheck/idemcheck/targets/keystore"
 	"github.com/idemcheck/idemcheck/targets/ledger"
@@ -25,6 +22,7 @@ import (
 // world is one spec's stack: its own PSP, its own schema and key prefix,
 // one recorder for the phones' answers and the PSP's charges.
 type world struct {
+	*kit.Reference
 	rec     *checker.Recorder
 	psp     *fakepsp.PSP
 	st      *refstack.Stack
@@ -32,7 +30,9 @@ type world struct {
 	mutants mutant.Set
 }
 
-var worlds atomic.Int64
+// opts is how the suite checks a history: a partition the checker cannot
+// decide in 20 s fails the holds specs (HaveNoViolations needs proof).
+var opts = checker.CheckOptions{Timeout: 20 * time.Second}
 
 type worldOpts struct {
 	mutants    []mutant.Switch
@@ -44,42 +44,12 @@ type worldOpts struct {
 }
 
 func newWorld(ctx context.Context, o worldOpts) *world {
-	w := &world{rec: checker.NewRecorder(), mutants: mutant.Set{}}
-	for _, m := range o.mutants {
-		w.mutants[m] = true
-	}
-	var err error
-	w.psp, err = fakepsp.Start(fakepsp.Config{KeyWindow: 24 * time.Hour, Recorder: w.rec,
-		RateLimits: fakepsp.RateLimits{Disabled: true}})
-	Expect(err).NotTo(HaveOccurred())
-	DeferCleanup(w.psp.Close)
-	cfg := refstack.Config{
-		PostgresDSN: suite.svc.Postgres.Endpoint(), ValkeyAddr: suite.svc.Valkey.Endpoint(),
-		PSPURL: w.psp.URL(), PSPKey: w.psp.SecretKey(), WebhookSecret: w.psp.WebhookSecret(),
-		Mutants: w.mutants, NoResolver: o.noResolver, ResolverRate: o.resolverRate, ResolverBurst: o.resolverBurst,
-		Name: fmt.Sprintf("w%d_%d", GinkgoParallelProcess(), worlds.Add(1)),
-	}
-	if o.toxi {
-		cfg.Toxi = suite.toxi
-	}
-	w.st, err = refstack.Start(ctx, cfg)
-	Expect(err).NotTo(HaveOccurred())
-	DeferCleanup(func() {
-		if CurrentSpecReport().Failed() {
-			fmt.Fprintf(GinkgoWriter, "stack logs in %s (set IDEMCHECK_KEEP_LOGS=1 to keep them), tails:\n", w.st.LogDir())
-			for _, t := range w.st.Tiers() {
-				fmt.Fprintf(GinkgoWriter, "--- %s\n%s\n", t.Name, tailFile(t.Proc.LogPath()))
-			}
-		}
-		w.st.Stop()
-	})
-	w.ks = &keystore.Store{C: suite.valkey, Prefix: w.st.Prefix}
-	return w
+	r := srv.NewReference(ctx, kit.RefOptions{Mutants: o.mutants, Toxi: o.toxi, NoResolver: o.noResolver,
+		ResolverRate: o.resolverRate, ResolverBurst: o.resolverBurst})
+	return &world{Reference: r, rec: r.Rec, psp: r.PSP, st: r.Stack, ks: r.Keys, mutants: r.Mutants}
 }
 
-func (w *world) phone(name, caller string) *phone.Phone {
-	return &phone.Phone{Name: name, Caller: caller, Base: w.st.URL, Rec: w.rec, TrustsError: w.mutants.On(mutant.ClientTrustsError)}
-}
+func (w *world) phone(name, caller string) *phone.Phone { return w.Phone(name, caller) }
 
 // pid is the payment id the reference derives for caller's key.
 func pid(caller, key string) string { return api.PaymentID(api.Scope(caller, key, true)) }
@@ -130,41 +100,13 @@ func pspKeys(ops []checker.Op) []string {
 	return out
 }
 
-// history is the phones' answers and the PSP's charges, plus one credit per
-// outbox row (the ledger's ground truth of what will be credited), so the
-// checker's quiescence rule sees a charged payment that never got its row.
-func (w *world) history(ctx context.Context) checker.History {
-	Expect(w.rec.Errors()).To(BeEmpty(), "recorder refused operations")
-	Expect(w.psp.RecorderErr()).NotTo(HaveOccurred())
-	intents := map[string]string{}
-	for _, p := range w.payments(ctx) {
-		intents[p.ID] = api.Scope(p.Caller, p.Key, true)
-	}
-	for _, r := range w.outbox(ctx) {
-		now := checker.Now()
-		Expect(w.rec.Record(checker.Op{Process: "ledger", Op: checker.OpCredit, Call: now, Return: checker.Int64(now),
-			PaymentID: r.PaymentID, Intent: intents[r.PaymentID], Input: checker.Input{Merchant: r.Merchant, Amount: checker.Int64(r.Amount), EventID: r.EventID},
-			Output: &checker.Output{}})).To(Succeed())
-	}
-	return w.rec.History()
-}
+// history is the phones' answers, the PSP's charges and the ledger's credits.
+func (w *world) history(ctx context.Context) checker.History { return w.History(ctx) }
 
+// check is the checker's result over the history, for a spec that reads a
+// violation's fields after matching it.
 func (w *world) check(ctx context.Context) *checker.Result {
-	h := w.history(ctx)
-	res := checker.Check(h, checker.CheckOptions{Timeout: 20 * time.Second})
-	for _, v := range res.Violations {
-		fmt.Fprintf(GinkgoWriter, "violation %s %s: %s\n", v.Kind, v.Intent, v.Message)
-	}
-	Expect(res.Unknown).To(BeEmpty(), "checker could not decide")
-	return res
-}
-
-func kinds(res *checker.Result) []string {
-	var out []string
-	for _, v := range res.Violations {
-		out = append(out, v.Kind)
-	}
-	return out
+	return checker.Check(w.history(ctx), opts)
 }
 
 // arm arms a failpoint on every API server.
@@ -209,12 +151,3 @@ func (w *world) lbAdmin(method, path string) {
 
 // eventually polls with a bound in story seconds.
 func eventually(story float64) time.Duration { return storytime.D(story) + 5*time.Second }
-
-func tailFile(path string) string {
-	s := readFile(path)
-	lines := strings.Split(s, "\n")
-	if len(lines) > 40 {
-		lines = lines[len(lines)-40:]
-	}
-	return strings.Join(lines, "\n")
-}

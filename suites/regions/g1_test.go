@@ -9,6 +9,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/checker/matchers"
 	"github.com/idemcheck/idemcheck/fakepsp"
 	"github.com/idemcheck/idemcheck/targets/api"
 	"github.com/idemcheck/idemcheck/targets/ledger"
@@ -79,8 +80,7 @@ var _ = Describe("G1: two active Regions, one claim, 1.0 s of replication lag (s
 		Expect(w.countCredits(ctx, w.r2)).To(Equal(0))
 		Expect(w.psp.Charges()).To(HaveLen(1))
 		Expect(w.balance(ctx, w.r1, true)).To(Equal(int64(15000)))
-		res := w.check(ctx, w.r1, w.r2)
-		Expect(res.Violations).To(BeEmpty())
+		Expect(w.check(ctx, w.r1, w.r2)).To(matchers.HaveNoViolations())
 		Expect(w.regionsOf("phone-1b")).To(Equal([]string{"R1:in_progress"}))
 	}, SpecTimeout(3*time.Minute))
 
@@ -99,7 +99,6 @@ var _ = Describe("G1: two active Regions, one claim, 1.0 s of replication lag (s
 		// hide the duplicate in a global balance table, the credits do not.
 		Expect(w.balance(ctx, w.r1, false)).To(Equal(int64(15000)))
 		Expect(w.balance(ctx, w.r2, false)).To(Equal(int64(15000)))
-		res := w.check(ctx, w.r1, w.r2)
-		Expect(kinds(res)).To(ContainElement("double-credit"))
+		Expect(w.check(ctx, w.r1, w.r2)).To(matchers.HaveViolation(checker.KindDoubleCredit))
 	}, SpecTimeout(3*time.Minute))
 })

@@ -8,6 +8,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/checker/matchers"
 	"github.com/idemcheck/idemcheck/fakepsp"
 	"github.com/idemcheck/idemcheck/faults"
 	"github.com/idemcheck/idemcheck/targets/api"
@@ -196,8 +197,7 @@ var _ = Describe("G2: R1 fails mid-replication; R2, 1.0 s behind, takes over (se
 		}
 		Expect(events).To(Equal(map[string]int{ledger.EventID(g.pid): 1, ledger.EventID(g.pid2): 1}))
 		Expect(w.balance(ctx, w.r2, true)).To(Equal(int64(15000)))
-		res := w.check(ctx, w.r2)
-		Expect(res.Violations).To(BeEmpty())
+		Expect(w.check(ctx, w.r2)).To(matchers.HaveNoViolations())
 	}, SpecTimeout(3*time.Minute))
 
 	It("caught (region-attempt-key, R2): R2 replays with pay_7:R2:1, which the PSP has never seen: a second charge", func(ctx SpecContext) {
@@ -208,8 +208,7 @@ var _ = Describe("G2: R1 fails mid-replication; R2, 1.0 s behind, takes over (se
 			keys = append(keys, c.Input.PSPKey)
 		}
 		Expect(keys).To(ContainElements(g.pid+":charge", g.pid+":R2:1"))
-		res := w.check(ctx, w.r2)
-		Expect(kinds(res)).To(ContainElement("double-charge"))
+		Expect(w.check(ctx, w.r2)).To(matchers.HaveViolation(checker.KindDoubleCharge))
 	}, SpecTimeout(3*time.Minute))
 
 	It("caught (random-event-id, R1): R1's leftover copy matches nothing in the inbox: credited again, m1 = 18000", func(ctx SpecContext) {
@@ -225,7 +224,6 @@ var _ = Describe("G2: R1 fails mid-replication; R2, 1.0 s behind, takes over (se
 		}
 		Eventually(perPayment).WithTimeout(eventually(5)).Should(HaveKeyWithValue(g.pid, 2))
 		Expect(w.balance(ctx, w.r2, true)).To(Equal(int64(18000)))
-		res := w.check(ctx, w.r2)
-		Expect(kinds(res)).To(ContainElement("double-credit"))
+		Expect(w.check(ctx, w.r2)).To(matchers.HaveViolation(checker.KindDoubleCredit))
 	}, SpecTimeout(3*time.Minute))
 })

@@ -112,29 +112,14 @@ func (w *world) logCopies(ctx context.Context, r *regionStack) (end, committed i
 }
 
 // check runs the checker over the phones' answers, the PSP's charges and the
-// credits of the given Regions.
+// credits of the given Regions, with m1's opening balance.
 func (w *world) check(ctx context.Context, from ...*regionStack) *checker.Result {
 	GinkgoHelper()
-	Expect(w.rec.Errors()).To(BeEmpty(), "recorder refused operations")
-	Expect(w.psp.RecorderErr()).NotTo(HaveOccurred())
-	h := w.rec.History()
+	h := w.History(ctx)
 	for _, r := range from {
 		h = append(h, w.credits(ctx, r)...)
 	}
-	res := checker.Check(h, checker.CheckOptions{InitialBalances: map[string]int64{"m1": 12000}})
-	for _, v := range res.Violations {
-		GinkgoWriter.Printf("violation %s %s: %s\n", v.Kind, v.Intent, v.Message)
-	}
-	Expect(res.Unknown).To(BeEmpty(), "checker could not decide")
-	return res
-}
-
-func kinds(res *checker.Result) []string {
-	var out []string
-	for _, v := range res.Violations {
-		out = append(out, v.Kind)
-	}
-	return out
+	return checker.Check(h, checker.CheckOptions{InitialBalances: map[string]int64{"m1": 12000}})
 }
 
 // regionsOf lists, in order, which Region answered each of the phones' creates.

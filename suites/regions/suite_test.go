@@ -11,31 +11,24 @@ package regions
 import (
 	"context"
 	"fmt"
-	"os"
 	"testing"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	"github.com/twmb/franz-go/pkg/kadm"
-	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/idemcheck/idemcheck/faults"
+	"github.com/idemcheck/idemcheck/suites/kit"
 	_ "github.com/idemcheck/idemcheck/targets/all" // every tier of one Region
 	_ "github.com/idemcheck/idemcheck/targets/mrec"
 	"github.com/idemcheck/idemcheck/targets/region"
 	_ "github.com/idemcheck/idemcheck/targets/router"
 	"github.com/idemcheck/idemcheck/targets/services"
 	"github.com/idemcheck/idemcheck/targets/storytime"
-	"github.com/idemcheck/idemcheck/targets/tier"
 )
 
-func TestMain(m *testing.M) {
-	tier.Dispatch() // this binary can become any tier
-	code := m.Run()
-	stopBenchServers()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { kit.Main(m, stopBenchServers) }
 
 func TestRegions(t *testing.T) {
 	RegisterFailHandler(Fail)
@@ -44,12 +37,12 @@ func TestRegions(t *testing.T) {
 
 // servers is what the specs share: R1's and R2's Postgres and Valkey (each
 // spec gets its own schema, key prefix, publication, subscription and slots),
-// one Kafka (a topic and group per spec) and Toxiproxy.
+// one Kafka (a topic and group per spec) and Toxiproxy, all in R1's Env.
 type servers struct {
+	env1, env2    *kit.Env
 	r1, r2, kafka *services.Stack
 	toxi          *faults.Toxiproxy
 	brokers       string
-	kc            *kgo.Client
 	adm           *kadm.Client
 }
 
@@ -75,38 +68,19 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 func startServers(ctx context.Context) (*servers, error) {
 	s := &servers{}
 	var err error
-	if s.toxi, err = faults.StartToxiproxy(); err != nil {
-		return nil, err
+	if s.env1, err = kit.StartServers(ctx, kit.Need{Kafka: true, Postgres: true, Valkey: true, Toxiproxy: true, Log: GinkgoWriter}); err != nil {
+		return nil, fmt.Errorf("R1: %w", err)
 	}
-	fail := func(err error) (*servers, error) {
-		s.stop(context.WithoutCancel(ctx))
-		return nil, err
+	if s.env2, err = kit.StartServers(ctx, kit.Need{Postgres: true, Valkey: true, Log: GinkgoWriter}); err != nil {
+		_ = s.env1.Stop(context.WithoutCancel(ctx))
+		return nil, fmt.Errorf("R2: %w", err)
 	}
-	if s.kafka, err = services.Start(ctx, services.Options{Kafka: true, Postgres: true, Valkey: true, Log: GinkgoWriter}); err != nil {
-		return fail(fmt.Errorf("R1: %w", err))
-	}
-	s.r1 = s.kafka
-	if s.r2, err = services.Start(ctx, services.Options{Postgres: true, Valkey: true, Log: GinkgoWriter}); err != nil {
-		return fail(fmt.Errorf("R2: %w", err))
-	}
-	s.brokers = s.kafka.Kafka.Endpoint()
-	if s.kc, err = kgo.NewClient(kgo.SeedBrokers(s.brokers)); err != nil {
-		return fail(err)
-	}
-	s.adm = kadm.NewClient(s.kc)
+	s.r1, s.r2, s.kafka, s.toxi = s.env1.Stack, s.env2.Stack, s.env1.Stack, s.env1.Toxi
+	s.brokers, s.adm = s.env1.Brokers, s.env1.KafkaAdmin
 	return s, nil
 }
 
 func (s *servers) stop(ctx context.Context) {
-	if s.kc != nil {
-		s.kc.Close()
-	}
-	for _, st := range []*services.Stack{s.r2, s.r1} {
-		if st != nil {
-			_ = st.Stop(ctx)
-		}
-	}
-	if s.toxi != nil {
-		_ = s.toxi.Stop()
-	}
+	_ = s.env2.Stop(ctx)
+	_ = s.env1.Stop(ctx)
 }

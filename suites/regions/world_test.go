@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -19,6 +18,7 @@ import (
 	"github.com/idemcheck/idemcheck/checker"
 	"github.com/idemcheck/idemcheck/fakepsp"
 	"github.com/idemcheck/idemcheck/faults"
+	"github.com/idemcheck/idemcheck/suites/kit"
 	"github.com/idemcheck/idemcheck/targets/ledger"
 	"github.com/idemcheck/idemcheck/targets/mutant"
 	"github.com/idemcheck/idemcheck/targets/phone"
@@ -29,7 +29,6 @@ import (
 	"github.com/idemcheck/idemcheck/targets/router"
 	"github.com/idemcheck/idemcheck/targets/services"
 	"github.com/idemcheck/idemcheck/targets/storytime"
-	"github.com/idemcheck/idemcheck/targets/tier"
 	"github.com/idemcheck/idemcheck/targets/worker"
 )
 
@@ -49,6 +48,8 @@ type regionStack struct {
 
 // world is one spec's two Regions, router, PSP and recorder.
 type world struct {
+	// Record is the recorder the phones and the PSP share, and the PSP.
+	*kit.Record
 	name   string // the stacks' schema and key prefix, the same in both Regions
 	logDir string
 	rec    *checker.Recorder
@@ -95,15 +96,14 @@ func set(ms []mutant.Switch) mutant.Set {
 
 func newWorld(ctx context.Context, o worldOpts) *world {
 	n := worldSeq.Add(1)
-	w := &world{name: fmt.Sprintf("g%d_%d", os.Getpid(), n), rec: checker.NewRecorder(), lag: storytime.D(region.Lag),
+	// The PSP is made first so that it closes last, after every tier stopped.
+	record := kit.NewRecord()
+	w := &world{Record: record, name: fmt.Sprintf("g%d_%d", os.Getpid(), n), rec: record.Rec, psp: record.PSP, lag: storytime.D(region.Lag),
 		mrecAdmins: map[string]string{}, slots: map[*regionStack]string{}}
 	var err error
 	w.logDir, err = os.MkdirTemp("", "idemcheck-regions-"+w.name+"-")
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(w.teardown, NodeTimeout(2*time.Minute))
-	w.psp, err = fakepsp.Start(fakepsp.Config{KeyWindow: 24 * time.Hour, Recorder: w.rec, RateLimits: fakepsp.RateLimits{Disabled: true}})
-	Expect(err).NotTo(HaveOccurred())
-	w.down = append(w.down, func(context.Context) { _ = w.psp.Close() })
 	topic := "pay-" + w.name
 	w.r1 = &regionStack{name: "R1", svc: srv.r1, mutants: set(o.r1), topic: topic, group: "workers-" + w.name, worker: "worker-1"}
 	w.r2 = &regionStack{name: "R2", svc: srv.r2, mutants: set(o.r2), topic: topic, group: "workers-" + w.name, worker: "worker-1"}
@@ -194,18 +194,8 @@ func (w *world) startRegion(ctx context.Context, r *regionStack) {
 
 // startProc runs a tier outside the Regions and returns its addresses.
 func (w *world) startProc(ctx context.Context, name, tierName string, args ...string) map[string]string {
-	addrFile := filepath.Join(w.logDir, name+".addr")
-	cmd, err := tier.Command(tierName, append(args, "-addr-file", addrFile)...)
-	Expect(err).NotTo(HaveOccurred())
-	cmd.Env = append(cmd.Env, storytime.EnvScale+"="+storytime.Scale.String())
-	p, err := faults.StartProcess(name, cmd, w.logDir)
-	Expect(err).NotTo(HaveOccurred())
-	w.procs = append(w.procs, p)
-	rctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	addrs, err := tier.ReadAddrs(rctx, addrFile)
-	Expect(err).NotTo(HaveOccurred(), "%s did not publish its addresses (log %s)", name, p.LogPath())
-	return addrs
+	GinkgoHelper()
+	return kit.StartTier(ctx, w.logDir, name, tierName, "", func(p *faults.Process) { w.procs = append(w.procs, p) }, args...).Addrs
 }
 
 // teardown stops every process of both Regions, then removes the world's
@@ -274,19 +264,7 @@ func (w *world) teardown(ctx SpecContext) {
 	_ = os.RemoveAll(w.logDir)
 }
 
-func (w *world) dumpLogs(dir string) {
-	ents, _ := os.ReadDir(dir)
-	for _, e := range ents {
-		if !strings.HasSuffix(e.Name(), ".log") {
-			continue
-		}
-		b, _ := os.ReadFile(filepath.Join(dir, e.Name()))
-		if len(b) > 12<<10 {
-			b = b[len(b)-12<<10:]
-		}
-		AddReportEntry("log "+filepath.Base(dir)+"/"+e.Name(), string(b))
-	}
-}
+func (w *world) dumpLogs(dir string) { kit.ReportLogs(dir, filepath.Base(dir)+"/", 12<<10) }
 
 // phone is u1's app; nearest is the Region its network reaches first, a
 // hint only the mutant router follows.

@@ -47,8 +47,8 @@ func runC2(ctx context.Context, mutants ...mutant.Switch) *c2 {
 		set[m] = true
 	}
 	svc := w.start(ctx, "reactions", reactions.TierName, "", "-pg", w.dsn, "-mutants", set.String())
-	cell, cellURL := w.link("cell", svc.addrs["http"])
-	_, wifiURL := w.link("wifi", svc.addrs["http"])
+	cell, cellURL := w.link("cell", svc.Addrs["http"])
+	_, wifiURL := w.link("wifi", svc.Addrs["http"])
 	dev := reactions.NewDevice("D1", 41, w.rec)
 
 	By("1. LIKE 41 on the cellular path; its reply is lost")

@@ -50,10 +50,7 @@ func runC3(ctx context.Context, mutants ...mutant.Switch) *c3 {
 		set[m] = true
 	}
 	topic, group := "mail-"+w.name, "parsers-"+w.name
-	resp, err := srv.adm.CreateTopic(ctx, 1, 1, nil, topic)
-	Expect(err).NotTo(HaveOccurred())
-	Expect(resp.Err).NotTo(HaveOccurred())
-	DeferCleanup(func(ctx SpecContext) { _, _ = srv.adm.DeleteTopic(ctx, topic) })
+	w.Topic(ctx, topic)
 	c := &c3{w: w}
 	batch := []mailbox.Mail{}
 	for i := range w.rng.IntN(3) {
@@ -67,9 +64,9 @@ func runC3(ctx context.Context, mutants ...mutant.Switch) *c3 {
 	produce(ctx, topic, batch)
 
 	api := w.start(ctx, "mailbox-api", mailbox.APITier, "", "-pg", w.dsn)
-	user := &mailbox.User{Name: "user", Base: api.addrs["http"], Rec: w.rec}
+	user := &mailbox.User{Name: "user", Base: api.Addrs["http"], Rec: w.rec}
 	parser := func(name, arm string) *proc {
-		return w.start(ctx, name, mailbox.ParserTier, arm, "-name", name, "-pg", w.dsn, "-brokers", srv.brokers,
+		return w.start(ctx, name, mailbox.ParserTier, arm, "-name", name, "-pg", w.dsn, "-brokers", srv.Brokers,
 			"-topic", topic, "-group", group, "-mutants", set.String())
 	}
 	crash := mailbox.BeforeOffsetCommit + "=crash"
@@ -98,6 +95,7 @@ func runC3(ctx context.Context, mutants ...mutant.Switch) *c3 {
 		WithTimeout(60 * time.Second).Should(Equal(int64(len(batch))))
 	c.afterDel = w.locate(ctx, m9)
 
+	var err error
 	c.deliveries, err = mailbox.Deliveries(ctx, w.pool)
 	Expect(err).NotTo(HaveOccurred())
 	var parsers []string
@@ -142,7 +140,7 @@ func (w *world) locate(ctx context.Context, id string) []string {
 // mail transfer agent handing messages to the queue.
 func produce(ctx context.Context, topic string, batch []mailbox.Mail) {
 	GinkgoHelper()
-	cl, err := kgo.NewClient(kgo.SeedBrokers(srv.brokers), kgo.DefaultProduceTopic(topic))
+	cl, err := kgo.NewClient(kgo.SeedBrokers(srv.Brokers), kgo.DefaultProduceTopic(topic))
 	Expect(err).NotTo(HaveOccurred())
 	defer cl.Close()
 	var recs []*kgo.Record
@@ -156,7 +154,7 @@ func produce(ctx context.Context, topic string, batch []mailbox.Mail) {
 // removeMember takes a crashed static member out of the group at once, as an
 // orchestrator that saw the process die would.
 func removeMember(ctx context.Context, group, instanceID string) error {
-	resp, err := srv.adm.LeaveGroup(ctx, kadm.LeaveGroup(group).InstanceIDs(instanceID))
+	resp, err := srv.KafkaAdmin.LeaveGroup(ctx, kadm.LeaveGroup(group).InstanceIDs(instanceID))
 	if err != nil {
 		return err
 	}
@@ -165,7 +163,7 @@ func removeMember(ctx context.Context, group, instanceID string) error {
 
 // groupOffset is the group's committed offset on partition 0, -1 when none.
 func groupOffset(ctx context.Context, group, topic string) (int64, error) {
-	resp, err := srv.adm.FetchOffsets(ctx, group)
+	resp, err := srv.KafkaAdmin.FetchOffsets(ctx, group)
 	if err != nil {
 		return -1, err
 	}

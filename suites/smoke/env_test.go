@@ -11,13 +11,14 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/idemcheck/idemcheck/faults"
+	"github.com/idemcheck/idemcheck/suites/kit"
 	"github.com/idemcheck/idemcheck/targets/services"
 )
 
 // env is the smoke suite's servers, each behind its own Toxiproxy link.
 type env struct {
+	*kit.Env
 	stack   *services.Stack
-	tp      *faults.Toxiproxy
 	pg, vk  *faults.Link
 	kafka   *faults.Link
 	pids    []int
@@ -26,26 +27,14 @@ type env struct {
 }
 
 func startEnv(ctx context.Context) *env {
-	tp, err := faults.StartToxiproxy()
+	k, err := kit.StartServers(ctx, kit.Need{Postgres: true, Kafka: true, Valkey: true, KafkaLink: true, Log: os.Stderr})
 	Expect(err).NotTo(HaveOccurred())
-	e := &env{tp: tp}
-	st, err := services.Start(ctx, services.Options{
-		Postgres: true, Kafka: true, Valkey: true, Log: os.Stderr,
-		KafkaAdvertise: func(listener string) (string, error) {
-			l, err := tp.Link("kafka", listener)
-			if err != nil {
-				return "", err
-			}
-			e.kafka = l
-			return l.Addr(), nil
-		},
-	})
+	st := k.Stack
+	e := &env{Env: k, stack: st, kafka: k.KafkaLink}
+	fmt.Fprintf(os.Stderr, "smoke: provider %s; toxiproxy API on %s\n", st.Provider, k.Toxi.APIAddr())
+	e.pg, err = k.Toxi.Link("postgres", hostPort(st.Postgres.Endpoint()))
 	Expect(err).NotTo(HaveOccurred())
-	e.stack = st
-	fmt.Fprintf(os.Stderr, "smoke: provider %s; toxiproxy API on %s\n", st.Provider, tp.APIAddr())
-	e.pg, err = tp.Link("postgres", hostPort(st.Postgres.Endpoint()))
-	Expect(err).NotTo(HaveOccurred())
-	e.vk, err = tp.Link("valkey", st.Valkey.Endpoint())
+	e.vk, err = k.Toxi.Link("valkey", st.Valkey.Endpoint())
 	Expect(err).NotTo(HaveOccurred())
 	for _, s := range []services.Service{st.Postgres, st.Kafka, st.Valkey} {
 		e.pids = append(e.pids, s.PID())
@@ -55,10 +44,7 @@ func startEnv(ctx context.Context) *env {
 	return e
 }
 
-func (e *env) stop(ctx context.Context) {
-	Expect(e.stack.Stop(ctx)).To(Succeed())
-	Expect(e.tp.Stop()).To(Succeed())
-}
+func (e *env) stop(ctx context.Context) { Expect(e.Stop(ctx)).To(Succeed()) }
 
 // hostPort pulls host:port out of a postgres:// DSN; other endpoints are one already.
 func hostPort(endpoint string) string {

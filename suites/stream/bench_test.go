@@ -17,6 +17,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/idemcheck/idemcheck/faults"
+	"github.com/idemcheck/idemcheck/suites/kit"
 	"github.com/idemcheck/idemcheck/targets/connector"
 	"github.com/idemcheck/idemcheck/targets/ledger"
 	"github.com/idemcheck/idemcheck/targets/streamjob"
@@ -27,12 +28,12 @@ import (
 // BeforeSuite) once per process; TestMain stops them.
 var (
 	benchOnce sync.Once
-	benchSrv  *servers
+	benchSrv  *kit.Env
 	benchErr  error
 )
 
-func benchServers(b *testing.B) *servers {
-	benchOnce.Do(func() { benchSrv, benchErr = startServers(context.Background(), io.Discard) })
+func benchServers(b *testing.B) *kit.Env {
+	benchOnce.Do(func() { benchSrv, benchErr = kit.StartServers(context.Background(), need) })
 	if benchErr != nil {
 		b.Fatalf("servers: %v", benchErr)
 	}
@@ -41,30 +42,30 @@ func benchServers(b *testing.B) *servers {
 
 func stopBenchServers() {
 	if benchSrv != nil {
-		benchSrv.stop(context.Background())
+		_ = benchSrv.Stop(context.Background())
 	}
 }
 
 // benchWorld is a database and a topic for one benchmark run.
 type benchWorld struct {
-	s                *servers
+	s                *kit.Env
 	name, dsn, topic string
 	pool             *pgxpool.Pool
 	dir              string
 	procs            []*faults.Process
 }
 
-func newBenchWorld(b *testing.B, s *servers, tag string) *benchWorld {
+func newBenchWorld(b *testing.B, s *kit.Env, tag string) *benchWorld {
 	ctx := context.Background()
 	w := &benchWorld{s: s, name: fmt.Sprintf("b%d_%s", os.Getpid(), tag), topic: fmt.Sprintf("bench-%d-%s", os.Getpid(), tag)}
 	var err error
 	if w.dir, err = os.MkdirTemp("", "idemcheck-stream-bench-"); err != nil {
 		b.Fatal(err)
 	}
-	if _, err := s.adminPool.Exec(ctx, "CREATE DATABASE "+w.name); err != nil {
+	if _, err := s.Admin.Exec(ctx, "CREATE DATABASE "+w.name); err != nil {
 		b.Fatal(err)
 	}
-	u, _ := url.Parse(s.pg)
+	u, _ := url.Parse(s.Postgres)
 	u.Path = "/" + w.name
 	w.dsn = u.String()
 	if w.pool, err = pgxpool.New(ctx, w.dsn); err != nil {
@@ -76,7 +77,7 @@ func newBenchWorld(b *testing.B, s *servers, tag string) *benchWorld {
 	if err := streamjob.Migrate(ctx, w.pool); err != nil {
 		b.Fatal(err)
 	}
-	if _, err := s.adm.CreateTopic(ctx, 1, 1, nil, w.topic); err != nil {
+	if _, err := s.KafkaAdmin.CreateTopic(ctx, 1, 1, nil, w.topic); err != nil {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() {
@@ -84,9 +85,9 @@ func newBenchWorld(b *testing.B, s *servers, tag string) *benchWorld {
 			_ = p.Stop(5 * time.Second)
 		}
 		w.pool.Close()
-		_, _ = s.adminPool.Exec(ctx, `SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = $1`, slotPrefix+w.name)
-		_, _ = s.adminPool.Exec(ctx, "DROP DATABASE IF EXISTS "+w.name+" WITH (FORCE)")
-		_, _ = s.adm.DeleteTopic(ctx, w.topic)
+		_, _ = s.Admin.Exec(ctx, `SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = $1`, slotPrefix+w.name)
+		_, _ = s.Admin.Exec(ctx, "DROP DATABASE IF EXISTS "+w.name+" WITH (FORCE)")
+		_, _ = s.KafkaAdmin.DeleteTopic(ctx, w.topic)
 		_ = os.RemoveAll(w.dir)
 	})
 	return w
@@ -137,9 +138,9 @@ func BenchmarkStreamPipeline(b *testing.B) {
 	var pipe, raw float64
 	for i := 0; i < b.N; i++ {
 		w := newBenchWorld(b, s, fmt.Sprintf("p%d", i))
-		w.start(b, "connector", connector.TierName, "-postgres", w.dsn, "-brokers", s.brokers, "-topic", w.topic,
+		w.start(b, "connector", connector.TierName, "-postgres", w.dsn, "-brokers", s.Brokers, "-topic", w.topic,
 			"-slot", slotPrefix+w.name, "-lag", "0")
-		w.start(b, "job", streamjob.TierName, "-name", "job", "-postgres", w.dsn, "-brokers", s.brokers, "-topic", w.topic)
+		w.start(b, "job", streamjob.TierName, "-name", "job", "-postgres", w.dsn, "-brokers", s.Brokers, "-topic", w.topic)
 		t0 := time.Now()
 		w.insertSucceeded(b, benchEvents)
 		for w.sinkSum() != 10*benchEvents {
@@ -157,20 +158,20 @@ func BenchmarkStreamPipeline(b *testing.B) {
 }
 
 // rawKafka produces n change-sized records and consumes them back.
-func rawKafka(b *testing.B, s *servers, topic string, n int) float64 {
+func rawKafka(b *testing.B, s *kit.Env, topic string, n int) float64 {
 	ctx := context.Background()
-	if _, err := s.adm.CreateTopic(ctx, 1, 1, nil, topic); err != nil {
+	if _, err := s.KafkaAdmin.CreateTopic(ctx, 1, 1, nil, topic); err != nil {
 		b.Fatal(err)
 	}
-	defer func() { _, _ = s.adm.DeleteTopic(ctx, topic) }()
+	defer func() { _, _ = s.KafkaAdmin.DeleteTopic(ctx, topic) }()
 	v, _ := json.Marshal(connector.Event{Kind: connector.KindChange, EventID: "pay_1234:SUCCEEDED", PaymentID: "pay_1234",
 		Merchant: "m12", State: "SUCCEEDED", Amount: 10, Day: "2026-12-01", EventTime: time.Now().UnixNano(), LSN: "0/1A2B3C4D"})
-	p, err := kgo.NewClient(kgo.SeedBrokers(s.brokers), kgo.DefaultProduceTopic(topic), kgo.ProducerLinger(0))
+	p, err := kgo.NewClient(kgo.SeedBrokers(s.Brokers), kgo.DefaultProduceTopic(topic), kgo.ProducerLinger(0))
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer p.Close()
-	c, err := kgo.NewClient(kgo.SeedBrokers(s.brokers), kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: {0: kgo.NewOffset().AtStart()}}))
+	c, err := kgo.NewClient(kgo.SeedBrokers(s.Brokers), kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: {0: kgo.NewOffset().AtStart()}}))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -205,11 +206,11 @@ func BenchmarkStreamRestore(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		w := newBenchWorld(b, s, fmt.Sprintf("r%d", i))
 		// The topic: benchEvents changes the replay must read.
-		w.start(b, "connector", connector.TierName, "-postgres", w.dsn, "-brokers", s.brokers, "-topic", w.topic,
+		w.start(b, "connector", connector.TierName, "-postgres", w.dsn, "-brokers", s.Brokers, "-topic", w.topic,
 			"-slot", slotPrefix+w.name, "-lag", "0")
 		w.insertSucceeded(b, benchEvents)
 		for {
-			ends, err := s.adm.ListEndOffsets(ctx, w.topic)
+			ends, err := s.KafkaAdmin.ListEndOffsets(ctx, w.topic)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -227,7 +228,7 @@ func BenchmarkStreamRestore(b *testing.B) {
 			b.Fatal(err)
 		}
 		t0 := time.Now()
-		j, err := streamjob.New(ctx, streamjob.Config{Name: "job", Postgres: w.dsn, Brokers: []string{s.brokers}, Topic: w.topic,
+		j, err := streamjob.New(ctx, streamjob.Config{Name: "job", Postgres: w.dsn, Brokers: []string{s.Brokers}, Topic: w.topic,
 			Version: 2, Horizon: time.Hour, Log: log.New(io.Discard, "", 0)})
 		if err != nil {
 			b.Fatal(err)

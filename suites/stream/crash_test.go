@@ -7,7 +7,9 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/idemcheck/idemcheck/checker/matchers"
 	"github.com/idemcheck/idemcheck/faults"
+
 	"github.com/idemcheck/idemcheck/targets/streamjob"
 )
 
@@ -57,7 +59,7 @@ var _ = Describe("the stream job crashes at each of its failpoints and recovers"
 				expectCrashed(w.startJobNoWait(ctx, "job-2", opts))
 				opts.arm = ""
 			} else {
-				Expect(faults.FailpointAt(j.admin, point).Arm("1*crash")).To(Succeed())
+				Expect(faults.FailpointAt(j.Admin, point).Arm("1*crash")).To(Succeed())
 				w.after(ctx)
 				expectCrashed(j)
 			}
@@ -65,7 +67,7 @@ var _ = Describe("the stream job crashes at each of its failpoints and recovers"
 			e := w.finish(ctx, j)
 			Expect(e.st.RestoredFrom).To(BeNumerically(">=", 1))
 			Expect(totals(e.sink)).To(Equal(truth))
-			Expect(e.res.Violations).To(BeEmpty())
+			Expect(e.res).To(matchers.HaveNoViolations())
 		}, SpecTimeout(90*time.Second))
 	}
 })

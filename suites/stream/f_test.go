@@ -8,6 +8,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/checker/matchers"
 	"github.com/idemcheck/idemcheck/faults"
 	"github.com/idemcheck/idemcheck/targets/connector"
 	"github.com/idemcheck/idemcheck/targets/mutant"
@@ -37,7 +38,7 @@ func f1(ctx context.Context, mut string) (end, row) {
 	v1 := w.startJob(ctx, "job-v1", jobOpts{version: 1, mutant: mut})
 	w.succeed(ctx, "pay_1", "m1", 12000)
 	w.waitSink(ctx, "m1", 12000)
-	id, err := streamjob.TakeCheckpoint(v1.admin)
+	id, err := streamjob.TakeCheckpoint(v1.Admin)
 	Expect(err).NotTo(HaveOccurred())
 	Expect(id).To(Equal(int64(1)))
 	w.succeed(ctx, "pay_7", "m1", 3000)
@@ -56,13 +57,14 @@ var _ = Describe("F1: the job restores from checkpoint c after writing a total f
 		Expect(e.st.RestoredFrom).To(Equal(int64(1)))
 		Expect(e.st.Flushed).To(Equal(1), "the flush deleted exactly m2")
 		Expect(e.sink).To(Equal(map[string]row{"m1": {15000, 1}}))
-		Expect(e.res.Violations).To(BeEmpty())
+		Expect(e.res).To(matchers.HaveNoViolations())
 	}, SpecTimeout(90*time.Second))
 
 	It("is caught without the full flush: m2 = 500 stays, sink-divergence", func(ctx SpecContext) {
 		e, _ := f1(ctx, string(mutant.StreamNoFullFlush))
 		Expect(e.sink).To(Equal(map[string]row{"m1": {15000, 1}, "m2": {500, 1}}))
-		Expect(kinds(e.res)).To(Equal([]string{checker.KindSinkDivergence + " m2"}))
+		Expect(e.res).To(matchers.HaveExactViolations(checker.KindSinkDivergence))
+		Expect(e.res.Violations[0].Merchant).To(Equal("m2"))
 	}, SpecTimeout(90*time.Second))
 })
 
@@ -74,10 +76,10 @@ func f2(ctx context.Context, mut string) (end, row, *proc) {
 	v1 := w.startJob(ctx, "job-v1", jobOpts{version: 1, mutant: mut, arm: streamjob.BeforeNotify + "=1*error"})
 	w.succeed(ctx, "pay_1", "m1", 12000)
 	w.waitSink(ctx, "m1", 12000)
-	id, err := streamjob.TakeCheckpoint(v1.admin)
+	id, err := streamjob.TakeCheckpoint(v1.Admin)
 	Expect(err).NotTo(HaveOccurred())
 	Expect(id).To(Equal(int64(1)))
-	Eventually(func() (int64, error) { return faults.FailpointAt(v1.admin, streamjob.BeforeNotify).Fired() }).
+	Eventually(func() (int64, error) { return faults.FailpointAt(v1.Admin, streamjob.BeforeNotify).Fired() }).
 		WithTimeout(10*time.Second).Should(Equal(int64(1)), "the notice of checkpoint 1 was dropped")
 	st := status(v1)
 	Expect(st.BarrierTag).To(Equal(int64(1)))
@@ -98,14 +100,15 @@ var _ = Describe("F2: sink writes between a barrier and its late completion noti
 		Expect(e.st.RestoredFrom).To(Equal(int64(1)))
 		Expect(e.st.Flushed).To(Equal(1))
 		Expect(e.sink).To(Equal(map[string]row{"m1": {15000, 1}}))
-		Expect(e.res.Violations).To(BeEmpty())
+		Expect(e.res).To(matchers.HaveNoViolations())
 	}, SpecTimeout(90*time.Second))
 
 	It("is caught when writes carry the last completed checkpoint: m2 escapes the flush, sink-divergence", func(ctx SpecContext) {
 		e, m2, _ := f2(ctx, string(mutant.StreamTagLastCompleted))
 		Expect(m2.Tag).To(Equal(int64(0)), "tagged with the last completion the sink had heard")
 		Expect(e.sink).To(Equal(map[string]row{"m1": {15000, 1}, "m2": {500, 0}}))
-		Expect(kinds(e.res)).To(Equal([]string{checker.KindSinkDivergence + " m2"}))
+		Expect(e.res).To(matchers.HaveExactViolations(checker.KindSinkDivergence))
+		Expect(e.res.Violations[0].Merchant).To(Equal("m2"))
 	}, SpecTimeout(90*time.Second))
 })
 
@@ -119,13 +122,13 @@ func f3(ctx context.Context, mut string) end {
 	w.succeed(ctx, "pay_1", "m1", 12000)
 	w.waitSink(ctx, "m1", 12000)
 	settled(c1)
-	id, err := streamjob.TakeCheckpoint(j1.admin)
+	id, err := streamjob.TakeCheckpoint(j1.Admin)
 	Expect(err).NotTo(HaveOccurred())
 	Expect(id).To(Equal(int64(1)))
-	Expect(faults.FailpointAt(c1.admin, connector.BeforeAck).Arm("error")).To(Succeed())
+	Expect(faults.FailpointAt(c1.Admin, connector.BeforeAck).Arm("error")).To(Succeed())
 	w.succeed(ctx, "pay_7", "m1", 3000)
 	w.waitSink(ctx, "m1", 15000)
-	Expect(faults.FailpointAt(c1.admin, connector.BeforeAck).Fired()).To(BeNumerically(">", 0), "the connector was refused its ack")
+	Expect(faults.FailpointAt(c1.Admin, connector.BeforeAck).Fired()).To(BeNumerically(">", 0), "the connector was refused its ack")
 	Expect(j1.Kill()).To(Succeed())
 	Expect(c1.Kill()).To(Succeed())
 	w.startConnector(ctx, "connector-2", "")
@@ -142,14 +145,15 @@ var _ = Describe("F3: the change stream delivers ev_7 twice across the restore",
 		Expect(e.st.Counted).To(Equal(int64(1)), "the replay counted pay_7 once")
 		Expect(e.st.Duplicates).To(Equal(int64(1)), "and dropped its second copy")
 		Expect(e.sink).To(Equal(map[string]row{"m1": {15000, 1}}))
-		Expect(e.res.Violations).To(BeEmpty())
+		Expect(e.res).To(matchers.HaveNoViolations())
 	}, SpecTimeout(90*time.Second))
 
 	It("is caught with seen ids in Valkey: the replay is dropped, m1 stays 12000, sink-divergence", func(ctx SpecContext) {
 		e := f3(ctx, string(mutant.StreamSeenExternal))
 		Expect(e.st.Counted).To(Equal(int64(0)))
 		Expect(e.sink).To(Equal(map[string]row{"m1": {12000, 1}}))
-		Expect(kinds(e.res)).To(Equal([]string{checker.KindSinkDivergence + " m1"}))
+		Expect(e.res).To(matchers.HaveExactViolations(checker.KindSinkDivergence))
+		Expect(e.res.Violations[0].Merchant).To(Equal("m1"))
 	}, SpecTimeout(90*time.Second))
 })
 
@@ -163,15 +167,15 @@ func f4(ctx context.Context, mut string) (end, int) {
 	w.succeed(ctx, "pay_1", "m1", 12000)
 	w.waitSink(ctx, "m1", 12000)
 	settled(c1)
-	Expect(faults.FailpointAt(c1.admin, connector.BeforeAck).Arm("error")).To(Succeed())
+	Expect(faults.FailpointAt(c1.Admin, connector.BeforeAck).Arm("error")).To(Succeed())
 	w.succeed(ctx, "pay_7", "m1", 3000)
 	w.waitSink(ctx, "m1", 15000)
 	t7 := w.copies(ctx, "pay_7:SUCCEEDED", 1)[0].EventTime
 	horizon := int64(storytime.D(7200))
-	Expect(storytime.SetOffset(c1.admin, storytime.D(7300))).To(Succeed())
+	Expect(storytime.SetOffset(c1.Admin, storytime.D(7300))).To(Succeed())
 	Eventually(func() int64 { return status(j1).Watermark }).WithTimeout(30*time.Second).
 		Should(BeNumerically(">=", t7+horizon), "the heartbeats moved event time past pay_7 + 7200 s")
-	id, err := streamjob.TakeCheckpoint(j1.admin)
+	id, err := streamjob.TakeCheckpoint(j1.Admin)
 	Expect(err).NotTo(HaveOccurred())
 	Expect(id).To(Equal(int64(1)))
 	var seen int
@@ -195,13 +199,14 @@ var _ = Describe("F4: a copy already too late before the crash arrives after the
 		Expect(e.st.Late).To(Equal(int64(1)))
 		Expect(logged).To(Equal(1))
 		Expect(e.sink).To(Equal(map[string]row{"m1": {15000, 1}}))
-		Expect(e.res.Violations).To(BeEmpty())
+		Expect(e.res).To(matchers.HaveNoViolations())
 	}, SpecTimeout(90*time.Second))
 
 	It("is caught without the floor: the late copy is counted twice, sink-divergence", func(ctx SpecContext) {
 		e, logged := f4(ctx, string(mutant.StreamNoWatermarkFloor))
 		Expect(logged).To(Equal(0))
 		Expect(e.sink).To(Equal(map[string]row{"m1": {18000, 1}}))
-		Expect(kinds(e.res)).To(Equal([]string{checker.KindSinkDivergence + " m1"}))
+		Expect(e.res).To(matchers.HaveExactViolations(checker.KindSinkDivergence))
+		Expect(e.res.Violations[0].Merchant).To(Equal("m1"))
 	}, SpecTimeout(90*time.Second))
 })

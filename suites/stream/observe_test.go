@@ -3,7 +3,6 @@ package stream
 import (
 	"context"
 	"fmt"
-	"sort"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -61,7 +60,7 @@ type copyAt struct {
 
 // records reads the world's topic from the start to its current end.
 func (w *world) records(ctx context.Context) []copyAt {
-	ends, err := srv.adm.ListEndOffsets(ctx, w.topic)
+	ends, err := srv.KafkaAdmin.ListEndOffsets(ctx, w.topic)
 	Expect(err).NotTo(HaveOccurred())
 	end, ok := ends.Lookup(w.topic, 0)
 	Expect(ok).To(BeTrue())
@@ -69,7 +68,7 @@ func (w *world) records(ctx context.Context) []copyAt {
 	if end.Offset == 0 {
 		return nil
 	}
-	kc, err := kgo.NewClient(kgo.SeedBrokers(srv.brokers), kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{w.topic: {0: kgo.NewOffset().AtStart()}}))
+	kc, err := kgo.NewClient(kgo.SeedBrokers(srv.Brokers), kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{w.topic: {0: kgo.NewOffset().AtStart()}}))
 	Expect(err).NotTo(HaveOccurred())
 	defer kc.Close()
 	var out []copyAt
@@ -135,7 +134,7 @@ func (w *world) quiesce(ctx context.Context, job *proc) streamjob.Status {
 	var st streamjob.Status
 	Eventually(func() (int64, error) {
 		var err error
-		st, err = streamjob.ReadStatus(job.admin)
+		st, err = streamjob.ReadStatus(job.Admin)
 		return st.NextOffset, err
 	}).WithTimeout(30*time.Second).WithPolling(20*time.Millisecond).Should(BeNumerically(">", last), "job %s reading past offset %d", job.Name(), last)
 	return st
@@ -181,26 +180,16 @@ func (w *world) check(ctx context.Context, st streamjob.Status) *checker.Result 
 	return res
 }
 
-// kinds lists the violation kinds of res, sorted.
-func kinds(res *checker.Result) []string {
-	var out []string
-	for _, v := range res.Violations {
-		out = append(out, v.Kind+" "+v.Merchant)
-	}
-	sort.Strings(out)
-	return out
-}
-
 // status reads a job's status.
 func status(p *proc) streamjob.Status {
-	st, err := streamjob.ReadStatus(p.admin)
+	st, err := streamjob.ReadStatus(p.Admin)
 	Expect(err).NotTo(HaveOccurred())
 	return st
 }
 
 // connStatus reads a connector's status.
 func connStatus(p *proc) connector.Status {
-	st, err := connector.ReadStatus(p.admin)
+	st, err := connector.ReadStatus(p.Admin)
 	Expect(err).NotTo(HaveOccurred())
 	return st
 }

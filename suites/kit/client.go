@@ -1,0 +1,179 @@
+package kit
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"time"
+
+	"github.com/idemcheck/idemcheck/checker"
+)
+
+// Client is a client of your own service, configured with Go values. Every
+// copy it sends is one create in the history, recorded with what it heard;
+// a copy whose reply never came is recorded as unknown (it may have taken
+// effect). It sends each copy exactly once: a fresh connection per copy, so
+// net/http cannot resend one behind the history's back (PITFALLS.md).
+type Client struct {
+	// Name is the process name in the history ("phone-1").
+	Name string
+	// Caller is who pays; with the key it names the intent.
+	Caller string
+	// URL is your service's create endpoint.
+	URL string
+	// Method defaults to POST; KeyHeader to Idempotency-Key.
+	Method, KeyHeader string
+	// Header is sent on every copy (Authorization, say).
+	Header http.Header
+	// Timeout of one copy; default 2 s.
+	Timeout time.Duration
+	// Backoff between Pay's copies; default 100 ms.
+	Backoff time.Duration
+	Rec     *checker.Recorder
+	// Answer reads your service's reply. Default: a JSON body whose
+	// "status" is one of the checker's outcomes and whose "payment_id"
+	// names the payment; a 5xx, or a status it does not know, is an error.
+	Answer func(code int, body []byte) (outcome, paymentID string)
+}
+
+// Payment is one request's meaning.
+type Payment struct {
+	Key      string
+	Amount   int64
+	Currency string
+	// Body is sent as JSON; nil sends {"amount":..., "currency":...}. Its
+	// JSON is the request's fingerprint: two copies with the same Body are
+	// the same request.
+	Body any
+}
+
+// Answer is what one copy heard.
+type Answer struct {
+	Code      int // 0: no reply
+	Outcome   string
+	PaymentID string
+	Body      []byte
+	Err       error
+}
+
+// Known reports whether the copy's outcome is known.
+func (a Answer) Known() bool { return a.Code != 0 && a.Outcome != checker.OutcomeError }
+
+func (a Answer) String() string {
+	if a.Code == 0 {
+		return fmt.Sprintf("no reply (%v)", a.Err)
+	}
+	return fmt.Sprintf("%d %s %s %s", a.Code, a.Outcome, a.PaymentID, bytes.TrimSpace(a.Body))
+}
+
+// Intent is the history's intent of a key of this client's caller.
+func (c *Client) Intent(key string) string { return "payments:" + c.Caller + ":" + key }
+
+// Create sends one copy of p and records it.
+func (c *Client) Create(ctx context.Context, p Payment) Answer {
+	body := p.Body
+	if body == nil {
+		body = map[string]any{"amount": p.Amount, "currency": p.Currency}
+	}
+	b, err := json.Marshal(body)
+	if err != nil {
+		return Answer{Err: fmt.Errorf("kit.Client %s: body of %s: %w", c.Name, p.Key, err), Outcome: checker.OutcomeError}
+	}
+	sum := sha256.Sum256(b)
+	pend := c.Rec.Begin(c.Name, checker.OpCreate, c.Intent(p.Key),
+		checker.Input{Fingerprint: hex.EncodeToString(sum[:8]), Amount: checker.Int64(p.Amount), Currency: p.Currency})
+	a := c.send(ctx, p.Key, b)
+	if a.Code == 0 {
+		_ = pend.Unknown()
+		return a
+	}
+	if a.PaymentID != "" {
+		pend.SetPaymentID(a.PaymentID)
+	}
+	_ = pend.End(checker.Output{Outcome: a.Outcome, PaymentID: a.PaymentID})
+	return a
+}
+
+// Pay sends p until the answer is definite (succeeded, failed, mismatch,
+// void), at most attempts copies, all under p's key: what an app does when
+// a reply is lost or says "still processing".
+func (c *Client) Pay(ctx context.Context, p Payment, attempts int) Answer {
+	backoff := c.Backoff
+	if backoff == 0 {
+		backoff = 100 * time.Millisecond
+	}
+	var a Answer
+	for i := 0; i < attempts; i++ {
+		if a = c.Create(ctx, p); a.Known() && a.Outcome != checker.OutcomeProcessing && a.Outcome != checker.OutcomeInProgress {
+			return a
+		}
+		select {
+		case <-ctx.Done():
+			return a
+		case <-time.After(backoff):
+		}
+	}
+	return a
+}
+
+func (c *Client) send(ctx context.Context, key string, body []byte) Answer {
+	method, header, timeout := c.Method, c.KeyHeader, c.Timeout
+	if method == "" {
+		method = http.MethodPost
+	}
+	if header == "" {
+		header = "Idempotency-Key"
+	}
+	if timeout == 0 {
+		timeout = 2 * time.Second
+	}
+	req, err := http.NewRequestWithContext(ctx, method, c.URL, bytes.NewReader(body))
+	if err != nil {
+		return Answer{Err: err, Outcome: checker.OutcomeError}
+	}
+	req.GetBody = nil
+	for k, vs := range c.Header {
+		req.Header[k] = vs
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set(header, key)
+	hc := &http.Client{Timeout: timeout, Transport: &http.Transport{DisableKeepAlives: true}}
+	resp, err := hc.Do(req)
+	if err != nil {
+		return Answer{Err: err}
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, 1<<16))
+	if err != nil {
+		return Answer{Err: err}
+	}
+	answer := c.Answer
+	if answer == nil {
+		answer = JSONAnswer
+	}
+	a := Answer{Code: resp.StatusCode, Body: b}
+	a.Outcome, a.PaymentID = answer(resp.StatusCode, b)
+	return a
+}
+
+// JSONAnswer reads {"status": outcome, "payment_id": id}.
+func JSONAnswer(code int, body []byte) (outcome, paymentID string) {
+	var w struct {
+		Status    string `json:"status"`
+		PaymentID string `json:"payment_id"`
+	}
+	_ = json.Unmarshal(body, &w)
+	switch w.Status {
+	case checker.OutcomeSucceeded, checker.OutcomeFailed, checker.OutcomeProcessing, checker.OutcomeInProgress,
+		checker.OutcomeMismatch, checker.OutcomeVoid:
+		if code < 500 {
+			return w.Status, w.PaymentID
+		}
+	}
+	return checker.OutcomeError, w.PaymentID
+}
