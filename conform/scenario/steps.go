@@ -247,6 +247,11 @@ func (t *T) Converge(ctx context.Context, step string, in Intent, mod func(*driv
 	var out []*driver.Attempt
 	var final *driver.Attempt
 	paymentID := ""
+	// looked is set once the lookup gave a final answer: the client then
+	// resends once more with its key, so the history (which holds the
+	// answers to the client's creates, not the lookups) records what the
+	// create path says after the outcome is known.
+	looked := false
 	for i := 0; ; i++ {
 		label := step
 		if i > 0 {
@@ -254,11 +259,13 @@ func (t *T) Converge(ctx context.Context, step string, in Intent, mod func(*driv
 		}
 		a := t.Send(ctx, label, in, mod)
 		out = append(out, a)
-		final = a
+		if !looked || Final(a) {
+			final = a
+		}
 		if a.PaymentID != "" {
 			paymentID = a.PaymentID
 		}
-		if Final(a) || ctx.Err() != nil {
+		if Final(a) || ctx.Err() != nil || looked {
 			break
 		}
 		if e.Cfg.Lookup != nil && paymentID != "" {
@@ -268,8 +275,8 @@ func (t *T) Converge(ctx context.Context, step string, in Intent, mod func(*driv
 				if l.PaymentID == "" {
 					l.PaymentID = paymentID
 				}
-				final = l
-				break
+				final, looked = l, true
+				continue
 			}
 		}
 		if time.Now().Add(wait).After(deadline) {
