@@ -39,6 +39,8 @@ type run struct {
 	j1, j2   *job
 	streamSt streamjob.Status
 	first    phone.Reply
+	// firstCredits is what the first R2 worker credited before it died.
+	firstCredits int
 }
 
 // declined is m2's payment of 500, which the PSP declines.
@@ -223,7 +225,15 @@ func describeStory(title, report string, o opts, end func(ctx SpecContext, r *ru
 			s, err := w.screen.Screen(ctx, "u1")
 			Expect(err).NotTo(HaveOccurred())
 			Expect(s.Alerts).To(Equal(1), "worker-R2-1 pushed before it died")
-			Expect(count(ctx, w.pool2, `SELECT count(*) FROM credits`)).To(Equal(1))
+			// The worker applies a poll as one batch, and all four copies of
+			// ev_7 are in the log before it starts: with the inbox the batch
+			// credits once; without it, every copy the first poll brought.
+			r.firstCredits = count(ctx, w.pool2, `SELECT count(*) FROM credits`)
+			if w.o.workerMutant == "" {
+				Expect(r.firstCredits).To(Equal(1))
+			} else {
+				Expect(r.firstCredits).To(BeNumerically(">=", 1))
+			}
 			tl.Mark("worker-R2-1", "ev_7 (R1's copy): credit m1 +3000, inbox row and notification PENDING in one transaction; push; dies before SENT and the ack")
 			w.removeMember(ctx, "worker-R2-1")
 			w.startWorker(ctx, w.r2, "worker-R2-2", "")

@@ -11,7 +11,6 @@ package story
 import (
 	"context"
 	"fmt"
-	"os"
 	"testing"
 	"time"
 
@@ -19,20 +18,16 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	"github.com/twmb/franz-go/pkg/kadm"
-	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/idemcheck/idemcheck/faults"
+	"github.com/idemcheck/idemcheck/suites/kit"
 	_ "github.com/idemcheck/idemcheck/targets/all" // every tier, so this binary can become any of them
 	"github.com/idemcheck/idemcheck/targets/region"
 	"github.com/idemcheck/idemcheck/targets/services"
 	"github.com/idemcheck/idemcheck/targets/storytime"
-	"github.com/idemcheck/idemcheck/targets/tier"
 )
 
-func TestMain(m *testing.M) {
-	tier.Dispatch()
-	os.Exit(m.Run())
-}
+func TestMain(m *testing.M) { kit.Main(m) }
 
 func TestStory(t *testing.T) {
 	RegisterFailHandler(Fail)
@@ -41,15 +36,16 @@ func TestStory(t *testing.T) {
 
 // servers is what the story runs on: R1's Postgres, Valkey and the one Kafka
 // (shared by both Regions, as the card network is), R2's Postgres and
-// Valkey, and Toxiproxy. Each world gets its own database in both clusters.
+// Valkey, and Toxiproxy, from the kit. Each world gets its own database in
+// both clusters.
 type servers struct {
-	r1, r2  *services.Stack
-	toxi    *faults.Toxiproxy
-	brokers string
-	admin1  *pgxpool.Pool
-	admin2  *pgxpool.Pool
-	kc      *kgo.Client
-	adm     *kadm.Client
+	env1, env2 *kit.Env
+	r1, r2     *services.Stack
+	toxi       *faults.Toxiproxy
+	brokers    string
+	admin1     *pgxpool.Pool
+	admin2     *pgxpool.Pool
+	adm        *kadm.Client
 }
 
 var srv *servers
@@ -66,48 +62,19 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 func startServers(ctx context.Context) (*servers, error) {
 	s := &servers{}
 	var err error
-	fail := func(err error) (*servers, error) {
-		s.stop(context.WithoutCancel(ctx))
-		return nil, err
+	if s.env1, err = kit.StartServers(ctx, kit.Need{Kafka: true, Postgres: true, Valkey: true, Toxiproxy: true, Log: GinkgoWriter}); err != nil {
+		return nil, fmt.Errorf("R1: %w", err)
 	}
-	if s.toxi, err = faults.StartToxiproxy(); err != nil {
-		return nil, err
+	if s.env2, err = kit.StartServers(ctx, kit.Need{Postgres: true, Valkey: true, Log: GinkgoWriter}); err != nil {
+		_ = s.env1.Stop(context.WithoutCancel(ctx))
+		return nil, fmt.Errorf("R2: %w", err)
 	}
-	if s.r1, err = services.Start(ctx, services.Options{Kafka: true, Postgres: true, Valkey: true, Log: GinkgoWriter}); err != nil {
-		return fail(fmt.Errorf("R1: %w", err))
-	}
-	if s.r2, err = services.Start(ctx, services.Options{Postgres: true, Valkey: true, Log: GinkgoWriter}); err != nil {
-		return fail(fmt.Errorf("R2: %w", err))
-	}
-	s.brokers = s.r1.Kafka.Endpoint()
-	if s.admin1, err = pgxpool.New(ctx, s.r1.Postgres.Endpoint()); err != nil {
-		return fail(err)
-	}
-	if s.admin2, err = pgxpool.New(ctx, s.r2.Postgres.Endpoint()); err != nil {
-		return fail(err)
-	}
-	if s.kc, err = kgo.NewClient(kgo.SeedBrokers(s.brokers)); err != nil {
-		return fail(err)
-	}
-	s.adm = kadm.NewClient(s.kc)
+	s.r1, s.r2, s.toxi = s.env1.Stack, s.env2.Stack, s.env1.Toxi
+	s.brokers, s.admin1, s.admin2, s.adm = s.env1.Brokers, s.env1.Admin, s.env2.Admin, s.env1.KafkaAdmin
 	return s, nil
 }
 
 func (s *servers) stop(ctx context.Context) {
-	if s.kc != nil {
-		s.kc.Close()
-	}
-	for _, p := range []*pgxpool.Pool{s.admin1, s.admin2} {
-		if p != nil {
-			p.Close()
-		}
-	}
-	for _, st := range []*services.Stack{s.r2, s.r1} {
-		if st != nil {
-			_ = st.Stop(ctx)
-		}
-	}
-	if s.toxi != nil {
-		_ = s.toxi.Stop()
-	}
+	_ = s.env2.Stop(ctx)
+	_ = s.env1.Stop(ctx)
 }
