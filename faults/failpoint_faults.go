@@ -18,7 +18,8 @@ import (
 var failpointFaults = []Fault{
 	CrashAt{Kind: "api", Point: "after-psp-call"},
 	CrashAt{Kind: "api", Point: "before-complete"},
-	CrashAt{Kind: "webhook", Point: "before-webhook-commit", Wait: asyncWait},
+	CrashAt{Kind: "webhook", Point: "before-webhook-commit", Wait: asyncWait,
+		Only: "the point is passed only when the webhook settles a payment the API and the resolver have not yet settled, a race an intent cannot arrange; kill-restart-webhook crashes it instead"},
 	CrashAt{Kind: "resolver", Point: "resolver-sweep", Wait: asyncWait,
 		Only: "the point is passed only when a payment awaits the resolver, which an intent cannot arrange; kill-restart-resolver crashes it instead"},
 	CrashAt{Kind: "relay", Point: "after-publish-before-delete", Wait: asyncWait},
