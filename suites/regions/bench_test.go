@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log"
-	"net"
 	"net/url"
 	"os"
 	"strconv"
@@ -58,37 +57,6 @@ func benchStart(b *testing.B, ctx context.Context) {
 	}
 	if benchServers.r2, err = services.Start(ctx, services.Options{Postgres: true, Valkey: true, Log: os.Stderr}); err != nil {
 		b.Fatal(err)
-	}
-}
-
-// lagProbe measures, one write at a time, the time from a write's return in
-// R1 to its first sight in R2.
-type lagProbe struct {
-	name  string
-	write func(ctx context.Context, i int) error
-	seen  func(ctx context.Context, i int) (bool, error)
-	lags  []time.Duration
-}
-
-func (p *lagProbe) once(ctx context.Context, i int) error {
-	if err := p.write(ctx, i); err != nil {
-		return fmt.Errorf("%s: write %d: %w", p.name, i, err)
-	}
-	t0 := time.Now()
-	deadline := t0.Add(30 * time.Second)
-	for {
-		ok, err := p.seen(ctx, i)
-		if err != nil {
-			return fmt.Errorf("%s: read %d: %w", p.name, i, err)
-		}
-		if ok {
-			p.lags = append(p.lags, time.Since(t0))
-			return nil
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("%s: write %d not seen in R2 after 30s", p.name, i)
-		}
-		time.Sleep(500 * time.Microsecond)
 	}
 }
 
@@ -174,43 +142,43 @@ func BenchmarkReplicationLag(b *testing.B) {
 	stopMrec := benchMrec(b, ctx, pools, name, schema, lag)
 	defer stopMrec()
 
-	pg := &lagProbe{name: "postgres",
-		write: func(ctx context.Context, i int) error {
+	pg := &region.LagProbe{Name: "postgres",
+		Write: func(ctx context.Context, i int) error {
 			_, err := pools["R1"].Exec(ctx, `INSERT INTO probe (id, at_ns) VALUES ($1, $2)`, i, time.Now().UnixNano())
 			return err
 		},
-		seen: func(ctx context.Context, i int) (bool, error) {
+		Seen: func(ctx context.Context, i int) (bool, error) {
 			var n int
 			err := pools["R2"].QueryRow(ctx, `SELECT count(*) FROM probe WHERE id = $1`, i).Scan(&n)
 			return n == 1, err
 		}}
-	vk := &lagProbe{name: "valkey",
-		write: func(ctx context.Context, i int) error {
+	vk := &region.LagProbe{Name: "valkey",
+		Write: func(ctx context.Context, i int) error {
 			return vk1.Do(ctx, vk1.B().Set().Key(name+":probe:"+strconv.Itoa(i)).Value("1").Build()).Error()
 		},
-		seen: func(ctx context.Context, i int) (bool, error) {
+		Seen: func(ctx context.Context, i int) (bool, error) {
 			err := vk2.Do(ctx, vk2.B().Get().Key(name+":probe:"+strconv.Itoa(i)).Build()).Error()
 			if valkey.IsValkeyNil(err) {
 				return false, nil
 			}
 			return err == nil, err
 		}}
-	mr := &lagProbe{name: "mrec",
-		write: func(ctx context.Context, i int) error {
+	mr := &region.LagProbe{Name: "mrec",
+		Write: func(ctx context.Context, i int) error {
 			_, err := (&ledger.Ledger{Pool: pools["R1"]}).InsertPending(ctx, ledger.Payment{ID: "pay_bench_" + strconv.Itoa(i),
 				Caller: "bench", Key: "K" + strconv.Itoa(i), Fingerprint: "fp", Amount: 3000, Currency: "USD", Merchant: "m1",
 				Method: "pm_1", OrderID: "42", PSPKey: "pay_bench_" + strconv.Itoa(i) + ":charge"})
 			return err
 		},
-		seen: func(ctx context.Context, i int) (bool, error) {
+		Seen: func(ctx context.Context, i int) (bool, error) {
 			p, err := (&ledger.Ledger{Pool: pools["R2"]}).Get(ctx, "pay_bench_"+strconv.Itoa(i))
 			return p != nil, err
 		}}
-	probes := []*lagProbe{pg, vk, mr}
+	probes := []*region.LagProbe{pg, vk, mr}
 	b.ResetTimer()
 	for i := range b.N {
 		for _, p := range probes {
-			if err := p.once(ctx, i); err != nil {
+			if err := p.Once(ctx, i); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -219,11 +187,11 @@ func BenchmarkReplicationLag(b *testing.B) {
 	fmt.Printf("replication lag observed at R2, link latency %v (%.1f story s at %v per story s), %d writes each:\n",
 		lag, region.Lag, storytime.Scale, b.N)
 	for _, p := range probes {
-		p50, p99 := mrec.Percentile(p.lags, 50), mrec.Percentile(p.lags, 99)
-		fmt.Printf("  %-8s p50 %7.1f ms (%.2f story s)  p99 %7.1f ms (%.2f story s)  p50/link %.3f\n", p.name,
+		p50, p99 := mrec.Percentile(p.Lags, 50), mrec.Percentile(p.Lags, 99)
+		fmt.Printf("  %-8s p50 %7.1f ms (%.2f story s)  p99 %7.1f ms (%.2f story s)  p50/link %.3f\n", p.Name,
 			ms(p50), p50.Seconds()/storytime.Scale.Seconds(), ms(p99), p99.Seconds()/storytime.Scale.Seconds(), p50.Seconds()/lag.Seconds())
-		b.ReportMetric(ms(p50), p.name+"-p50-ms")
-		b.ReportMetric(ms(p99), p.name+"-p99-ms")
+		b.ReportMetric(ms(p50), p.Name+"-p50-ms")
+		b.ReportMetric(ms(p99), p.Name+"-p99-ms")
 	}
 }
 
@@ -237,44 +205,21 @@ func hostPortOf(b *testing.B, dsn string) string {
 	return u.Host
 }
 
-// benchMrec runs one sender (R1) and one receiver (R2) of package mrec in
-// this process, the sender's items crossing a link with the lag.
+// benchMrec migrates both ledgers and runs mrec's lagged pair (G1's
+// replicator) for the benchmark.
 func benchMrec(b *testing.B, ctx context.Context, pools map[string]*pgxpool.Pool, name, schema string, lag time.Duration) func() {
 	for _, p := range pools {
 		if err := ledger.Migrate(ctx, p); err != nil {
 			b.Fatal(err)
 		}
 	}
-	slot := name + "_mrec"
-	if _, err := pools["R1"].Exec(ctx, `SELECT pg_create_logical_replication_slot($1, 'test_decoding')`, slot); err != nil {
-		b.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	stop, err := mrec.Lagged(ctx, pools["R1"], pools["R2"], benchServers.r1.Postgres.Endpoint(), benchServers.toxi, name, schema, lag,
+		log.New(os.Stderr, "mrec-bench ", log.Lmicroseconds))
 	if err != nil {
 		b.Fatal(err)
 	}
-	link, err := benchServers.toxi.Link(name+"-mrec", ln.Addr().String())
-	if err != nil {
-		b.Fatal(err)
-	}
-	if _, err := link.Delay(faults.Upstream, lag, 0); err != nil {
-		b.Fatal(err)
-	}
-	lg := log.New(os.Stderr, "mrec-bench ", log.Lmicroseconds)
-	rctx, cancel := context.WithCancel(ctx)
-	rcv := &mrec.Receiver{Pool: pools["R2"], Log: lg}
-	go rcv.Serve(rctx, ln)
-	snd := &mrec.Sender{Pool: pools["R1"], Region: "R1", Schema: schema, Slot: slot, Peer: link.Addr(), Tick: 10 * time.Millisecond, Log: lg}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		snd.Run(rctx)
-	}()
 	return func() {
-		cancel()
-		<-done
-		_ = link.Heal()
-		if err := region.DropSlot(context.Background(), benchServers.r1.Postgres.Endpoint(), slot, 30*time.Second); err != nil {
+		if err := stop(); err != nil {
 			b.Error(err)
 		}
 	}
