@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -33,15 +32,8 @@ func cmdBench(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "Exit codes: 0 every figure measured, 1 a measurement failed, 2 usage error, 3 servers unreachable.")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return bench.ExitUsage
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "idemcheck bench: unexpected argument %q\n", fs.Arg(0))
-		return bench.ExitUsage
+	if code, ok := parseNoArgs(fs, args, stderr, "bench"); !ok {
+		return code
 	}
 	var seed uint64
 	if *seedStr != "" {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -25,15 +24,8 @@ func cmdDemo(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("idemcheck demo", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	out := fs.String("out", "idemcheck-report", "directory for the two runs' reports (HTML, JSON, JUnit)")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return conform.ExitUsage
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "idemcheck demo: unexpected argument %q\n", fs.Arg(0))
-		return conform.ExitUsage
+	if code, ok := parseNoArgs(fs, args, stderr, "demo"); !ok {
+		return code
 	}
 	run := func(name string, extra ...string) int {
 		dir := filepath.Join(*out, name)

@@ -1,11 +1,14 @@
 package main
 
 import (
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"strings"
 	"text/tabwriter"
 
+	"github.com/idemcheck/idemcheck/conform"
 	"github.com/idemcheck/idemcheck/conform/scenario"
 	"github.com/idemcheck/idemcheck/targets/mutant"
 )
@@ -54,4 +57,21 @@ func listMutants(w io.Writer) {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", e.Switch, e.Tier, strings.Join(e.Scenarios, ","), e.CaughtAs)
 	}
 	_ = tw.Flush()
+}
+
+// parseNoArgs parses a command's flags, which take no positional argument:
+// done is false when the command should stop now, with code (0 after help,
+// 2 for a bad flag or a stray argument, named on stderr).
+func parseNoArgs(fs *flag.FlagSet, args []string, stderr io.Writer, cmd string) (code int, done bool) {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0, false
+		}
+		return conform.ExitUsage, false
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "idemcheck %s: unexpected argument %q\n", cmd, fs.Arg(0))
+		return conform.ExitUsage, false
+	}
+	return 0, true
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -52,15 +51,8 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "       idemcheck run --reference [--mutant NAME] [--html DIR]")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return conform.ExitUsage
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "idemcheck run: unexpected argument %q\n", fs.Arg(0))
-		return conform.ExitUsage
+	if code, ok := parseNoArgs(fs, args, stderr, "run"); !ok {
+		return code
 	}
 	if *listC {
 		listChecks(stdout)
