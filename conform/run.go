@@ -73,6 +73,8 @@ type Options struct {
 	// PSPWebhooks says fakepsp delivers its events to the target.
 	Tiers       []faults.Tier
 	PSPWebhooks bool
+	// Regions: see scenario.Env.
+	Regions *faults.Regions
 	// ChaosFaults narrows the chaos schedule to these catalogue faults.
 	ChaosFaults []string
 	// Behind: see scenario.Env.

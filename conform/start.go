@@ -57,7 +57,8 @@ func startTarget(ctx context.Context, cfg *config.Config, o Options, tmp, logDir
 		env[k] = v
 	}
 	e := &scenario.Env{Cfg: cfg, MaxWait: o.MaxWait, Seed: o.Seed, Advance: o.Advance, Links: o.Links,
-		Tiers: o.Tiers, PSPWebhooks: o.PSPWebhooks, Behind: o.Behind, ChaosFaults: o.ChaosFaults}
+		Tiers: o.Tiers, PSPWebhooks: o.PSPWebhooks, Behind: o.Behind, ChaosFaults: o.ChaosFaults,
+		Regions: o.Regions}
 	if !o.Quiet {
 		e.Log = o.Stderr
 	}

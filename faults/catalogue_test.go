@@ -50,6 +50,8 @@ func TestCatalogue(t *testing.T) {
 		"crash-connector-before-ack":              FamilyFailpoint,
 		"crash-streamjob-after-sink-write":        FamilyFailpoint,
 		"crash-streamjob-after-checkpoint-commit": FamilyFailpoint,
+
+		"region-failover": FamilyRegion,
 	}
 	got := map[string]Family{}
 	for _, f := range All() {
@@ -72,7 +74,8 @@ func TestCatalogue(t *testing.T) {
 			t.Errorf("fault %q (%s) is in the catalogue but not in this test's list", name, got[name])
 		}
 	}
-	for fam, list := range map[Family][]Fault{FamilyNetwork: networkFaults, FamilyProcess: processFaults, FamilyPSP: pspFaults, FamilyFailpoint: failpointFaults} {
+	for fam, list := range map[Family][]Fault{FamilyNetwork: networkFaults, FamilyProcess: processFaults, FamilyPSP: pspFaults, FamilyFailpoint: failpointFaults,
+		FamilyRegion: regionFaults} {
 		for _, f := range list {
 			if f.Family() != fam {
 				t.Errorf("%s is listed with the %s faults but says it is %s", f.Name(), fam, f.Family())

@@ -10,12 +10,13 @@ import (
 // Family groups the faults by what they act on.
 type Family string
 
-// The four families, one file of this package each.
+// The five families, one file of this package each.
 const (
 	FamilyNetwork   Family = "network"   // Toxiproxy links (net_faults.go)
 	FamilyProcess   Family = "process"   // tier processes: kill, pause, restart (proc_faults.go)
 	FamilyPSP       Family = "psp"       // fakepsp's fault kinds, over its control API (psp_faults.go)
 	FamilyFailpoint Family = "failpoint" // points in tier code, over the tiers' admin API (failpoint_faults.go)
+	FamilyRegion    Family = "region"    // a standby Region taking over (region_faults.go)
 )
 
 // Fault is one fault the harness can inject, after etcd's robustness
@@ -79,6 +80,25 @@ type System struct {
 	Links []NamedLink
 	// Tiers are the processes the harness may kill, pause or arm.
 	Tiers []Tier
+	// Regions is a second Region standing by; nil when there is one.
+	Regions *Regions
+}
+
+// Regions is what the harness controls of a standby Region: the links its
+// replication crosses, and the failover that makes it the primary.
+type Regions struct {
+	// Replication are the links between the Regions' servers.
+	Replication []NamedLink
+	// Failover fails the primary Region over to the standby around the
+	// intent s: it is in progress when it returns, and its injection's Undo
+	// returns once the standby serves. It can happen once.
+	Failover func(ctx context.Context, s Scope) (Injection, error)
+}
+
+// Once is a fault that changes the system for good (a Region failover): a
+// schedule draws it at most once, and after it none of the faults it ends.
+type Once interface {
+	Ends() []string
 }
 
 // NamedLink is a Toxiproxy link with the dependency it reaches.
@@ -138,7 +158,7 @@ func (sys *System) TiersOf(kind string) []Tier {
 // A new fault is one value in its family's list; chaos draws from All.
 func All() []Fault {
 	var out []Fault
-	for _, fam := range [][]Fault{networkFaults, processFaults, pspFaults, failpointFaults} {
+	for _, fam := range [][]Fault{networkFaults, processFaults, pspFaults, failpointFaults, regionFaults} {
 		out = append(out, fam...)
 	}
 	return out

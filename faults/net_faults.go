@@ -102,8 +102,9 @@ func (depReplyLost) Inject(_ context.Context, sys *System, s Scope) (Injection, 
 		}}, nil
 }
 
-// LinkLag delays every chunk on the dependency links whose name contains
-// Link (a Region's replication) by Lag, counting the chunks it held.
+// LinkLag delays every chunk on the links whose name contains Link (a
+// Region's replication: a standby Region's links, or a target's own link of
+// that name) by Lag, counting the chunks it held.
 type LinkLag struct {
 	Link string
 	Lag  time.Duration
@@ -113,7 +114,11 @@ func (f LinkLag) Name() string   { return f.Link + "-lag" }
 func (f LinkLag) Family() Family { return FamilyNetwork }
 func (f LinkLag) links(sys *System) []*Link {
 	var out []*Link
-	for _, l := range sys.Links {
+	all := sys.Links
+	if sys.Regions != nil {
+		all = append(append([]NamedLink(nil), all...), sys.Regions.Replication...)
+	}
+	for _, l := range all {
 		if strings.Contains(l.Name, f.Link) {
 			out = append(out, l.Link)
 		}
@@ -141,15 +146,23 @@ func (f LinkLag) Inject(_ context.Context, sys *System, _ Scope) (Injection, err
 		}
 		undos, counts = append(undos, undo), append(counts, count)
 	}
+	fired := func() int64 {
+		var n int64
+		for _, c := range counts {
+			n += c()
+		}
+		return n
+	}
 	return &injection{
-		fired: func() int64 {
-			var n int64
-			for _, c := range counts {
-				n += c()
-			}
-			return n
-		},
+		fired: fired,
 		undo: func() error {
+			// The intent's own writes reach the lag after any lag the link
+			// already carries (a Region's): keep it until it held one of
+			// them, or for a while, so a quick intent does not leave it
+			// unfired.
+			for end := time.Now().Add(f.Lag + time.Second); fired() == 0 && time.Now().Before(end); {
+				time.Sleep(20 * time.Millisecond)
+			}
 			var first error
 			for _, u := range undos {
 				if err := u(); err != nil && first == nil {

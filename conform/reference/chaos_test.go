@@ -68,6 +68,27 @@ func TestFullStackChaosPasses(t *testing.T) {
 	}
 }
 
+// TestFullStackFailoverHolds: R1 fails with a charge in flight and R2 takes
+// over, with traffic before and after; the whole history is clean and the
+// failover fired.
+func TestFullStackFailoverHolds(t *testing.T) {
+	code, rep := chaosRun(t, chaosSeed(t), 8*time.Second, Stack{}, []string{"region-failover"})
+	if rep == nil || len(rep.Results) == 0 {
+		t.Fatalf("no chaos run (exit %d)", code)
+	}
+	for _, r := range rep.Results {
+		for _, f := range r.Findings {
+			t.Errorf("%s %s: %s", r.ID, f.Kind, f.Message)
+		}
+		if r.Verdict != scenario.Pass {
+			t.Errorf("%s: %s: %s", r.ID, r.Verdict, r.Why)
+		}
+	}
+	if code != conform.ExitPass {
+		t.Fatalf("exit %d, want 0", code)
+	}
+}
+
 // TestFullStackChaosNamesEachTiersMutant: one mutant per tier behind and in
 // front of the API, each under the faults that reach its guard; the chaos
 // run must name the mutant's violation kind.
@@ -86,6 +107,9 @@ func TestFullStackChaosNamesEachTiersMutant(t *testing.T) {
 		{"webhook", "blind-webhook-update", Stack{}, []string{"psp-slow"}, "double-credit"},
 		{"relay (worker without inbox)", "worker-no-inbox", Stack{}, []string{"crash-relay-after-publish-before-delete", "crash-worker-before-offset-commit"}, "double-credit"},
 		{"streamjob", "stream-seen-ids-external", Stack{}, []string{"kill-restart-streamjob"}, "sink-divergence"},
+		// R2 resumes the charge R1 made and never recorded (G2).
+		{"resolver (Region)", "region-attempt-key", Stack{}, []string{"region-failover"}, "double-charge"},
+		{"api and resolver (Region)", "random-event-id", Stack{}, []string{"region-failover"}, "double-credit"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.tier, func(t *testing.T) {

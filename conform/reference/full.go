@@ -3,6 +3,7 @@ package reference
 import (
 	"context"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"github.com/idemcheck/idemcheck/checker"
 	"github.com/idemcheck/idemcheck/conform/config"
 	"github.com/idemcheck/idemcheck/fakepsp"
+	"github.com/idemcheck/idemcheck/faults"
 	"github.com/idemcheck/idemcheck/targets/connector"
 	"github.com/idemcheck/idemcheck/targets/mutant"
 	"github.com/idemcheck/idemcheck/targets/push"
@@ -28,30 +30,47 @@ import (
 // full is the rest of the reference stack behind the API: the outbox relay
 // and Kafka, the worker crediting merchants and notifying the phone through
 // the push provider, the change connector and the stream job's sink; the
-// webhook tier gets fakepsp's events.
+// webhook tier gets fakepsp's events. With a standby Region (rg), the
+// connector and the stream job run in R2.
 type full struct {
 	st      *refstack.Stack
+	rg      *regions
+	svc     *services.Stack
+	psp     *fakepsp.PSP
 	push    *push.Server
 	pushSrv *http.Server
 	kc      *kgo.Client
 	adm     *kadm.Client
 	topics  []string
 	job     *refstack.Tier
+	// stream is the stack whose database the connector reads and the
+	// sink is in.
+	stream       *refstack.Stack
+	pushURL      string
+	workerMutant string
 }
 
 // fullTiers are the tiers a full stack starts besides the API's own.
 var fullTiers = []string{relay.TierName, worker.TierName, connector.TierName, streamjob.TierName, push.TierName}
 
-// startFull starts the delivery and stream tiers on st. workerMutant is one
-// of the worker's own mutant names ("" for none); set's stream job switches
-// go to the stream job.
-func startFull(ctx context.Context, st *refstack.Stack, svc *services.Stack, psp *fakepsp.PSP, set mutant.Set, workerMutant string) (*full, error) {
-	f := &full{st: st}
-	pool := st.Ledger.Pool
-	if err := worker.Migrate(ctx, pool); err != nil {
+// startFull starts the delivery and stream tiers on st, and the standby
+// Region when tp is set. workerMutant is one of the worker's own mutant
+// names ("" for none); set's stream job switches go to the stream job.
+func startFull(ctx context.Context, st *refstack.Stack, svc *services.Stack, psp *fakepsp.PSP, set mutant.Set, workerMutant string,
+	tp *faults.Toxiproxy, log io.Writer) (*full, error) {
+	f := &full{st: st, svc: svc, psp: psp, stream: st, workerMutant: workerMutant}
+	if err := worker.Migrate(ctx, st.Ledger.Pool); err != nil {
 		return f, fmt.Errorf("worker tables: %w", err)
 	}
-	if err := streamjob.Migrate(ctx, pool); err != nil {
+	if tp != nil {
+		rg, err := startRegions(ctx, st, svc, tp, psp.URL(), log)
+		f.rg = rg
+		if err != nil {
+			return f, fmt.Errorf("the standby Region: %w", err)
+		}
+		rg.delivery, rg.webhook, f.stream = f.startDelivery, f.registerWebhook, rg.r2
+	}
+	if err := streamjob.Migrate(ctx, f.stream.Ledger.Pool); err != nil {
 		return f, fmt.Errorf("stream job tables: %w", err)
 	}
 	brokers := svc.Kafka.Endpoint()
@@ -80,37 +99,60 @@ func startFull(ctx context.Context, st *refstack.Stack, svc *services.Stack, psp
 	}
 	f.pushSrv = &http.Server{Handler: f.push.Handler(), ReadHeaderTimeout: 5 * time.Second}
 	go func() { _ = f.pushSrv.Serve(ln) }()
-	pushURL := "http://" + ln.Addr().String()
-
-	if _, err := st.StartTier(ctx, relay.TierName, "relay", "", []string{"-postgres", st.DSN, "-brokers", brokers, "-topic", payments}); err != nil {
+	f.pushURL = "http://" + ln.Addr().String()
+	if err := f.startDelivery(ctx, st); err != nil {
 		return f, err
 	}
-	wargs := []string{"-name", "worker", "-postgres", st.DSN, "-brokers", brokers, "-topic", payments, "-group", "workers-" + st.Cfg.Name,
-		"-push", pushURL, "-valkey", svc.Valkey.Endpoint()}
-	if workerMutant != "" {
-		wargs = append(wargs, "-mutant", workerMutant)
-	}
-	if _, err := st.StartTier(ctx, worker.TierName, "worker", "", wargs); err != nil {
-		return f, err
-	}
-	if _, err := st.StartTier(ctx, connector.TierName, "connector", "", []string{"-postgres", st.DSN, "-brokers", brokers, "-topic", changes,
+	if _, err := f.stream.StartTier(ctx, connector.TierName, "connector", "", []string{"-postgres", f.stream.DSN, "-brokers", brokers, "-topic", changes,
 		"-slot", "idemcheck_run_" + st.Cfg.Name}); err != nil {
 		return f, err
 	}
-	jargs := []string{"-name", "job", "-postgres", st.DSN, "-brokers", brokers, "-topic", changes, "-version", "2",
+	jargs := []string{"-name", "job", "-postgres", f.stream.DSN, "-brokers", brokers, "-topic", changes, "-version", "2",
 		"-checkpoint-every", "1", "-valkey", svc.Valkey.Endpoint()}
 	if js := mutant.Of(streamjob.TierName, set); len(js) > 0 {
 		jargs = append(jargs, "-mutant", js.String())
 	}
-	if f.job, err = st.StartTier(ctx, streamjob.TierName, "streamjob", "", jargs); err != nil {
+	if f.job, err = f.stream.StartTier(ctx, streamjob.TierName, "streamjob", "", jargs); err != nil {
 		return f, err
 	}
-	if st.Webhook != nil {
-		if _, err := psp.RegisterWebhook(st.Webhook.URL+webhook.Path, "payment_intent.succeeded"); err != nil {
-			return f, fmt.Errorf("register the webhook tier with fakepsp: %w", err)
-		}
+	return f, f.registerWebhook(st)
+}
+
+// startDelivery starts a Region's outbox relay and worker. Both Regions'
+// share the topic, and the worker's name is its static group member id, so
+// R2's worker takes the dead R1 worker's place in the group at once.
+func (f *full) startDelivery(ctx context.Context, st *refstack.Stack) error {
+	brokers := f.svc.Kafka.Endpoint()
+	payments := "payments-" + f.st.Cfg.Name
+	if _, err := st.StartTier(ctx, relay.TierName, "relay", "", []string{"-postgres", st.DSN, "-brokers", brokers, "-topic", payments}); err != nil {
+		return err
 	}
-	return f, nil
+	wargs := []string{"-name", "worker", "-postgres", st.DSN, "-brokers", brokers, "-topic", payments, "-group", "workers-" + f.st.Cfg.Name,
+		"-push", f.pushURL, "-valkey", st.Cfg.ValkeyAddr}
+	if f.workerMutant != "" {
+		wargs = append(wargs, "-mutant", f.workerMutant)
+	}
+	_, err := st.StartTier(ctx, worker.TierName, "worker", "", wargs)
+	return err
+}
+
+// registerWebhook has fakepsp deliver its events to st's webhook tier.
+func (f *full) registerWebhook(st *refstack.Stack) error {
+	if st.Webhook == nil {
+		return nil
+	}
+	if _, err := f.psp.RegisterWebhook(st.Webhook.URL+webhook.Path, "payment_intent.succeeded"); err != nil {
+		return fmt.Errorf("register the webhook tier with fakepsp: %w", err)
+	}
+	return nil
+}
+
+// ledger is the stack whose ledger is the truth: R2's once it took over.
+func (f *full) ledger() *refstack.Stack {
+	if f.rg != nil {
+		return f.rg.active.Load()
+	}
+	return f.st
 }
 
 // stop ends what startFull started outside the stack (its tiers stop with it).
@@ -126,12 +168,15 @@ func (f *full) stop() {
 	if f.kc != nil {
 		f.kc.Close()
 	}
+	if f.rg != nil {
+		f.rg.stop()
+	}
 }
 
 // history is what happened behind the API: every credit the worker made and
 // every notification the phone showed.
 func (f *full) history(ctx context.Context) (checker.History, error) {
-	rows, err := f.st.Ledger.Pool.Query(ctx, `SELECT event_id, payment_id, merchant, amount, worker, call_ns, return_ns FROM credits ORDER BY id`)
+	rows, err := f.ledger().Ledger.Pool.Query(ctx, `SELECT event_id, payment_id, merchant, amount, worker, call_ns, return_ns FROM credits ORDER BY id`)
 	if err != nil {
 		return nil, fmt.Errorf("read credits: %w", err)
 	}
@@ -157,7 +202,7 @@ func (f *full) history(ctx context.Context) (checker.History, error) {
 // rule (the sink equal to the ledger).
 func (f *full) sinkHistory(ctx context.Context) (checker.History, error) {
 	var h checker.History
-	rows, err := f.st.Ledger.Pool.Query(ctx, `SELECT payment_id, merchant, amount, to_char(updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD'),
+	rows, err := f.stream.Ledger.Pool.Query(ctx, `SELECT payment_id, merchant, amount, to_char(updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD'),
  (extract(epoch FROM updated_at) * 1e9)::bigint FROM payments WHERE state = 'SUCCEEDED'`)
 	if err != nil {
 		return nil, fmt.Errorf("read payments: %w", err)
@@ -179,7 +224,7 @@ func (f *full) sinkHistory(ctx context.Context) (checker.History, error) {
 		return nil, fmt.Errorf("stream job status: %w", err)
 	}
 	meta := map[string]string{"restored_from": fmt.Sprint(st.RestoredFrom), "version": fmt.Sprint(st.Version)}
-	rows, err = f.st.Ledger.Pool.Query(ctx, `SELECT merchant, day, total, tag FROM stream_sink ORDER BY merchant, day`)
+	rows, err = f.stream.Ledger.Pool.Query(ctx, `SELECT merchant, day, total, tag FROM stream_sink ORDER BY merchant, day`)
 	if err != nil {
 		return nil, fmt.Errorf("read the sink: %w", err)
 	}
@@ -237,8 +282,10 @@ func (f *full) drained(ctx context.Context, within time.Duration) error {
 
 func (f *full) progress(ctx context.Context, end int64) (string, bool, error) {
 	var outbox, credits, sinkRows, sinkTotal int64
-	if err := f.st.Ledger.Pool.QueryRow(ctx, `SELECT (SELECT count(*) FROM outbox), (SELECT count(*) FROM credits),
- (SELECT count(*) FROM stream_sink), (SELECT coalesce(sum(total), 0) FROM stream_sink)`).Scan(&outbox, &credits, &sinkRows, &sinkTotal); err != nil {
+	if err := f.ledger().Ledger.Pool.QueryRow(ctx, `SELECT (SELECT count(*) FROM outbox), (SELECT count(*) FROM credits)`).Scan(&outbox, &credits); err != nil {
+		return "", true, err
+	}
+	if err := f.stream.Ledger.Pool.QueryRow(ctx, `SELECT (SELECT count(*) FROM stream_sink), (SELECT coalesce(sum(total), 0) FROM stream_sink)`).Scan(&sinkRows, &sinkTotal); err != nil {
 		return "", true, err
 	}
 	st, err := streamjob.ReadStatus(f.job.Admin)
@@ -249,6 +296,15 @@ func (f *full) progress(ctx context.Context, end int64) (string, bool, error) {
 	busy := outbox > 0 || st.NextOffset < end
 	if busy {
 		state += fmt.Sprintf(", stream job at offset %d of %d", st.NextOffset, end)
+	}
+	if f.rg != nil && !f.rg.tookOver() {
+		// The sink reads R2: it is right only once R2 holds R1's ledger.
+		ok, repl, err := f.rg.caughtUp(ctx)
+		if err != nil {
+			return "", true, err
+		}
+		busy = busy || !ok
+		state += ", replication: " + repl
 	}
 	return state, busy, nil
 }

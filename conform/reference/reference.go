@@ -26,6 +26,7 @@ import (
 	_ "github.com/idemcheck/idemcheck/targets/all" // this binary can become any tier
 	"github.com/idemcheck/idemcheck/targets/mutant"
 	"github.com/idemcheck/idemcheck/targets/refstack"
+	"github.com/idemcheck/idemcheck/targets/region"
 	"github.com/idemcheck/idemcheck/targets/services"
 	"github.com/idemcheck/idemcheck/targets/storytime"
 )
@@ -116,7 +117,7 @@ func RunStack(ctx context.Context, o conform.Options, sk Stack) (int, *report.Re
 		err = err2
 	}
 	if err == nil {
-		err = runsEveryTierOf(set, sk.Full)
+		err = runsEveryTierOf(set, sk.Full, o.Chaos)
 	}
 	if err != nil {
 		fmt.Fprintf(o.Stderr, "idemcheck run --mutant: %v\n", err)
@@ -184,8 +185,14 @@ func RunStack(ctx context.Context, o conform.Options, sk Stack) (int, *report.Re
 		return conform.ExitUnreachable, nil
 	}
 	defer st.Stop()
+	var f *full
 	if sk.Full {
-		f, err := startFull(ctx, st, svc, psp, set, workerMutant)
+		// A chaos run has a standby Region to fail over to.
+		var standby *faults.Toxiproxy
+		if o.Chaos {
+			standby = tp
+		}
+		f, err = startFull(ctx, st, svc, psp, set, workerMutant, standby, o.Stderr)
 		defer f.stop()
 		if err != nil {
 			fmt.Fprintf(o.Stderr, "idemcheck run: reference stack unreachable: the tiers behind the API: %v\n", err)
@@ -199,6 +206,11 @@ func RunStack(ctx context.Context, o conform.Options, sk Stack) (int, *report.Re
 	for _, t := range st.APIs {
 		urls = append(urls, t.URL)
 		inst = append(inst, tierInstance{st: st, t: t})
+	}
+	if f != nil && f.rg != nil {
+		// Every request goes through the router, which moves R1's callers
+		// to R2 when it takes over.
+		urls, inst = []string{f.rg.router.URL}, nil
 	}
 	cfg, err := Config(urls)
 	if err != nil {
@@ -215,7 +227,11 @@ func RunStack(ctx context.Context, o conform.Options, sk Stack) (int, *report.Re
 	if sk.Mutants != "" {
 		label += " with mutant " + sk.Mutants
 	}
-	fmt.Fprintf(o.Stderr, "idemcheck run: %s stack up: APIs %s, fakepsp %s, logs %s\n", label, strings.Join(urls, ", "), psp.URL(), st.LogDir())
+	var apis []string
+	for _, t := range st.APIs {
+		apis = append(apis, t.URL)
+	}
+	fmt.Fprintf(o.Stderr, "idemcheck run: %s stack up: APIs %s, fakepsp %s, logs %s\n", label, strings.Join(apis, ", "), psp.URL(), st.LogDir())
 	o.Cfg, o.PSP, o.Front, o.Bases, o.Instances = cfg, psp, front, urls, inst
 	o.Rerun = "idemcheck run --reference"
 	if len(set) > 0 {
@@ -225,6 +241,11 @@ func RunStack(ctx context.Context, o conform.Options, sk Stack) (int, *report.Re
 	o.Advance = st.AdvanceClocks
 	o.Links = []scenario.DepLink{{Name: "PSP", Link: pspLink}}
 	o.Tiers = catalogueTiers(st)
+	if f != nil && f.rg != nil {
+		o.Tiers, o.Regions = f.rg.tiers(), f.rg.system()
+		fmt.Fprintf(o.Stderr, "idemcheck run: standby Region R2 follows R1 %.1f story s behind (Postgres %s, Valkey %s), router %s\n",
+			region.Lag, f.rg.svc2.Postgres.Endpoint(), f.rg.svc2.Valkey.Endpoint(), f.rg.router.URL)
+	}
 	return conform.Run(ctx, o)
 }
 
@@ -251,7 +272,7 @@ var stackTiers = map[string]bool{"api": true, "lb": true, "resolver": true, "web
 // runsEveryTierOf refuses a switch whose tier this stack never starts: the run
 // would pass with the guard "off" in a process that does not exist, a pass
 // that proves nothing. Those mutants are caught by their suites instead.
-func runsEveryTierOf(set mutant.Set, full bool) error {
+func runsEveryTierOf(set mutant.Set, full, regions bool) error {
 	started := map[string]bool{}
 	for k := range stackTiers {
 		started[k] = true
@@ -262,12 +283,42 @@ func runsEveryTierOf(set mutant.Set, full bool) error {
 		}
 	}
 	for s := range set {
-		if e := mutant.Lookup(s); e != nil && !started[e.Tier] {
+		if e := mutant.Lookup(s); e != nil && e.Tier == "router" {
+			return fmt.Errorf("switch %q turns off a guard of the router, which only matters when two Regions serve at once (%s); the chaos run's R2 is a standby that serves only after the failover, so the run would pass with the guard off: suites/regions catches it",
+				s, strings.Join(e.Scenarios, ", "))
+		}
+		if e := mutant.Lookup(s); e != nil && regionOnly(e) && !regions {
+			return fmt.Errorf("switch %q turns off a guard of the %s tier that only a second Region reaches (%s): `run --reference` starts R2 with --chaos only, so without it the run would pass with the guard off",
+				s, e.Tier, strings.Join(e.Scenarios, ", "))
+		}
+		if e := mutant.Lookup(s); e != nil && !startsAll(started, e.Tier) {
 			return fmt.Errorf("switch %q turns off a guard of the %s tier, which `run --reference` does not start (it runs %s); its scenarios (%s) are caught by the suites",
 				s, e.Tier, strings.Join(sortedKeys(started), ", "), strings.Join(e.Scenarios, ", "))
 		}
 	}
 	return nil
+}
+
+// regionOnly says whether a switch's guard matters only across Regions: its
+// scenarios are all of group G.
+func regionOnly(e *mutant.Entry) bool {
+	for _, sc := range e.Scenarios {
+		if !strings.HasPrefix(sc, "G") {
+			return false
+		}
+	}
+	return len(e.Scenarios) > 0
+}
+
+// startsAll says whether every tier of a switch's tier list ("api,resolver")
+// is started.
+func startsAll(started map[string]bool, tiers string) bool {
+	for _, t := range strings.Split(tiers, ",") {
+		if !started[strings.TrimSpace(t)] {
+			return false
+		}
+	}
+	return true
 }
 
 func sortedKeys(m map[string]bool) []string {

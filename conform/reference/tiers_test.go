@@ -13,16 +13,34 @@ import (
 // is accepted.
 func TestRefusesSwitchOfATierItDoesNotStart(t *testing.T) {
 	for _, e := range mutant.Catalogue {
-		err := runsEveryTierOf(mutant.Set{e.Switch: true}, false)
+		err := runsEveryTierOf(mutant.Set{e.Switch: true}, false, false)
+		ok := startsAll(stackTiers, e.Tier) && !regionOnly(&e)
 		switch {
-		case stackTiers[e.Tier] && err != nil:
+		case ok && err != nil:
 			t.Errorf("%s (tier %s): refused: %v", e.Switch, e.Tier, err)
-		case !stackTiers[e.Tier] && (err == nil || !strings.Contains(err.Error(), string(e.Switch)) || !strings.Contains(err.Error(), e.Tier)):
+		case !ok && (err == nil || !strings.Contains(err.Error(), string(e.Switch)) || !strings.Contains(err.Error(), e.Tier)):
 			t.Errorf("%s (tier %s): want an error naming the switch and the tier, got %v", e.Switch, e.Tier, err)
 		}
 	}
-	if err := runsEveryTierOf(mutant.Set{mutant.StreamNoFullFlush: true}, false); err == nil {
+	if err := runsEveryTierOf(mutant.Set{mutant.StreamNoFullFlush: true}, false, false); err == nil {
 		t.Fatal("stream-no-full-flush accepted by a stack without a stream job")
+	}
+}
+
+// TestRegionSwitchesNeedTheStandby: the Region switches run only where R2
+// takes over (a chaos run); the router's never, since R2 never serves beside
+// R1.
+func TestRegionSwitchesNeedTheStandby(t *testing.T) {
+	for _, s := range []mutant.Switch{mutant.RegionAttemptKey, mutant.RandomEventID} {
+		if err := runsEveryTierOf(mutant.Set{s: true}, true, false); err == nil || !strings.Contains(err.Error(), "second Region") {
+			t.Errorf("%s without the standby: %v", s, err)
+		}
+		if err := runsEveryTierOf(mutant.Set{s: true}, true, true); err != nil {
+			t.Errorf("%s with the standby: refused: %v", s, err)
+		}
+	}
+	if err := runsEveryTierOf(mutant.Set{mutant.NearestRegion: true}, true, true); err == nil || !strings.Contains(err.Error(), "two Regions serve at once") {
+		t.Errorf("route-nearest-region: %v", err)
 	}
 }
 
@@ -30,10 +48,10 @@ func TestRefusesSwitchOfATierItDoesNotStart(t *testing.T) {
 // job switch and a worker mutant are accepted; the phone's is still refused,
 // and a worker mutant without the full stack is a usage error.
 func TestFullStackAcceptsItsTiersMutants(t *testing.T) {
-	if err := runsEveryTierOf(mutant.Set{mutant.StreamNoFullFlush: true}, true); err != nil {
+	if err := runsEveryTierOf(mutant.Set{mutant.StreamNoFullFlush: true}, true, false); err != nil {
 		t.Fatalf("stream-no-full-flush refused by the full stack: %v", err)
 	}
-	if err := runsEveryTierOf(mutant.Set{mutant.ClientTrustsError: true}, true); err == nil {
+	if err := runsEveryTierOf(mutant.Set{mutant.ClientTrustsError: true}, true, false); err == nil {
 		t.Fatal("client-trusts-error (phone) accepted: the run is its own phone")
 	}
 	sw, wm, err := splitMutants("worker-no-inbox,key-not-scoped", true)

@@ -93,8 +93,13 @@ func runChaos(ctx context.Context, e *Env, t *T, d time.Duration, onSchedule fun
 	sys := e.System()
 	apply, not := faults.Applicable(sys)
 	var names []string
+	var once []faults.Fault
 	for _, f := range apply {
 		if len(e.ChaosFaults) == 0 || slices.Contains(e.ChaosFaults, f.Name()) {
+			if _, ok := f.(faults.Once); ok {
+				once = append(once, f)
+				continue
+			}
 			names = append(names, f.Name())
 		}
 	}
@@ -109,8 +114,12 @@ func runChaos(ctx context.Context, e *Env, t *T, d time.Duration, onSchedule fun
 		}
 	}
 	n := max(8, int(d/(250*time.Millisecond)))
-	plan := Schedule(e.Seed, names, len(e.Cfg.Callers), n)
-	lines := []string{fmt.Sprintf("seed %d, %d intents; faults drawn from: %s", e.Seed, len(plan), strings.Join(names, ", "))}
+	plan := PlaceOnce(Schedule(e.Seed, names, len(e.Cfg.Callers), n), e.Seed, once)
+	drawn := strings.Join(names, ", ")
+	for _, f := range once {
+		drawn += fmt.Sprintf("; %s once", f.Name())
+	}
+	lines := []string{fmt.Sprintf("seed %d, %d intents; faults drawn from: %s", e.Seed, len(plan), drawn)}
 	for _, p := range plan {
 		lines = append(lines, p.String())
 	}
@@ -139,7 +148,7 @@ func runChaos(ctx context.Context, e *Env, t *T, d time.Duration, onSchedule fun
 	var procMu sync.RWMutex
 	var wg sync.WaitGroup
 	hard := time.Now().Add(3*d + 30*time.Second)
-	for w := 0; w < 4; w++ {
+	for w := 0; w < chaosWorkers; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -207,7 +216,7 @@ func chaosIntent(ctx context.Context, e *Env, t *T, sys *faults.System, p Planne
 	// A process fault strikes while the intent's requests are in flight; the
 	// others are in place before the first send.
 	during := make(chan struct{})
-	exclusive := f != nil && (f.Family() == faults.FamilyProcess || f.Family() == faults.FamilyFailpoint)
+	exclusive := f != nil && (f.Family() == faults.FamilyProcess || f.Family() == faults.FamilyFailpoint || f.Family() == faults.FamilyRegion)
 	switch {
 	case f == nil:
 		close(during)
@@ -220,8 +229,8 @@ func chaosIntent(ctx context.Context, e *Env, t *T, sys *faults.System, p Planne
 			}
 			inj, injErr = f.Inject(ctx, sys, scope)
 		}()
-		if f.Family() == faults.FamilyFailpoint {
-			<-during // armed before the first send
+		if f.Family() != faults.FamilyProcess {
+			<-during // armed (a failover: under way) before the first send
 		}
 	default:
 		procMu.RLock()
@@ -254,6 +263,9 @@ func chaosIntent(ctx context.Context, e *Env, t *T, sys *faults.System, p Planne
 		fired = inj.Fired() > 0
 		if uerr != nil {
 			injErr = uerr
+		}
+		if st, ok := inj.(interface{ Story() string }); ok && fired && st.Story() != "" {
+			t.Counted("%s (intent %d)", st.Story(), p.N)
 		}
 	}
 	if f != nil {

@@ -55,6 +55,9 @@ type Env struct {
 	Tiers []faults.Tier
 	// PSPWebhooks says fakepsp delivers its events to the target.
 	PSPWebhooks bool
+	// Regions, when set, is a standby Region the chaos check may fail over
+	// to, and the links its replication crosses.
+	Regions *faults.Regions
 	// Behind, when set, waits for the target's asynchronous tiers to drain
 	// and returns what they did: effects (credits, notifications) for the
 	// whole history, and the sink's own history (ledger credits and sink

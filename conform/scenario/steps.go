@@ -248,9 +248,10 @@ func (t *T) Converge(ctx context.Context, step string, in Intent, mod func(*driv
 	var final *driver.Attempt
 	paymentID := ""
 	// looked is set once the lookup gave a final answer: the client then
-	// resends once more with its key, so the history (which holds the
-	// answers to the client's creates, not the lookups) records what the
-	// create path says after the outcome is known.
+	// resends with its key until the create path answers finally too (a
+	// resend can meet a tier restarting), so the history, which holds the
+	// answers to the client's creates, not the lookups, records what the
+	// create path says once the outcome is known.
 	looked := false
 	for i := 0; ; i++ {
 		label := step
@@ -265,10 +266,10 @@ func (t *T) Converge(ctx context.Context, step string, in Intent, mod func(*driv
 		if a.PaymentID != "" {
 			paymentID = a.PaymentID
 		}
-		if Final(a) || ctx.Err() != nil || looked {
+		if Final(a) || ctx.Err() != nil {
 			break
 		}
-		if e.Cfg.Lookup != nil && paymentID != "" {
+		if !looked && e.Cfg.Lookup != nil && paymentID != "" {
 			l := e.D.Lookup(ctx, t.check.ID+": "+step+": did it happen?", in.Caller, 0, paymentID)
 			e.Logf("  %s #%d lookup %s -> %s", t.check.ID, l.Seq, paymentID, describeResp(l))
 			if l.Outcome == checker.OutcomeSucceeded || l.Outcome == checker.OutcomeFailed {

@@ -9,7 +9,7 @@ import (
 
 // System is what the fault catalogue may act on in this run.
 func (e *Env) System() *faults.System {
-	sys := &faults.System{Proxy: e.Proxy, PSPWebhooks: e.PSPWebhooks, Tiers: append([]faults.Tier(nil), e.Tiers...)}
+	sys := &faults.System{Proxy: e.Proxy, PSPWebhooks: e.PSPWebhooks, Tiers: append([]faults.Tier(nil), e.Tiers...), Regions: e.Regions}
 	if e.PSP != nil {
 		sys.PSP = e.PSP.URL()
 	}

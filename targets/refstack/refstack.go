@@ -134,7 +134,7 @@ func Start(ctx context.Context, cfg Config) (s *Stack, err error) {
 		return s, err
 	}
 	ms := cfg.Mutants.String()
-	common := []string{"-pg", s.DSN, "-psp", cfg.PSPURL, "-psp-key", cfg.PSPKey, "-mutants", ms}
+	common := s.common()
 	var backends []string
 	for i := range cfg.APIs {
 		name := "api-" + strconv.Itoa(i+1)
@@ -177,17 +177,7 @@ func Start(ctx context.Context, cfg Config) (s *Stack, err error) {
 		s.URL = "http://" + s.PhoneLink.Addr()
 	}
 	if !cfg.NoResolver {
-		args := append([]string{}, common...)
-		if cfg.Region != "" {
-			args = append(args, "-region", cfg.Region)
-		}
-		if cfg.ResolverRate > 0 {
-			args = append(args, "-rate", strconv.FormatFloat(cfg.ResolverRate, 'f', -1, 64))
-		}
-		if cfg.ResolverBurst > 0 {
-			args = append(args, "-burst", strconv.Itoa(cfg.ResolverBurst))
-		}
-		if s.Resolver, err = s.start(ctx, "resolver", "resolver", "", args); err != nil {
+		if err := s.StartResolver(ctx); err != nil {
 			return s, err
 		}
 	}
@@ -202,6 +192,32 @@ func Start(ctx context.Context, cfg Config) (s *Stack, err error) {
 		}
 	}
 	return s, nil
+}
+
+// common are the flags every tier on the ledger's request path takes.
+func (s *Stack) common() []string {
+	return []string{"-pg", s.DSN, "-psp", s.Cfg.PSPURL, "-psp-key", s.Cfg.PSPKey, "-mutants", s.Cfg.Mutants.String()}
+}
+
+// StartResolver starts the stack's resolver. Start does unless
+// Config.NoResolver: a standby Region's waits until it is promoted, or it
+// would resume payments its primary is still settling.
+func (s *Stack) StartResolver(ctx context.Context) error {
+	args := s.common()
+	if s.Cfg.Region != "" {
+		args = append(args, "-region", s.Cfg.Region)
+	}
+	if s.Cfg.ResolverRate > 0 {
+		args = append(args, "-rate", strconv.FormatFloat(s.Cfg.ResolverRate, 'f', -1, 64))
+	}
+	if s.Cfg.ResolverBurst > 0 {
+		args = append(args, "-burst", strconv.Itoa(s.Cfg.ResolverBurst))
+	}
+	t, err := s.start(ctx, "resolver", "resolver", "", args)
+	if t != nil {
+		s.Resolver = t
+	}
+	return err
 }
 
 func (s *Stack) migrate(ctx context.Context) error {

@@ -163,8 +163,13 @@ func (f *PGFollow) dropSubscription(ctx context.Context) error {
 func (f *PGFollow) Stop(ctx context.Context) error {
 	errs := []error{f.dropSubscription(ctx)}
 	errs = append(errs, DropSlot(ctx, f.Primary, f.Name, 30*time.Second))
-	errs = append(errs, exec(ctx, f.Primary, `DROP PUBLICATION IF EXISTS `+pgx.Identifier{f.Name}.Sanitize()))
+	errs = append(errs, DropPublication(ctx, f.Primary, f.Name))
 	return errors.Join(errs...)
+}
+
+// DropPublication drops publication name on dsn if it exists.
+func DropPublication(ctx context.Context, dsn, name string) error {
+	return exec(ctx, dsn, `DROP PUBLICATION IF EXISTS `+pgx.Identifier{name}.Sanitize())
 }
 
 // DropSlot drops slot name on dsn if it exists, retrying while a walsender

@@ -1,0 +1,252 @@
+package reference
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/idemcheck/idemcheck/faults"
+	"github.com/idemcheck/idemcheck/targets/refstack"
+	"github.com/idemcheck/idemcheck/targets/region"
+	"github.com/idemcheck/idemcheck/targets/resolver"
+	"github.com/idemcheck/idemcheck/targets/storytime"
+)
+
+// failover is region-failover on the reference (SCENARIOS.md G2): R1 fails
+// mid-replication with a charge in flight, and R2, the Region lag behind,
+// takes over and resumes what R1 left unknown. It arms the PSP to hold the
+// reply to the intent's charge and returns; the take-over runs beside the
+// intent's requests, and Undo waits for it.
+func (rg *regions) failover(ctx context.Context, s faults.Scope) (faults.Injection, error) {
+	if !rg.begun.CompareAndSwap(false, true) {
+		return &failed{done: closedErr(errors.New("R2 took over already: a Region fails over once"))}, nil
+	}
+	// R1's webhook goes first: the PSP's event for the held charge would
+	// settle it in R1 before the cut, and R2 would have nothing to resume.
+	// Its deliveries wait for R2's webhook (the story's late webhook).
+	if t := tierNamed(rg.r1, "webhook"); t != nil {
+		if err := t.Proc.Kill(); err != nil {
+			return nil, fmt.Errorf("kill R1's webhook: %w", err)
+		}
+	}
+	hold, err := faults.PSPHoldReply.Arm(ctx, rg.psp, faults.Scope{Amount: s.Amount, Times: 1})
+	if err != nil {
+		return nil, fmt.Errorf("hold the intent's PSP reply: %w", err)
+	}
+	f := &failed{done: make(chan error, 1), began: time.Now()}
+	go func() { f.done <- rg.takeOver(context.WithoutCancel(ctx), hold, f) }()
+	return f, nil
+}
+
+// failed is one failover in progress.
+type failed struct {
+	done    chan error
+	once    sync.Once
+	err     error
+	tookPSP  bool  // the PSP charged the intent and held its reply
+	inFlight int64 // payments R2 held pending or unknown at the cut
+	over     bool  // R2 serves
+	began    time.Time
+	story    string
+}
+
+func closedErr(err error) chan error {
+	c := make(chan error, 1)
+	c <- err
+	return c
+}
+
+func (f *failed) wait() error {
+	f.once.Do(func() {
+		select {
+		case f.err = <-f.done:
+		case <-time.After(2 * time.Minute):
+			f.err = errors.New("the take-over did not finish within 2 minutes")
+		}
+	})
+	return f.err
+}
+
+// Fired is 1 once R2 serves and had a charge of R1's to resume: a failover
+// that left R2 nothing in flight proves nothing about resuming (G2).
+func (f *failed) Fired() int64 {
+	if f.wait() == nil && f.over && f.tookPSP && f.inFlight > 0 {
+		return 1
+	}
+	return 0
+}
+
+func (f *failed) Undo() error { return f.wait() }
+
+// takeOver is the failover's sequence, each step for a reason:
+//  1. wait for the PSP to charge the intent and hold its reply: a charge R1
+//     made and never recorded;
+//  2. hold R1's resolver and the router (clients wait instead of failing),
+//     kill R1's LB, API servers and worker: no claim or credit is made in R1
+//     from here on;
+//  3. let the replication bring R2 every claim and credit R1 made, then cut
+//     it: what R1 writes from now on is lost with it;
+//  4. release R1's resolver: it settles the held payment by replaying the
+//     PSP, and R1's relay publishes the event, which R2 never sees;
+//  5. kill the rest of R1, promote R2's Postgres and Valkey, start R2's
+//     resolver, relay and worker, and move R1's callers to R2.
+//
+// R2 then holds the payment unknown and resumes it: with the derived PSP key
+// and event id the PSP replays and the inbox drops the second copy; the
+// Region mutants charge or credit twice.
+func (rg *regions) takeOver(ctx context.Context, hold *faults.PSPInjection, f *failed) error {
+	logf := func(format string, args ...any) {
+		fmt.Fprintf(rg.log, "idemcheck run: failover: "+format+"\n", args...)
+	}
+	for end := time.Now().Add(storytime.D(10)); hold.Fired() == 0 && time.Now().Before(end); {
+		time.Sleep(20 * time.Millisecond)
+	}
+	f.tookPSP = hold.Fired() > 0
+	if !f.tookPSP {
+		logf("the intent's charge never reached the PSP within 10 story s; failing over without it")
+	}
+	sweep := faults.FailpointAt(rg.r1.Resolver.Admin, resolver.SweepPoint)
+	if err := sweep.Arm("error"); err != nil {
+		return fmt.Errorf("hold R1's resolver: %w", err)
+	}
+	if err := rg.router.Proc.Pause(); err != nil {
+		return fmt.Errorf("pause the router: %w", err)
+	}
+	resumed := false
+	defer func() {
+		if !resumed {
+			_ = rg.router.Proc.Resume()
+		}
+	}()
+	for _, name := range []string{"lb", "api-1", "api-2", "worker"} {
+		if err := killTier(rg.r1, name); err != nil {
+			return err
+		}
+	}
+	if err := rg.awaitCaughtUp(ctx, 30*time.Second); err != nil {
+		return err
+	}
+	for _, l := range []*faults.Link{rg.pg, rg.vk} {
+		if _, err := l.Cut(); err != nil {
+			return fmt.Errorf("cut the replication: %w", err)
+		}
+	}
+	if err := rg.r2.Ledger.Pool.QueryRow(ctx, `SELECT count(*) FROM payments WHERE state IN ('PENDING', 'UNKNOWN')`).Scan(&f.inFlight); err != nil {
+		return fmt.Errorf("R2's payments in flight: %w", err)
+	}
+	logf("replication cut: R2 holds every claim and credit of R1, %d payments in flight (the PSP charged the intent and held its reply: %v)",
+		f.inFlight, f.tookPSP)
+	if err := hold.Undo(); err != nil {
+		return err
+	}
+	if err := sweep.Undo(); err != nil {
+		return fmt.Errorf("release R1's resolver: %w", err)
+	}
+	if err := rg.awaitSettled(ctx, storytime.D(30)); err != nil {
+		logf("%v (going on: R2 resumes what R1 left)", err)
+	}
+	for _, t := range rg.r1.Tiers() {
+		if !t.Proc.Exited() {
+			if err := killTier(rg.r1, t.Name); err != nil {
+				return err
+			}
+		}
+	}
+	if err := rg.follow.Promote(ctx); err != nil {
+		return err
+	}
+	rg.promoted = true
+	if err := region.PromoteValkey(ctx, rg.svc2.Valkey.Endpoint()); err != nil {
+		return err
+	}
+	if err := rg.r2.StartResolver(ctx); err != nil {
+		return fmt.Errorf("R2's resolver: %w", err)
+	}
+	if err := rg.delivery(ctx, rg.r2); err != nil {
+		return fmt.Errorf("R2's relay and worker: %w", err)
+	}
+	if err := rg.webhook(rg.r2); err != nil {
+		return err
+	}
+	rg.active.Store(rg.r2)
+	resumed = true
+	if err := rg.router.Proc.Resume(); err != nil {
+		return fmt.Errorf("resume the router: %w", err)
+	}
+	if err := rg.routerCall(ctx, "/failover?from=R1&to=R2"); err != nil {
+		return err
+	}
+	f.over = true
+	f.story = fmt.Sprintf("region-failover: R1 failed with %d payments in flight, the intent's charge among them; R2 took over in %s",
+		f.inFlight, time.Since(f.began).Round(time.Millisecond))
+	logf("R2 serves R1's callers (%s after the failover began)", time.Since(f.began).Round(time.Millisecond))
+	return nil
+}
+
+// Story says what the failover did, for the chaos check's report.
+func (f *failed) Story() string {
+	if f.wait() != nil {
+		return ""
+	}
+	return f.story
+}
+
+// awaitCaughtUp waits until R2 holds what R1 holds, twice in a row.
+func (rg *regions) awaitCaughtUp(ctx context.Context, within time.Duration) error {
+	end, same := time.Now().Add(within), 0
+	for {
+		ok, state, err := rg.caughtUp(ctx)
+		if ok && err == nil {
+			if same++; same >= 2 {
+				return nil
+			}
+		} else {
+			same = 0
+		}
+		if time.Now().After(end) {
+			return fmt.Errorf("R2 did not catch up with R1 within %s: %s (%v)", within, state, err)
+		}
+		time.Sleep(storytime.D(0.5))
+	}
+}
+
+// awaitSettled waits until R1 has no payment in flight and its relay has
+// published every event.
+func (rg *regions) awaitSettled(ctx context.Context, within time.Duration) error {
+	end := time.Now().Add(within)
+	for {
+		var open, outbox int64
+		err := rg.r1.Ledger.Pool.QueryRow(ctx, `SELECT (SELECT count(*) FROM payments WHERE state IN ('PENDING', 'UNKNOWN')),
+ (SELECT count(*) FROM outbox)`).Scan(&open, &outbox)
+		if err == nil && open == 0 && outbox == 0 {
+			return nil
+		}
+		if time.Now().After(end) {
+			return fmt.Errorf("R1 still had %d payments in flight and %d outbox rows after %s (%v)", open, outbox, within, err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func tierNamed(st *refstack.Stack, name string) *refstack.Tier {
+	for _, t := range st.Tiers() {
+		if t.Name == name {
+			return t
+		}
+	}
+	return nil
+}
+
+func killTier(st *refstack.Stack, name string) error {
+	t := tierNamed(st, name)
+	if t == nil || t.Proc.Exited() {
+		return nil
+	}
+	if err := t.Proc.Kill(); err != nil {
+		return fmt.Errorf("kill R1's %s: %w", name, err)
+	}
+	_ = t.Proc.Wait(10 * time.Second)
+	return nil
+}

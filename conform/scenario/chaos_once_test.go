@@ -1,0 +1,51 @@
+package scenario
+
+import (
+	"testing"
+
+	"github.com/idemcheck/idemcheck/faults"
+)
+
+// TestPlaceOnce: a once-only fault lands on exactly one intent of the middle
+// third, the same one for the same seed, and the faults it ends are gone from
+// every intent that could run beside it or after it, and only from those.
+func TestPlaceOnce(t *testing.T) {
+	names := []string{"replication-lag", "kill-restart-api", "psp-reply-lost"}
+	for _, seed := range []uint64{1, 7, 42, 1796127724348541514} {
+		plan := PlaceOnce(Schedule(seed, names, 3, 120), seed, []faults.Fault{faults.RegionFailover})
+		again := PlaceOnce(Schedule(seed, names, 3, 120), seed, []faults.Fault{faults.RegionFailover})
+		k := -1
+		for i, p := range plan {
+			if p.Fault == faults.RegionFailover.Name() {
+				if k >= 0 {
+					t.Fatalf("seed %d: failover on intents %d and %d", seed, k, i)
+				}
+				k = i
+			}
+			if p != again[i] {
+				t.Fatalf("seed %d: intent %d differs between two placements: %v / %v", seed, i, p, again[i])
+			}
+		}
+		if k < 40 || k >= 80 {
+			t.Fatalf("seed %d: failover on intent %d, not in the middle third [40, 80)", seed, k)
+		}
+		lagsBefore := 0
+		for i, p := range plan {
+			if p.Fault == "replication-lag" {
+				if i >= k-chaosWorkers {
+					t.Errorf("seed %d: replication-lag on intent %d, after the failover on %d could start", seed, i, k)
+				}
+				lagsBefore++
+			}
+		}
+		drawn := 0
+		for i, p := range Schedule(seed, names, 3, 120) {
+			if p.Fault == "replication-lag" && i < k-chaosWorkers {
+				drawn++
+			}
+		}
+		if lagsBefore != drawn {
+			t.Errorf("seed %d: %d replication-lag intents kept before the failover, the schedule drew %d", seed, lagsBefore, drawn)
+		}
+	}
+}
