@@ -42,9 +42,9 @@ func (rg *regions) failover(ctx context.Context, s faults.Scope) (faults.Injecti
 
 // failed is one failover in progress.
 type failed struct {
-	done    chan error
-	once    sync.Once
-	err     error
+	done     chan error
+	once     sync.Once
+	err      error
 	tookPSP  bool  // the PSP charged the intent and held its reply
 	inFlight int64 // payments R2 held pending or unknown at the cut
 	over     bool  // R2 serves
