@@ -106,6 +106,7 @@ func TestFullStackChaosNamesEachTiersMutant(t *testing.T) {
 		{"resolver", "resolver-fresh-psp-key", Stack{NoWebhook: true}, []string{"psp-reply-lost"}, "double-charge"},
 		{"webhook", "blind-webhook-update", Stack{}, []string{"psp-slow"}, "double-credit"},
 		{"relay (worker without inbox)", "worker-no-inbox", Stack{}, []string{"crash-relay-after-publish-before-delete", "crash-worker-before-offset-commit"}, "double-credit"},
+		{"relay", "relay-delete-before-publish", Stack{}, []string{"crash-relay-after-publish-before-delete"}, "lost-effect"},
 		{"streamjob", "stream-seen-ids-external", Stack{}, []string{"kill-restart-streamjob"}, "sink-divergence"},
 		// R2 resumes the charge R1 made and never recorded (G2).
 		{"resolver (Region)", "region-attempt-key", Stack{}, []string{"region-failover"}, "double-charge"},

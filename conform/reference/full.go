@@ -124,7 +124,8 @@ func startFull(ctx context.Context, st *refstack.Stack, svc *services.Stack, psp
 func (f *full) startDelivery(ctx context.Context, st *refstack.Stack) error {
 	brokers := f.svc.Kafka.Endpoint()
 	payments := "payments-" + f.st.Cfg.Name
-	if _, err := st.StartTier(ctx, relay.TierName, "relay", "", []string{"-postgres", st.DSN, "-brokers", brokers, "-topic", payments}); err != nil {
+	if _, err := st.StartTier(ctx, relay.TierName, "relay", "", []string{"-postgres", st.DSN, "-brokers", brokers, "-topic", payments,
+		"-mutants", mutant.Of(relay.TierName, st.Cfg.Mutants).String()}); err != nil {
 		return err
 	}
 	wargs := []string{"-name", "worker", "-postgres", st.DSN, "-brokers", brokers, "-topic", payments, "-group", "workers-" + f.st.Cfg.Name,

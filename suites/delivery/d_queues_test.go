@@ -11,6 +11,7 @@ import (
 	"github.com/idemcheck/idemcheck/checker"
 	"github.com/idemcheck/idemcheck/checker/matchers"
 	"github.com/idemcheck/idemcheck/faults"
+	"github.com/idemcheck/idemcheck/targets/mutant"
 	"github.com/idemcheck/idemcheck/targets/relay"
 	"github.com/idemcheck/idemcheck/targets/worker"
 )
@@ -47,6 +48,22 @@ var _ = Describe("D. Queues and logs", func() {
 			Expect(w.creditsPerEvent(ctx)).To(Equal(map[string]int{ev7: 3}))
 			Expect(w.readBalance(ctx, "m1")).To(Equal(int64(21000)))
 			Expect(w.history(ctx)).To(matchers.HaveViolation(checker.KindDoubleCredit, opts))
+		})
+		It("caught: relay-delete-before-publish deletes the row first, so the crash between its steps loses ev_7 (lost-effect)", func(ctx SpecContext) {
+			w := newWorld(ctx)
+			w.startWorker(ctx, "worker-1", workerOpts{})
+			w.seedPayment(ctx, "pay_7", "u1", "K1", "m1", 3000)
+			r := w.startRelay(ctx, "relay-1", relayOpts{arm: relay.AfterPublishBeforeDelete + "=crash", mutants: string(mutant.RelayDeleteFirst)})
+			expectCrashed(r)
+			// The row went before the crash: no relay can publish ev_7 now.
+			// pay_8 shows the pipeline still delivers and is quiet after.
+			w.startRelay(ctx, "relay-2", relayOpts{mutants: string(mutant.RelayDeleteFirst)})
+			w.seedPayment(ctx, "pay_8", "u1", "K2", "m1", 500)
+			w.settle(ctx, true)
+			Expect(copiesOf(ctx, w.topic, ev7, true)).To(BeZero())
+			Expect(w.creditsPerEvent(ctx)).To(Equal(map[string]int{"pay_8:SUCCEEDED": 1}))
+			Expect(w.readBalance(ctx, "m1")).To(Equal(int64(12500)))
+			Expect(w.history(ctx)).To(matchers.HaveViolation(checker.KindLostEffect, opts))
 		})
 	})
 

@@ -69,6 +69,7 @@ type relayOpts struct {
 	arm             string
 	transactionalID string
 	brokers         string // default: the direct listener
+	mutants         string // the relay's switches
 }
 
 func (w *world) startRelay(ctx context.Context, name string, o relayOpts) *proc {
@@ -79,6 +80,9 @@ func (w *world) startRelay(ctx context.Context, name string, o relayOpts) *proc 
 	args := []string{"-postgres", w.dsn, "-brokers", brokers, "-topic", w.topic}
 	if o.transactionalID != "" {
 		args = append(args, "-transactional-id", o.transactionalID)
+	}
+	if o.mutants != "" {
+		args = append(args, "-mutants", o.mutants)
 	}
 	return w.start(ctx, name, relay.TierName, o.arm, args...)
 }

@@ -40,6 +40,7 @@ const (
 	NearestRegion          Switch = "route-nearest-region"
 	RegionAttemptKey       Switch = "region-attempt-key"
 	RandomEventID          Switch = "random-event-id"
+	RelayDeleteFirst       Switch = "relay-delete-before-publish"
 )
 
 // Entry documents one switch: the guard it removes, the scenarios whose
@@ -80,6 +81,7 @@ var Catalogue = []Entry{
 	{NearestRegion, "router", "every request of a caller goes to the caller's home Region, not the nearest one", []string{"G1"}, "double-credit"},
 	{RegionAttemptKey, "resolver", "a Region resuming another's payment replays the derived PSP key <payment_id>:charge, not <payment_id>:<region>:1", []string{"G2"}, "double-charge"},
 	{RandomEventID, "api,resolver", "the outbox event id is derived, <payment_id>:SUCCEEDED, so another Region re-creates it", []string{"G2"}, "double-credit"},
+	{RelayDeleteFirst, "relay", "the relay deletes the outbox rows only after the broker acknowledged them, so a crash between the two steps repeats an event and never loses one", []string{"D1"}, "lost-effect"},
 }
 
 // Set is the switches a process runs with.

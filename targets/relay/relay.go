@@ -13,12 +13,15 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/idemcheck/idemcheck/targets/failpoint"
+	"github.com/idemcheck/idemcheck/targets/mutant"
 )
 
 // Failpoints of the relay.
 const (
 	// AfterPublishBeforeDelete: the broker acknowledged (and, in
 	// transactional mode, the transaction committed); the row is not deleted.
+	// It sits between the relay's two steps, so with the mutant
+	// relay-delete-before-publish it comes after the delete.
 	AfterPublishBeforeDelete = "after-publish-before-delete"
 	// BeforeCommitTransaction: records are in the log inside an open
 	// transaction (transactional mode only).
@@ -44,6 +47,8 @@ type Config struct {
 	Batch int
 	Poll  time.Duration
 	Log   *log.Logger
+	// Mutants are the relay's switches (relay-delete-before-publish).
+	Mutants mutant.Set
 }
 
 // Relay moves outbox rows to Kafka.
@@ -157,15 +162,29 @@ func (r *Relay) Once(ctx context.Context) (int, error) {
 	if err != nil || len(batch) == 0 {
 		return 0, err
 	}
+	ids := make([]int64, len(batch))
+	for i, x := range batch {
+		ids[i] = x.id
+	}
+	if r.cfg.Mutants.On(mutant.RelayDeleteFirst) {
+		// The mutant: the rows go before the broker has them, so the
+		// crash point between the two steps loses the batch.
+		if _, err := tx.Exec(ctx, `DELETE FROM outbox WHERE id = ANY($1)`, ids); err != nil {
+			return 0, err
+		}
+		if err := tx.Commit(ctx); err != nil {
+			return 0, err
+		}
+		if err := failpoint.Hit(AfterPublishBeforeDelete); err != nil {
+			return 0, err
+		}
+		return len(batch), r.publish(ctx, batch)
+	}
 	if err := r.publish(ctx, batch); err != nil {
 		return 0, err
 	}
 	if err := failpoint.Hit(AfterPublishBeforeDelete); err != nil {
 		return 0, err
-	}
-	ids := make([]int64, len(batch))
-	for i, x := range batch {
-		ids[i] = x.id
 	}
 	if _, err := tx.Exec(ctx, `DELETE FROM outbox WHERE id = ANY($1)`, ids); err != nil {
 		return 0, err

@@ -19,6 +19,7 @@ func Main(ctx context.Context, args []string) error {
 	var cfg Config
 	pg := f.Postgres()
 	brokers := f.Brokers()
+	ms := f.Mutants()
 	f.StringVar(&cfg.Topic, "topic", "", "topic to publish to")
 	f.StringVar(&cfg.TransactionalID, "transactional-id", "", "transactional mode with this id (e.g. relay-1); empty: idempotent producer")
 	f.IntVar(&cfg.Batch, "batch", 1000, "rows claimed per batch")
@@ -26,7 +27,7 @@ func Main(ctx context.Context, args []string) error {
 	if err := f.Parse(args); err != nil {
 		return err
 	}
-	cfg.Postgres, cfg.Brokers = *pg, *brokers
+	cfg.Postgres, cfg.Brokers, cfg.Mutants = *pg, *brokers, *ms
 	cfg.Log = log.New(os.Stderr, "relay ", log.LstdFlags|log.Lmicroseconds)
 	r, err := New(ctx, cfg)
 	if err != nil {
