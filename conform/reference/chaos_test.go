@@ -108,6 +108,8 @@ func TestFullStackChaosNamesEachTiersMutant(t *testing.T) {
 		{"relay (worker without inbox)", "worker-no-inbox", Stack{}, []string{"crash-relay-after-publish-before-delete", "crash-worker-before-offset-commit"}, "double-credit"},
 		{"relay", "relay-delete-before-publish", Stack{}, []string{"crash-relay-after-publish-before-delete"}, "lost-effect"},
 		{"streamjob", "stream-seen-ids-external", Stack{}, []string{"kill-restart-streamjob"}, "sink-divergence"},
+		// Two callers send one key now and then (A6); their bodies differ.
+		{"api (key scope)", "key-not-scoped", Stack{}, []string{"psp-slow"}, "false-mismatch"},
 		// R2 resumes the charge R1 made and never recorded (G2).
 		{"resolver (Region)", "region-attempt-key", Stack{}, []string{"region-failover"}, "double-charge"},
 		{"api and resolver (Region)", "random-event-id", Stack{}, []string{"region-failover"}, "double-credit"},

@@ -28,16 +28,25 @@ type Planned struct {
 	Copies int
 	// Delay before the intent's first send, to mix timings deterministically.
 	Delay time.Duration
+	// KeyOf, when set, is an earlier intent of another caller whose client
+	// key this one sends too: two callers that happen to make the same key
+	// are two payments (A6).
+	KeyOf int
 }
 
 func (p Planned) String() string {
-	return fmt.Sprintf("intent %03d caller %d fault %-36s copies %d delay %s", p.N, p.Caller, p.Fault, p.Copies, p.Delay)
+	s := fmt.Sprintf("intent %03d caller %d fault %-36s copies %d delay %s", p.N, p.Caller, p.Fault, p.Copies, p.Delay)
+	if p.KeyOf > 0 {
+		s += fmt.Sprintf(" key of intent %03d", p.KeyOf)
+	}
+	return s
 }
 
 // Schedule is the chaos plan: a pure function of seed, the faults that apply
 // (names, in catalogue order), callers and length, so the same seed on the
 // same system replays the same faults on the same intents. One intent in
-// three goes without a fault, so traffic keeps flowing between faults.
+// three goes without a fault, so traffic keeps flowing between faults, and
+// about one in twelve reuses the key another caller sent.
 func Schedule(seed uint64, names []string, callers, n int) []Planned {
 	kinds := []string{NoFault}
 	for range (len(names) + 1) / 2 {
@@ -53,6 +62,12 @@ func Schedule(seed uint64, names []string, callers, n int) []Planned {
 		}
 		out[i] = Planned{N: i + 1, Caller: r.IntN(max(callers, 1)), Fault: kinds[r.IntN(len(kinds))], Copies: copies,
 			Delay: time.Duration(r.IntN(200)) * time.Millisecond}
+		// Drawn after the rest, so the fields above stay what they were.
+		if i > 0 && r.IntN(8) == 0 {
+			if j := r.IntN(i); out[j].Caller != out[i].Caller {
+				out[i].KeyOf = j + 1
+			}
+		}
 	}
 	return out
 }
@@ -138,6 +153,9 @@ func runChaos(ctx context.Context, e *Env, t *T, d time.Duration, onSchedule fun
 	intents := make([]Intent, len(plan))
 	for i, p := range plan {
 		intents[i] = e.NewIntent(p.Caller)
+		if p.KeyOf > 0 {
+			intents[i].Key = intents[p.KeyOf-1].Key
+		}
 	}
 	tl := &tally{planned: map[string]int{}, fired: map[string]int{}, failed: map[string]string{}}
 	var next atomic.Int64

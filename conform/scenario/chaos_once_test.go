@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/idemcheck/idemcheck/faults"
@@ -47,5 +48,27 @@ func TestPlaceOnce(t *testing.T) {
 		if lagsBefore != drawn {
 			t.Errorf("seed %d: %d replication-lag intents kept before the failover, the schedule drew %d", seed, lagsBefore, drawn)
 		}
+	}
+}
+
+// TestScheduleSharesKeysAcrossCallers: some intents send the key an earlier
+// intent of another caller sent, never one of their own caller's.
+func TestScheduleSharesKeysAcrossCallers(t *testing.T) {
+	plan := Schedule(42, []string{"psp-slow"}, 3, 400)
+	shared := 0
+	for _, p := range plan {
+		if p.KeyOf == 0 {
+			continue
+		}
+		shared++
+		if p.KeyOf >= p.N || plan[p.KeyOf-1].Caller == p.Caller {
+			t.Fatalf("intent %d shares the key of intent %d (callers %d, %d)", p.N, p.KeyOf, p.Caller, plan[p.KeyOf-1].Caller)
+		}
+	}
+	if shared < 20 || shared > 60 {
+		t.Fatalf("%d of 400 intents share a key, want about one in twelve", shared)
+	}
+	if one := Schedule(42, []string{"psp-slow"}, 1, 400); slices.ContainsFunc(one, func(p Planned) bool { return p.KeyOf > 0 }) {
+		t.Fatal("a single caller shares keys with itself")
 	}
 }
