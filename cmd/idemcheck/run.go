@@ -38,7 +38,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	listC := fs.Bool("list-checks", false, "print every check (ID, level, what it does, its rule) and exit")
 	listM := fs.Bool("list-mutants", false, "print every guard switch of the reference stack (for --reference --mutant) and exit")
 	seedStr := fs.String("seed", "", "seed for every random choice (printed when drawn)")
-	chaos := fs.Bool("chaos", false, "randomized mode: seeded faults mixed with concurrent traffic, whole history checked")
+	chaos := fs.Bool("chaos", false, "randomized mode: seeded faults mixed with concurrent traffic, whole history checked (with --reference: the whole stack in two Regions, with a failover)")
 	duration := fs.Duration("duration", 10*time.Second, "length of --chaos traffic")
 	maxWait := fs.Duration("max-wait", 30*time.Second, "longest wait for a key window or retry horizon")
 	quiet := fs.Bool("quiet", false, "no per-request log lines")

@@ -54,6 +54,7 @@ func Schedule(seed uint64, names []string, callers, n int) []Planned {
 	}
 	kinds = append(kinds, names...)
 	out := make([]Planned, n)
+	keyUsers := map[int]map[int]bool{} // intent index -> callers sending its key
 	for i := range out {
 		r := rand.New(rand.NewPCG(seed, uint64(i)+1))
 		copies := 1
@@ -64,12 +65,25 @@ func Schedule(seed uint64, names []string, callers, n int) []Planned {
 			Delay: time.Duration(r.IntN(200)) * time.Millisecond}
 		// Drawn after the rest, so the fields above stay what they were.
 		if i > 0 && r.IntN(8) == 0 {
-			if j := r.IntN(i); out[j].Caller != out[i].Caller {
+			if j := r.IntN(i); out[j].KeyOf == 0 && out[j].Caller != out[i].Caller && !keyUsers[j][out[i].Caller] {
 				out[i].KeyOf = j + 1
+				keyUsers[j] = keyUsersOf(keyUsers[j], out[j].Caller, out[i].Caller)
 			}
 		}
 	}
 	return out
+}
+
+// keyUsersOf adds callers to the set of those sending one intent's key: a key
+// goes to each caller once, or one caller would send one key for two intents.
+func keyUsersOf(set map[int]bool, callers ...int) map[int]bool {
+	if set == nil {
+		set = map[int]bool{}
+	}
+	for _, c := range callers {
+		set[c] = true
+	}
+	return set
 }
 
 // ChaosCheck mixes seeded faults with concurrent traffic for about d and

@@ -56,14 +56,21 @@ func TestPlaceOnce(t *testing.T) {
 func TestScheduleSharesKeysAcrossCallers(t *testing.T) {
 	plan := Schedule(42, []string{"psp-slow"}, 3, 400)
 	shared := 0
+	type scope struct{ caller, keyOf int }
+	seen := map[scope]int{}
 	for _, p := range plan {
-		if p.KeyOf == 0 {
-			continue
+		key := p.N // the intent's own key, or the one it shares
+		if p.KeyOf > 0 {
+			shared++
+			key = p.KeyOf
+			if p.KeyOf >= p.N || plan[p.KeyOf-1].KeyOf != 0 {
+				t.Fatalf("intent %d shares the key of intent %d, which is not an earlier intent's own key", p.N, p.KeyOf)
+			}
 		}
-		shared++
-		if p.KeyOf >= p.N || plan[p.KeyOf-1].Caller == p.Caller {
-			t.Fatalf("intent %d shares the key of intent %d (callers %d, %d)", p.N, p.KeyOf, p.Caller, plan[p.KeyOf-1].Caller)
+		if n, dup := seen[scope{p.Caller, key}]; dup {
+			t.Fatalf("caller %d sends the key of intent %d for intents %d and %d: one scope, two intents", p.Caller, key, n, p.N)
 		}
+		seen[scope{p.Caller, key}] = p.N
 	}
 	if shared < 20 || shared > 60 {
 		t.Fatalf("%d of 400 intents share a key, want about one in twelve", shared)
