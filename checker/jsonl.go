@@ -1,7 +1,6 @@
 package checker
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -362,17 +361,4 @@ func jsonKind(t reflect.Type) string {
 		return jsonKind(t.Elem())
 	}
 	return t.String()
-}
-
-// WriteJSONL writes h as JSON Lines, one op a line, in h's order.
-func WriteJSONL(w io.Writer, h History) error {
-	bw := bufio.NewWriter(w)
-	enc := json.NewEncoder(bw)
-	enc.SetEscapeHTML(false)
-	for i := range h {
-		if err := enc.Encode(&h[i]); err != nil {
-			return fmt.Errorf("write history op %d: %w", i, err)
-		}
-	}
-	return bw.Flush()
 }
