@@ -6,8 +6,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"runtime"
 	"sort"
 	"strconv"
+	"sync"
 )
 
 // WriteJSONL writes h as JSON Lines, one op a line, in h's order.
@@ -15,18 +17,32 @@ import (
 // Each line is exactly what encoding/json (HTML escaping off) writes for the
 // Op, field for field, but built with strconv.Append*: reflection was most of
 // the time `idemcheck gen` took on a 1M-op history. jsonlwrite_test.go holds
-// the two byte for byte together.
+// the two byte for byte together. Blocks of lines are built on all cores:
+// what is left is waiting on memory (a shuffled history's strings and
+// outputs are all over the heap), which cores overlap.
 func WriteJSONL(w io.Writer, h History) error {
 	bw, ok := w.(*bufio.Writer)
 	if !ok {
 		bw = bufio.NewWriterSize(w, 64<<10)
 	}
-	var e lineEncoder
-	for i := range h {
-		e.buf = appendOp(e.buf[:0], &h[i], &e)
-		e.buf = append(e.buf, '\n')
-		if _, err := bw.Write(e.buf); err != nil {
-			return fmt.Errorf("write history op %d: %w", i, err)
+	workers := runtime.GOMAXPROCS(0)
+	if len(h) < 2*writeBlock {
+		workers = 1
+	}
+	bufs := make([][]byte, workers)
+	encs := make([]lineEncoder, workers)
+	for lo := 0; lo < len(h); lo += workers * writeBlock {
+		var wg sync.WaitGroup
+		for k := range workers {
+			from := min(lo+k*writeBlock, len(h))
+			to := min(from+writeBlock, len(h))
+			wg.Go(func() { bufs[k] = encs[k].lines(bufs[k][:0], h[from:to]) })
+		}
+		wg.Wait()
+		for k := range workers {
+			if _, err := bw.Write(bufs[k]); err != nil {
+				return fmt.Errorf("write history op %d: %w", min(lo+k*writeBlock, len(h)), err)
+			}
 		}
 	}
 	if ok {
@@ -35,10 +51,21 @@ func WriteJSONL(w io.Writer, h History) error {
 	return bw.Flush()
 }
 
-// lineEncoder holds what one line's encoding reuses: the line and, for the
+// writeBlock is how many lines one core builds at a time (about 2 MB).
+const writeBlock = 8192
+
+// lines appends one line per op of h.
+func (e *lineEncoder) lines(b []byte, h History) []byte {
+	for i := range h {
+		b = appendOp(b, &h[i], e)
+		b = append(b, '\n')
+	}
+	return b
+}
+
+// lineEncoder holds what one core's lines reuse: a map's keys and, for the
 // rare string that needs escaping, encoding/json itself.
 type lineEncoder struct {
-	buf  []byte
 	keys []string
 	esc  bytes.Buffer
 	enc  *json.Encoder
