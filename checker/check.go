@@ -247,7 +247,11 @@ func batches(parts []*partition) [][]int {
 // in one porcupine call. On any other answer each partition is checked on its
 // own, to tell which one failed and how.
 func checkBatch(parts []*partition, batch []int, timeout time.Duration) bool {
-	var all []porcupine.Operation
+	n := 0
+	for _, i := range batch {
+		n += len(parts[i].ops)
+	}
+	all := make([]porcupine.Operation, 0, n)
 	sizes := make([]int, len(batch))
 	for k, i := range batch {
 		all = append(all, parts[i].ops...)

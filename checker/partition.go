@@ -41,6 +41,12 @@ type clients struct {
 	m     map[string]int
 }
 
+// newClients makes room for the handful most partitions have at once:
+// growing the list one name at a time was three allocations a partition.
+func newClients(ops int) clients {
+	return clients{names: make([]string, 0, min(ops, 8))}
+}
+
 func (c *clients) id(p string) int {
 	if c.m != nil {
 		if id, ok := c.m[p]; ok {
@@ -77,8 +83,11 @@ func (c *clients) list() []string {
 }
 
 // strictIntentModel is the intent model without relaxations, shared by
-// every partition.
-var strictIntentModel = intentModel(nil)
+// every partition; sharedMerchantModel likewise for merchant stretches.
+var (
+	strictIntentModel   = intentModel(nil)
+	sharedMerchantModel = merchantModel()
+)
 
 func retOf(op *Op) int64 {
 	if op.Return == nil {
@@ -124,7 +133,7 @@ func intentPartitions(h History, l *links, truth bool) []*partition {
 
 func intentPartition(h History, intent string, idx []int, truth bool) *partition {
 	p := &partition{Name: "intent " + intent, Intent: intent, members: idx, ops: make([]porcupine.Operation, 0, len(idx))}
-	var cl clients
+	cl := newClients(len(idx))
 	var folded map[string]*intentInput // fold key -> kept op
 	var keptAt map[string]int          // fold key -> position in p.ops
 	// Creates that could claim (see claims), by call: a charge gets the fingerprints of those called before it
@@ -324,18 +333,23 @@ func afterStretch(h History, seg []int, st merchantState) (merchantState, bool) 
 }
 
 func merchantStretch(h History, m string, n int, seg []int, st merchantState, dup map[int]bool) *partition {
-	p := &partition{Name: "merchant " + m, Merchant: m, members: seg, model: merchantModel(), init: st}
+	p := &partition{Name: "merchant " + m, Merchant: m, members: seg, model: sharedMerchantModel, init: st,
+		ops: make([]porcupine.Operation, 0, len(seg)+1)}
 	if n > 0 {
 		p.Name = "merchant " + m + " stretch " + itoa(n+1)
 	}
-	var cl clients
+	cl := newClients(len(seg) + 1)
+	// One block for the stretch's inputs, not one allocation an op.
+	ins := make([]merchantInput, len(seg)+1)
+	ins[0] = merchantInput{Kind: opStart, Start: st, Index: -1}
 	first := h[seg[0]].Call
-	start := porcupine.Operation{ClientId: cl.id("(stretch start)"), Input: &merchantInput{Kind: opStart, Start: st, Index: -1}, Call: first - 1, Return: first - 1}
+	start := porcupine.Operation{ClientId: cl.id("(stretch start)"), Input: &ins[0], Call: first - 1, Return: first - 1}
 	p.ops = append(p.ops, start)
 	hasDup := false
-	for _, i := range seg {
+	for k, i := range seg {
 		op := &h[i]
-		in := &merchantInput{Kind: op.Op, Index: i}
+		in := &ins[k+1]
+		*in = merchantInput{Kind: op.Op, Index: i}
 		if op.Op == OpCredit {
 			in.Amount = *op.Input.Amount
 		} else {
