@@ -1,10 +1,8 @@
 package checker
 
 import (
-	"fmt"
 	"runtime"
 	"sort"
-	"strings"
 	"sync"
 	"time"
 
@@ -156,60 +154,6 @@ func mergeViolations(vs []Violation) []Violation {
 		sort.SliceStable(m.Ops, func(a, b int) bool { return m.Ops[a].Call < m.Ops[b].Call })
 	}
 	return out
-}
-
-// wellFormed returns h without the ops the strict reader would refuse, and
-// why each was left out. Histories from ReadJSONL are always well formed; one
-// built in memory may not be, and the checker must not trip over it.
-func wellFormed(h History) (History, []string) {
-	var bad []int
-	var why []string
-	for i := range h {
-		op := &h[i]
-		e := first(func() *InputError {
-			switch {
-			case op.Process == "":
-				return missing("process")
-			case !knownOp(op.Op):
-				return &InputError{Field: "op", Msg: fmt.Sprintf("unknown op %q", op.Op)}
-			case op.Return != nil && *op.Return < op.Call:
-				return &InputError{Field: "return", Msg: "before call"}
-			}
-			return nil
-		}(), validate(op))
-		if e != nil {
-			e.Line = i + 1
-			bad = append(bad, i)
-			why = append(why, strings.Replace(e.Error(), "history:", "op ", 1))
-		}
-	}
-	if len(bad) == 0 {
-		return normalized(h), nil
-	}
-	kept := make(History, 0, len(h)-len(bad))
-	for i := range h {
-		if len(bad) > 0 && bad[0] == i {
-			bad = bad[1:]
-			continue
-		}
-		kept = append(kept, h[i])
-	}
-	return normalized(kept), why
-}
-
-// normalized drops outputs of ops that never returned (HISTORY.md: ignored),
-// copying h only when there is one.
-func normalized(h History) History {
-	copied := false
-	for i := range h {
-		if h[i].Return == nil && h[i].Output != nil {
-			if !copied {
-				h, copied = append(History(nil), h...), true
-			}
-			h[i].Output = nil
-		}
-	}
-	return h
 }
 
 // batchSize is how many partitions go to porcupine in one call: one call

@@ -61,13 +61,26 @@ func link(h History) *links {
 	for pid, i := range ownerAt {
 		l.owner[pid] = h[i].Intent
 	}
-	crossed := map[string]bool{}
-	for _, i := range answers {
-		ids := namedPayments(&h[i])
-		for _, pid := range ids.v[:ids.n] {
-			if l.owner[pid] != h[i].Intent {
-				crossed[pid] = true
+	// The look-ups below only read the maps built above, so they run on all
+	// cores.
+	crossedIn := make([]map[string]bool, chunkCount(len(answers)))
+	inChunks(len(answers), func(k, lo, hi int) {
+		for _, i := range answers[lo:hi] {
+			ids := namedPayments(&h[i])
+			for _, pid := range ids.v[:ids.n] {
+				if l.owner[pid] != h[i].Intent {
+					if crossedIn[k] == nil {
+						crossedIn[k] = map[string]bool{}
+					}
+					crossedIn[k][pid] = true
+				}
 			}
+		}
+	})
+	crossed := map[string]bool{}
+	for _, c := range crossedIn {
+		for pid := range c {
+			crossed[pid] = true
 		}
 	}
 	if len(crossed) > 0 {
@@ -83,7 +96,15 @@ func link(h History) *links {
 			sort.SliceStable(ns, func(a, b int) bool { return earlier(ns[a], ns[b]) })
 		}
 	}
-	for i := range h {
+	inChunks(len(h), func(_, lo, hi int) { l.resolve(lo, hi) })
+	return l
+}
+
+// resolve sets the intent and payment of ops [lo, hi) from their own fields
+// and the owners.
+func (l *links) resolve(lo, hi int) {
+	h := l.h
+	for i := lo; i < hi; i++ {
 		op := &h[i]
 		pid := op.PaymentID
 		if pid == "" {
@@ -108,7 +129,6 @@ func link(h History) *links {
 		}
 		l.intent[i], l.payment[i] = in, pid
 	}
-	return l
 }
 
 // namedPayments lists the payment ids a create or resolve names: the one it
