@@ -20,6 +20,8 @@ type links struct {
 	namers map[string][]int
 	// intentPayment maps an intent to the first payment id answered to it.
 	intentPayment map[string]string
+	// ids number the intents of intent.
+	ids intentIDs
 }
 
 // unlinkedPrefix marks a pseudo-intent for a payment no answer named: its
@@ -97,6 +99,7 @@ func link(h History) *links {
 		}
 	}
 	inChunks(len(h), func(_, lo, hi int) { l.resolve(lo, hi) })
+	l.ids = numberIntents(l.intent)
 	return l
 }
 

@@ -106,27 +106,18 @@ func retOf(op *Op) int64 {
 // where an always-legal step changes nothing that is checked. It is what
 // keeps a retry storm of timed-out requests from exploding porcupine's search.
 func intentPartitions(h History, l *links, truth bool) []*partition {
-	byIntent := make(map[string][]int, len(h)/4)
-	var names []string
-	for i := range h {
-		switch h[i].Op {
-		case OpCreate, OpResolve, OpCharge:
-		default:
-			continue
+	byIntent := l.ids.group(h, func(op *Op) bool { return op.Op == OpCreate || op.Op == OpResolve || op.Op == OpCharge })
+	var ids []int32
+	for id, idx := range byIntent {
+		if len(idx) > 0 {
+			ids = append(ids, int32(id))
 		}
-		in := l.intent[i]
-		if in == "" {
-			continue
-		}
-		if _, ok := byIntent[in]; !ok {
-			names = append(names, in)
-		}
-		byIntent[in] = append(byIntent[in], i)
 	}
-	sort.Strings(names)
-	parts := make([]*partition, 0, len(names))
-	for _, name := range names {
-		parts = append(parts, intentPartition(h, name, byIntent[name], truth))
+	names := l.ids.names
+	sort.Slice(ids, func(a, b int) bool { return names[ids[a]] < names[ids[b]] })
+	parts := make([]*partition, 0, len(ids))
+	for _, id := range ids {
+		parts = append(parts, intentPartition(h, names[id], byIntent[id], truth))
 	}
 	return parts
 }

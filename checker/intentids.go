@@ -1,0 +1,60 @@
+package checker
+
+// intentIDs numbers the linked intents, so the passes that group ops by
+// intent index slices instead of hashing a string per op into a map of their
+// own (the intent strings of a read file are all over the heap).
+type intentIDs struct {
+	// id is each op's intent number, -1 for none.
+	id []int32
+	// names are the intents by number, in the order of their first op.
+	names []string
+}
+
+func numberIntents(intent []string) intentIDs {
+	n := intentIDs{id: make([]int32, len(intent))}
+	ids := make(map[string]int32, len(intent)/4)
+	for i, in := range intent {
+		if in == "" {
+			n.id[i] = -1
+			continue
+		}
+		id, ok := ids[in]
+		if !ok {
+			id = int32(len(n.names))
+			ids[in] = id
+			n.names = append(n.names, in)
+		}
+		n.id[i] = id
+	}
+	return n
+}
+
+// group lists, by intent number, the ops keep selects, in history order.
+// The lists share one array and are capped, so an append to one cannot
+// write into the next.
+func (n *intentIDs) group(h History, keep func(op *Op) bool) [][]int {
+	start := make([]int, len(n.names)+1)
+	for i, id := range n.id {
+		if id >= 0 && keep(&h[i]) {
+			start[id+1]++
+		}
+	}
+	for k := 1; k < len(start); k++ {
+		start[k] += start[k-1]
+	}
+	flat := make([]int, start[len(n.names)])
+	at := append([]int(nil), start[:len(n.names)]...)
+	for i, id := range n.id {
+		if id >= 0 && keep(&h[i]) {
+			flat[at[id]] = i
+			at[id]++
+		}
+	}
+	out := make([][]int, len(n.names))
+	for id := range out {
+		if lo, hi := start[id], start[id+1]; hi > lo {
+			out[id] = flat[lo:hi:hi]
+		}
+	}
+	return out
+}
