@@ -181,8 +181,7 @@ func ReadJSONLWith(r io.Reader, o ReadOptions) (History, []*InputError, error) {
 	return h, warns, nil
 }
 
-// readAll reads r in one allocation when it can tell its size (a file): the
-// lines' strings point into this buffer (see fastLine).
+// readAll reads r in one allocation when it can tell its size (a file).
 func readAll(r io.Reader) ([]byte, error) {
 	if st, ok := r.(interface{ Stat() (os.FileInfo, error) }); ok {
 		if fi, err := st.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() > 0 {
