@@ -93,6 +93,11 @@ func check(h History, opts CheckOptions) *Result {
 	res.addShapes(h) // versioned writes and durable conditions (shape.go), apart from the merge
 	sortViolations(res.Violations)
 	res.parts = aboutViolations(res.parts, res.Violations)
+	for _, p := range res.parts {
+		if p.Merchant != "" && p.ops == nil {
+			buildStretch(h, p, facts.dupCredit) // a picture may show it
+		}
+	}
 	return res
 }
 
