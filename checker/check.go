@@ -206,7 +206,7 @@ func checkBatch(parts []*partition, batch []int, timeout time.Duration) bool {
 		all = append(all, parts[i].ops...)
 		sizes[k] = len(parts[i].ops)
 	}
-	model := parts[batch[0]].model
+	model := *parts[batch[0]].model
 	model.Partition = func(ops []porcupine.Operation) [][]porcupine.Operation {
 		out := make([][]porcupine.Operation, 0, len(sizes))
 		for _, n := range sizes {
@@ -233,7 +233,7 @@ func checkPartition(h History, l *links, p *partition, timeout time.Duration) pa
 		// Credits alone cannot disagree with a balance.
 		return partOutcome{result: porcupine.Ok}
 	}
-	r := porcupine.CheckOperationsTimeout(p.model, p.ops, timeout)
+	r := porcupine.CheckOperationsTimeout(*p.model, p.ops, timeout)
 	out := partOutcome{result: r}
 	if r == porcupine.Ok {
 		return out

@@ -115,7 +115,7 @@ func afterStretch(h History, seg []int, st merchantState) (merchantState, bool) 
 // of them, one a credit when balances are given) get theirs when a
 // violation keeps them for a picture (buildStretch, from check).
 func merchantStretch(h History, m string, n int, seg []int, st merchantState, dup map[int]bool) *partition {
-	p := &partition{Name: "merchant " + m, Merchant: m, members: seg, model: sharedMerchantModel, init: st}
+	p := &partition{Name: "merchant " + m, Merchant: m, members: seg, model: &sharedMerchantModel, init: st}
 	if n > 0 {
 		p.Name = "merchant " + m + " stretch " + itoa(n+1)
 	}

@@ -23,7 +23,9 @@ type partition struct {
 	// members are the history indexes of every op the partition stands for,
 	// including unknown creates folded into one.
 	members []int
-	model   porcupine.Model
+	// model is shared by every partition of a kind: a pointer, not a copy
+	// of its functions in each of hundreds of thousands of partitions.
+	model *porcupine.Model
 	// relaxedModel rebuilds the model ignoring some kinds (intents only).
 	relaxedModel func(relaxed) porcupine.Model
 	// deduped is the merchant stretch without repeated credits of a payment,
@@ -180,7 +182,7 @@ func intentPartition(h History, intent string, idx []int, truth bool) *partition
 		}
 		p.ops = append(p.ops, porcupine.Operation{ClientId: cl.id(op.Process), Input: in, Call: op.Call, Output: nil, Return: ret})
 	}
-	p.model = strictIntentModel
+	p.model = &strictIntentModel
 	p.relaxedModel = intentModel
 	p.rows = cl.list()
 	return p
