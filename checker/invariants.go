@@ -203,23 +203,40 @@ func unnotified(h History, l *links, f *facts) []Violation {
 // notify counts toward the payments known at another's return when it was
 // called by then, which is the most generous reading of concurrent pushes.
 func stacked(h History, l *links) []Violation {
-	byRecipient := map[string][]int{}
-	var recipients []string
-	for i := range h {
-		if h[i].Op != OpNotify || h[i].Output == nil {
-			continue
-		}
-		r := h[i].Input.Recipient
-		if _, ok := byRecipient[r]; !ok {
-			recipients = append(recipients, r)
-		}
-		byRecipient[r] = append(byRecipient[r], i)
+	// The notifies by recipient, then call, then line: one sort of one list,
+	// not a map of a list per recipient.
+	type notify struct {
+		recipient string
+		call      int64
+		i         int
 	}
-	sort.Strings(recipients)
+	var all []notify
+	for i := range h {
+		if h[i].Op == OpNotify && h[i].Output != nil {
+			all = append(all, notify{h[i].Input.Recipient, h[i].Call, i})
+		}
+	}
+	sort.Slice(all, func(a, b int) bool {
+		x, y := &all[a], &all[b]
+		if x.recipient != y.recipient {
+			return x.recipient < y.recipient
+		}
+		if x.call != y.call {
+			return x.call < y.call
+		}
+		return x.i < y.i
+	})
 	var vs []Violation
-	for _, r := range recipients {
-		ns := byRecipient[r]
-		sort.SliceStable(ns, func(a, b int) bool { return h[ns[a]].Call < h[ns[b]].Call })
+	ns := make([]int, 0, 16)
+	for lo := 0; lo < len(all); {
+		r := all[lo].recipient
+		ns = ns[:0]
+		for ; lo < len(all) && all[lo].recipient == r; lo++ {
+			ns = append(ns, all[lo].i)
+		}
+		if s := h[ns[0]].Output.Shown; len(ns) == 1 && (s == nil || *s <= 1) {
+			continue // one notify showing one: nothing can be stacked
+		}
 		bad := map[string][]int{} // payment -> offending notifies
 		var order []string
 		alerts := make(map[string][]int, 1)
