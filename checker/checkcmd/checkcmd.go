@@ -143,9 +143,10 @@ const memoryLimit = 1536 << 20
 
 // tuneGC collects rarely while the heap is small and hard near memoryLimit,
 // for the one big allocation burst a check is. Until checking is called (the
-// read) it does not collect at all below the limit: everything a read
-// allocates is the history the check keeps, so a collection then marks it
-// all and frees nothing. undo restores the settings.
+// read, or all of `idemcheck gen`) it does not collect at all below the
+// limit: everything a read allocates is the history the check keeps, so a
+// collection then marks it all and frees nothing. undo restores the
+// settings.
 func tuneGC() (checking, undo func()) {
 	if os.Getenv("GOMEMLIMIT") != "" || os.Getenv("GOGC") != "" {
 		return func() {}, func() {}
