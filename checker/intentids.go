@@ -6,27 +6,9 @@ package checker
 type intentIDs struct {
 	// id is each op's intent number, -1 for none.
 	id []int32
-	// names are the intents by number, in the order of their first op.
+	// names are the intents by number: the answers' intents in history
+	// order, then the others (link). Nothing depends on that order.
 	names []string
-}
-
-func numberIntents(intent []string) intentIDs {
-	n := intentIDs{id: make([]int32, len(intent))}
-	ids := make(map[string]int32, len(intent)/4)
-	for i, in := range intent {
-		if in == "" {
-			n.id[i] = -1
-			continue
-		}
-		id, ok := ids[in]
-		if !ok {
-			id = int32(len(n.names))
-			ids[in] = id
-			n.names = append(n.names, in)
-		}
-		n.id[i] = id
-	}
-	return n
 }
 
 // group lists, by intent number, the ops keep selects, in history order.
