@@ -1,10 +1,8 @@
 package checker
 
 import (
-	"fmt"
 	"runtime"
 	"sort"
-	"strings"
 	"sync"
 	"time"
 
@@ -95,6 +93,11 @@ func check(h History, opts CheckOptions) *Result {
 	res.addShapes(h) // versioned writes and durable conditions (shape.go), apart from the merge
 	sortViolations(res.Violations)
 	res.parts = aboutViolations(res.parts, res.Violations)
+	for _, p := range res.parts {
+		if p.Merchant != "" && p.ops == nil {
+			buildStretch(h, p, facts.dupCredit) // a picture may show it
+		}
+	}
 	return res
 }
 
@@ -158,60 +161,6 @@ func mergeViolations(vs []Violation) []Violation {
 	return out
 }
 
-// wellFormed returns h without the ops the strict reader would refuse, and
-// why each was left out. Histories from ReadJSONL are always well formed; one
-// built in memory may not be, and the checker must not trip over it.
-func wellFormed(h History) (History, []string) {
-	var bad []int
-	var why []string
-	for i := range h {
-		op := &h[i]
-		e := first(func() *InputError {
-			switch {
-			case op.Process == "":
-				return missing("process")
-			case !knownOp(op.Op):
-				return &InputError{Field: "op", Msg: fmt.Sprintf("unknown op %q", op.Op)}
-			case op.Return != nil && *op.Return < op.Call:
-				return &InputError{Field: "return", Msg: "before call"}
-			}
-			return nil
-		}(), validate(op))
-		if e != nil {
-			e.Line = i + 1
-			bad = append(bad, i)
-			why = append(why, strings.Replace(e.Error(), "history:", "op ", 1))
-		}
-	}
-	if len(bad) == 0 {
-		return normalized(h), nil
-	}
-	kept := make(History, 0, len(h)-len(bad))
-	for i := range h {
-		if len(bad) > 0 && bad[0] == i {
-			bad = bad[1:]
-			continue
-		}
-		kept = append(kept, h[i])
-	}
-	return normalized(kept), why
-}
-
-// normalized drops outputs of ops that never returned (HISTORY.md: ignored),
-// copying h only when there is one.
-func normalized(h History) History {
-	copied := false
-	for i := range h {
-		if h[i].Return == nil && h[i].Output != nil {
-			if !copied {
-				h, copied = append(History(nil), h...), true
-			}
-			h[i].Output = nil
-		}
-	}
-	return h
-}
-
 // batchSize is how many partitions go to porcupine in one call: one call
 // per tiny partition costs more in set-up than in search.
 const batchSize = 256
@@ -247,13 +196,17 @@ func batches(parts []*partition) [][]int {
 // in one porcupine call. On any other answer each partition is checked on its
 // own, to tell which one failed and how.
 func checkBatch(parts []*partition, batch []int, timeout time.Duration) bool {
-	var all []porcupine.Operation
+	n := 0
+	for _, i := range batch {
+		n += len(parts[i].ops)
+	}
+	all := make([]porcupine.Operation, 0, n)
 	sizes := make([]int, len(batch))
 	for k, i := range batch {
 		all = append(all, parts[i].ops...)
 		sizes[k] = len(parts[i].ops)
 	}
-	model := parts[batch[0]].model
+	model := *parts[batch[0]].model
 	model.Partition = func(ops []porcupine.Operation) [][]porcupine.Operation {
 		out := make([][]porcupine.Operation, 0, len(sizes))
 		for _, n := range sizes {
@@ -280,7 +233,7 @@ func checkPartition(h History, l *links, p *partition, timeout time.Duration) pa
 		// Credits alone cannot disagree with a balance.
 		return partOutcome{result: porcupine.Ok}
 	}
-	r := porcupine.CheckOperationsTimeout(p.model, p.ops, timeout)
+	r := porcupine.CheckOperationsTimeout(*p.model, p.ops, timeout)
 	out := partOutcome{result: r}
 	if r == porcupine.Ok {
 		return out

@@ -320,7 +320,7 @@ func classifyMerchant(h History, p *partition, r porcupine.CheckResult, timeout 
 	if r != porcupine.Illegal {
 		return nil
 	}
-	if p.deduped != nil && porcupine.CheckOperationsTimeout(p.model, p.deduped, timeout) == porcupine.Ok {
+	if p.deduped != nil && porcupine.CheckOperationsTimeout(*p.model, p.deduped, timeout) == porcupine.Ok {
 		return nil
 	}
 	init := p.init

@@ -31,38 +31,32 @@ import (
 //     nothing was recorded of what the client heard.
 func failedButCharged(h History, l *links) []Violation {
 	// Two passes: the charged, unrefunded intents first, so client ops are
-	// collected only for intents that can break the rule.
-	charges := make(map[string][]int, len(h)/8)
+	// judged only for intents that can break the rule.
 	refunded := map[string]int64{} // charge id -> amount refunded
 	for i := range h {
-		switch h[i].Op {
-		case OpRefund:
-			if h[i].Input.Amount != nil {
-				refunded[h[i].Input.ChargeID] += *h[i].Input.Amount
-			}
-		case OpCharge:
-			if in := l.intent[i]; in != "" {
-				charges[in] = append(charges[in], i)
-			}
+		if h[i].Op == OpRefund && h[i].Input.Amount != nil {
+			refunded[h[i].Input.ChargeID] += *h[i].Input.Amount
 		}
 	}
-	open := make(map[string][]int, len(charges))
-	for in, cs := range charges {
-		if u := uncovered(h, cs, refunded); len(u) > 0 {
-			open[in] = u
+	charges := l.ids.group(h, func(op *Op) bool { return op.Op == OpCharge })
+	open := make([][]int, len(charges))
+	someOpen := false
+	for id, cs := range charges {
+		if len(cs) > 0 {
+			open[id] = uncovered(h, cs, refunded)
+			someOpen = someOpen || len(open[id]) > 0
 		}
 	}
-	answers := make(map[string][]int, len(open))
-	for i := range h {
-		if op := h[i].Op; op == OpCreate || op == OpResolve {
-			if _, ok := open[l.intent[i]]; ok {
-				answers[l.intent[i]] = append(answers[l.intent[i]], i)
-			}
-		}
+	if !someOpen {
+		return nil
 	}
+	answers := l.ids.group(h, func(op *Op) bool { return op.Op == OpCreate || op.Op == OpResolve })
 	var vs []Violation
-	for in, ops := range answers {
-		if v, bad := judgeFinal(h, in, open[in], ops); bad {
+	for id, ops := range answers {
+		if len(open[id]) == 0 || len(ops) == 0 {
+			continue
+		}
+		if v, bad := judgeFinal(h, l.ids.names[id], open[id], ops); bad {
 			vs = append(vs, v)
 		}
 	}
@@ -92,7 +86,7 @@ func judgeFinal(h History, intent string, open, ops []int) (Violation, bool) {
 	var lastOK *int64
 	var final = -1 // latest-returning answer other than mismatch
 	for _, i := range ops {
-		op := h[i]
+		op := &h[i]
 		if op.Return == nil || op.Output == nil {
 			continue
 		}
@@ -113,7 +107,7 @@ func judgeFinal(h History, intent string, open, ops []int) (Violation, bool) {
 	var against []int
 	if lastOK != nil {
 		for _, i := range ops {
-			op := h[i]
+			op := &h[i]
 			if op.Return == nil || op.Output == nil || op.Call <= *lastOK {
 				continue
 			}
@@ -183,14 +177,18 @@ func answerList(h History, ops []int) string {
 func ownerAnswers(h History, ops []int) []int {
 	owner := ""
 	for _, i := range ops {
-		op := h[i]
+		op := &h[i]
 		if op.Op == OpCreate && op.Return != nil && op.Output != nil && op.Output.Outcome == OutcomeSucceeded {
 			owner = op.Input.Fingerprint
 			break
 		}
 	}
-	if owner == "" {
-		return ops
+	other := false
+	for _, i := range ops {
+		other = other || (h[i].Op == OpCreate && h[i].Input.Fingerprint != owner)
+	}
+	if owner == "" || !other {
+		return ops // nothing to drop: no copy
 	}
 	out := make([]int, 0, len(ops))
 	for _, i := range ops {

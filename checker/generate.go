@@ -1,9 +1,9 @@
 package checker
 
 import (
-	"fmt"
 	"math/rand"
 	"sort"
+	"strconv"
 )
 
 // GenOptions shape a generated legal history.
@@ -40,8 +40,10 @@ func Generate(o GenOptions) (History, map[string]int64) {
 	intents := o.Ops / 5
 	merchants := intents/o.PerMerchant + 1
 	initial := map[string]int64{}
-	for m := 0; m < merchants; m++ {
-		initial[fmt.Sprintf("m%d", m)] = rng.Int63n(100000)
+	names := make([]string, merchants)
+	for m := range names {
+		names[m] = "m" + strconv.Itoa(m)
+		initial[names[m]] = rng.Int63n(100000)
 	}
 	type credit struct {
 		lin    int64
@@ -56,47 +58,53 @@ func Generate(o GenOptions) (History, map[string]int64) {
 	h := make(History, 0, o.Ops+o.Ops/50)
 	unknown := func() bool { return rng.Float64() < o.UnknownRate }
 	start := make([]int64, o.Clients)
+	procs := make([]genProcs, o.Clients)
 	for c := range start {
 		start[c] = int64(c) * 37 // interleave the clients
+		procs[c] = newGenProcs(c)
 	}
+	// The ops' small pointed-to values come from blocks, not one allocation
+	// each: a 1M-op history is otherwise millions of them for the collector.
+	var sl slab
 	for k := 0; k < intents; k++ {
 		c := k % o.Clients
 		s := start[c]
 		start[c] += 100 + rng.Int63n(20)
-		intent := fmt.Sprintf("payments:u%d:K%d", k, rng.Intn(3))
-		pid := fmt.Sprintf("pay_%d", k)
-		merchant := fmt.Sprintf("m%d", k%merchants)
+		ks := strconv.Itoa(k)
+		intent := "payments:u" + ks + ":K" + strconv.Itoa(rng.Intn(3))
+		pid := "pay_" + ks
+		merchant := names[k%merchants]
 		amount := 100 + rng.Int63n(10000)
-		fp := fmt.Sprintf("fp%d", k)
-		in := Input{Fingerprint: fp, Amount: Int64(amount), Currency: "USD"}
-		proc := func(role string) string { return fmt.Sprintf("%s-%d", role, c) }
+		fp := "fp" + ks
+		in := Input{Fingerprint: fp, Amount: sl.int64(amount), Currency: "USD"}
+		p := &procs[c]
 		// create claims at s+1, the PSP charges at s+3, the create answers at s+20.
-		first := Op{Process: proc("phone"), Op: OpCreate, Call: s, Intent: intent, Input: in}
+		first := Op{Process: p.phone, Op: OpCreate, Call: s, Intent: intent, Input: in}
 		if !unknown() {
-			first.Return, first.Output = Int64(s+20), &Output{Outcome: OutcomeSucceeded, PaymentID: pid}
+			first.Return, first.Output = sl.int64(s+20), sl.output(&Output{Outcome: OutcomeSucceeded, PaymentID: pid})
 		}
-		dup := Op{Process: proc("retry"), Op: OpCreate, Call: s + 2 + rng.Int63n(5), Intent: intent, Input: in}
+		dup := Op{Process: p.retry, Op: OpCreate, Call: s + 2 + rng.Int63n(5), Intent: intent, Input: in}
 		if !unknown() {
-			dup.Return, dup.Output = Int64(dup.Call+8), &Output{Outcome: OutcomeInProgress, PaymentID: pid}
+			dup.Return, dup.Output = sl.int64(dup.Call+8), sl.output(&Output{Outcome: OutcomeInProgress, PaymentID: pid})
 		}
-		charge := Op{Process: proc("psp"), Op: OpCharge, Call: s + 2, Return: Int64(s + 4), PaymentID: pid,
-			Input:  Input{PSPKey: pid + ":charge", Amount: Int64(amount), Metadata: map[string]string{"payment_id": pid}},
-			Output: &Output{ChargeID: "ch_" + pid}}
-		cr := Op{Process: proc("ledger"), Op: OpCredit, Call: s + 30, Return: Int64(s + 30 + rng.Int63n(40)), PaymentID: pid,
-			Input: Input{Merchant: merchant, Amount: Int64(amount), EventID: pid + ":SUCCEEDED"}}
+		charge := Op{Process: p.psp, Op: OpCharge, Call: s + 2, Return: sl.int64(s + 4), PaymentID: pid,
+			Input:  Input{PSPKey: pid + ":charge", Amount: sl.int64(amount), Metadata: map[string]string{"payment_id": pid}},
+			Output: sl.output(&Output{ChargeID: "ch_" + pid})}
+		cr := Op{Process: p.ledger, Op: OpCredit, Call: s + 30, Return: sl.int64(s + 30 + rng.Int63n(40)), PaymentID: pid,
+			Input: Input{Merchant: merchant, Amount: sl.int64(amount), EventID: pid + ":SUCCEEDED"}}
 		credits[merchant] = append(credits[merchant], credit{lin: cr.Call + (*cr.Return-cr.Call)/2, amount: amount})
-		push := Op{Process: proc("push"), Op: OpNotify, Call: s + 75, Return: Int64(s + 80), PaymentID: pid,
-			Input: Input{ReplaceID: pid, Recipient: fmt.Sprintf("user-%d", k)}, Output: &Output{Shown: Int(1), Alert: Bool(true)}}
+		push := Op{Process: p.push, Op: OpNotify, Call: s + 75, Return: sl.int64(s + 80), PaymentID: pid,
+			Input: Input{ReplaceID: pid, Recipient: "user-" + ks}, Output: sl.output(&Output{Shown: sl.int(1), Alert: sl.bool(true)})}
 		h = append(h, first, dup, charge, cr, push)
 		if first.Return == nil {
 			// The app whose answer was lost retries with the same key and
 			// hears the outcome: a correct service converges (converge.go).
-			h = append(h, Op{Process: proc("phone"), Op: OpCreate, Call: s + 40, Return: Int64(s + 48), Intent: intent, Input: in,
-				Output: &Output{Outcome: OutcomeSucceeded, PaymentID: pid}})
+			h = append(h, Op{Process: p.phone, Op: OpCreate, Call: s + 40, Return: sl.int64(s + 48), Intent: intent, Input: in,
+				Output: sl.output(&Output{Outcome: OutcomeSucceeded, PaymentID: pid})})
 		}
 		if k%50 == 0 {
-			b := Op{Process: proc("reader"), Op: OpBalance, Call: s + 25 + rng.Int63n(40), Input: Input{Merchant: merchant}}
-			b.Return = Int64(b.Call + rng.Int63n(30))
+			b := Op{Process: p.reader, Op: OpBalance, Call: s + 25 + rng.Int63n(40), Input: Input{Merchant: merchant}}
+			b.Return = sl.int64(b.Call + rng.Int63n(30))
 			reads = append(reads, read{op: len(h), lin: b.Call + (*b.Return-b.Call)/2})
 			h = append(h, b)
 		}
@@ -114,8 +122,16 @@ func Generate(o GenOptions) (History, map[string]int64) {
 		for _, c := range cs[:n] {
 			sum += c.amount
 		}
-		h[r.op].Output = &Output{Balance: Int64(sum)}
+		h[r.op].Output = sl.output(&Output{Balance: sl.int64(sum)})
 	}
 	rng.Shuffle(len(h), func(i, j int) { h[i], h[j] = h[j], h[i] }) // line order carries no meaning
 	return h, initial
+}
+
+// genProcs are one client's process names, made once, not once an op.
+type genProcs struct{ phone, retry, psp, ledger, push, reader string }
+
+func newGenProcs(c int) genProcs {
+	n := "-" + strconv.Itoa(c)
+	return genProcs{phone: "phone" + n, retry: "retry" + n, psp: "psp" + n, ledger: "ledger" + n, push: "push" + n, reader: "reader" + n}
 }

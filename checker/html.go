@@ -97,7 +97,7 @@ func draw(p *partition, opts CheckOptions, notes []porcupine.Annotation, path st
 	if opts.Timeout <= 0 {
 		opts.Timeout = defaultTimeout
 	}
-	res, info := porcupine.CheckOperationsVerbose(p.model, p.ops, opts.Timeout)
+	res, info := porcupine.CheckOperationsVerbose(*p.model, p.ops, opts.Timeout)
 	for _, f := range faultsOf(p, opts.Faults) {
 		notes = append(notes, porcupine.Annotation{
 			Tag: "faults", Start: f.Start, End: f.End, Description: f.Name,
@@ -110,7 +110,7 @@ func draw(p *partition, opts CheckOptions, notes []porcupine.Annotation, path st
 	})
 	info.AddAnnotations(notes)
 	var b bytes.Buffer
-	if err := porcupine.Visualize(p.model, info, &b); err != nil {
+	if err := porcupine.Visualize(*p.model, info, &b); err != nil {
 		return fmt.Errorf("html %s: %w", p.Name, err)
 	}
 	out, err := nameRows(b.Bytes(), p.rows)

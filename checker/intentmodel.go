@@ -94,6 +94,9 @@ func intentModel(relax relaxed) porcupine.Model {
 			if !ok && !relax[kind] {
 				return false, s
 			}
+			if st == s.(intentState) {
+				return true, s // unchanged: boxing a copy would allocate
+			}
 			return true, st
 		},
 		Equal:             func(a, b interface{}) bool { return a.(intentState) == b.(intentState) },

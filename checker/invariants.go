@@ -91,11 +91,13 @@ func gatherFacts(h History, l *links) *facts {
 // all), no payment credited twice, no notifications stacked.
 func quiescence(h History, l *links, f *facts) []Violation {
 	var vs []Violation
-	creditedIntent := map[string]bool{}
+	creditedIntent := make([]bool, len(l.ids.names)) // by intent number
 	for _, g := range f.creditGroups {
 		first := g[0]
 		for _, i := range g {
-			creditedIntent[l.intent[i]] = true
+			if id := l.ids.id[i]; id >= 0 {
+				creditedIntent[id] = true
+			}
 		}
 		if len(g) > 1 {
 			events := map[string]bool{}
@@ -130,30 +132,32 @@ func paymentName(l *links, i int) string {
 
 // uncredited finds intents that were charged, not refunded, and never
 // credited.
-func uncredited(h History, l *links, credited map[string]bool) []Violation {
-	charges := map[string][]int{}
-	refunded := map[string]bool{}
-	var intents []string
-	for i := range h {
-		in := l.intent[i]
+func uncredited(h History, l *links, credited []bool) []Violation {
+	refunded := make([]bool, len(l.ids.names))
+	var charged []int32 // intents in the order of their first charge
+	seen := make([]bool, len(l.ids.names))
+	for i, id := range l.ids.id {
 		switch {
-		case in == "":
+		case id < 0:
 		case h[i].Op == OpRefund:
-			refunded[in] = true
-		case h[i].Op == OpCharge:
-			if _, ok := charges[in]; !ok {
-				intents = append(intents, in)
-			}
-			charges[in] = append(charges[in], i)
+			refunded[id] = true
+		case h[i].Op == OpCharge && !seen[id]:
+			seen[id] = true
+			charged = append(charged, id)
 		}
 	}
+	var charges [][]int // built only when some intent is uncredited
 	var vs []Violation
-	for _, in := range intents {
-		if credited[in] || refunded[in] {
+	for _, id := range charged {
+		if credited[id] || refunded[id] {
 			continue
 		}
+		if charges == nil {
+			charges = l.ids.group(h, func(op *Op) bool { return op.Op == OpCharge })
+		}
+		in := l.ids.names[id]
 		vs = append(vs, Violation{
-			Kind: KindLostEffect, Intent: in, Ops: opsAt(h, charges[in]),
+			Kind: KindLostEffect, Intent: in, Ops: opsAt(h, charges[id]),
 			Message: fmt.Sprintf("intent %s was charged but never credited", in),
 		})
 	}
@@ -165,7 +169,7 @@ func unnotified(h History, l *links, f *facts) []Violation {
 	// A notify or credit knows its payment by id (or replace id) or by
 	// intent; either way is enough to match.
 	byPayment := map[string]bool{}
-	byIntent := map[string]bool{}
+	byIntent := make([]bool, len(l.ids.names)) // by intent number
 	for i := range h {
 		if h[i].Op != OpNotify || h[i].Output == nil || h[i].Output.Shown == nil || *h[i].Output.Shown < 1 {
 			continue
@@ -173,8 +177,8 @@ func unnotified(h History, l *links, f *facts) []Violation {
 		if l.payment[i] != "" {
 			byPayment[l.payment[i]] = true
 		}
-		if l.intent[i] != "" {
-			byIntent[l.intent[i]] = true
+		if id := l.ids.id[i]; id >= 0 {
+			byIntent[id] = true
 		}
 		if h[i].Input.ReplaceID != "" {
 			byPayment[h[i].Input.ReplaceID] = true
@@ -183,7 +187,7 @@ func unnotified(h History, l *links, f *facts) []Violation {
 	var vs []Violation
 	for _, g := range f.creditGroups {
 		i := g[0]
-		if (l.payment[i] != "" && byPayment[l.payment[i]]) || (l.intent[i] != "" && byIntent[l.intent[i]]) {
+		if (l.payment[i] != "" && byPayment[l.payment[i]]) || (l.ids.id[i] >= 0 && byIntent[l.ids.id[i]]) {
 			continue
 		}
 		vs = append(vs, Violation{
@@ -199,23 +203,40 @@ func unnotified(h History, l *links, f *facts) []Violation {
 // notify counts toward the payments known at another's return when it was
 // called by then, which is the most generous reading of concurrent pushes.
 func stacked(h History, l *links) []Violation {
-	byRecipient := map[string][]int{}
-	var recipients []string
-	for i := range h {
-		if h[i].Op != OpNotify || h[i].Output == nil {
-			continue
-		}
-		r := h[i].Input.Recipient
-		if _, ok := byRecipient[r]; !ok {
-			recipients = append(recipients, r)
-		}
-		byRecipient[r] = append(byRecipient[r], i)
+	// The notifies by recipient, then call, then line: one sort of one list,
+	// not a map of a list per recipient.
+	type notify struct {
+		recipient string
+		call      int64
+		i         int
 	}
-	sort.Strings(recipients)
+	var all []notify
+	for i := range h {
+		if h[i].Op == OpNotify && h[i].Output != nil {
+			all = append(all, notify{h[i].Input.Recipient, h[i].Call, i})
+		}
+	}
+	sort.Slice(all, func(a, b int) bool {
+		x, y := &all[a], &all[b]
+		if x.recipient != y.recipient {
+			return x.recipient < y.recipient
+		}
+		if x.call != y.call {
+			return x.call < y.call
+		}
+		return x.i < y.i
+	})
 	var vs []Violation
-	for _, r := range recipients {
-		ns := byRecipient[r]
-		sort.SliceStable(ns, func(a, b int) bool { return h[ns[a]].Call < h[ns[b]].Call })
+	ns := make([]int, 0, 16)
+	for lo := 0; lo < len(all); {
+		r := all[lo].recipient
+		ns = ns[:0]
+		for ; lo < len(all) && all[lo].recipient == r; lo++ {
+			ns = append(ns, all[lo].i)
+		}
+		if s := h[ns[0]].Output.Shown; len(ns) == 1 && (s == nil || *s <= 1) {
+			continue // one notify showing one: nothing can be stacked
+		}
 		bad := map[string][]int{} // payment -> offending notifies
 		var order []string
 		alerts := make(map[string][]int, 1)

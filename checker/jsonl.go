@@ -1,7 +1,6 @@
 package checker
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -182,8 +181,7 @@ func ReadJSONLWith(r io.Reader, o ReadOptions) (History, []*InputError, error) {
 	return h, warns, nil
 }
 
-// readAll reads r in one allocation when it can tell its size (a file): the
-// lines' strings point into this buffer (see fastLine).
+// readAll reads r in one allocation when it can tell its size (a file).
 func readAll(r io.Reader) ([]byte, error) {
 	if st, ok := r.(interface{ Stat() (os.FileInfo, error) }); ok {
 		if fi, err := st.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() > 0 {
@@ -362,17 +360,4 @@ func jsonKind(t reflect.Type) string {
 		return jsonKind(t.Elem())
 	}
 	return t.String()
-}
-
-// WriteJSONL writes h as JSON Lines, one op a line, in h's order.
-func WriteJSONL(w io.Writer, h History) error {
-	bw := bufio.NewWriter(w)
-	enc := json.NewEncoder(bw)
-	enc.SetEscapeHTML(false)
-	for i := range h {
-		if err := enc.Encode(&h[i]); err != nil {
-			return fmt.Errorf("write history op %d: %w", i, err)
-		}
-	}
-	return bw.Flush()
 }

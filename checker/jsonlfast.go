@@ -12,9 +12,9 @@ import (
 // ok=false and the line goes to encoding/json (parseSlow), which also words
 // every error, so both paths accept and refuse exactly the same lines.
 //
-// Strings are sliced out of buf, the file's bytes read once and never
-// written again (see ReadJSONLWith), so a field costs no allocation.
-// unknown collects fields no op kind knows, for the warnings.
+// The strings an op keeps are copied into strs (jsonlarena.go), not sliced
+// out of buf, so the file's bytes can go once it is read. unknown collects
+// fields no op kind knows, for the warnings.
 type fastLine struct {
 	buf     []byte
 	pos     int
@@ -29,12 +29,13 @@ type fastLine struct {
 	depth   int
 	unknown []string
 	slab    slab
+	strs    strArena
 }
 
-// reset makes d ready for the next line, keeping its slab.
+// reset makes d ready for the next line, keeping its slab and arena.
 func (d *fastLine) reset(b []byte) {
-	sl := d.slab
-	*d = fastLine{buf: b, slab: sl}
+	sl, st := d.slab, d.strs
+	*d = fastLine{buf: b, slab: sl, strs: st}
 }
 
 func (d *fastLine) decode() bool {
@@ -65,10 +66,10 @@ func (d *fastLine) decode() bool {
 		}
 		switch key {
 		case "process":
-			d.process, ok = d.str()
+			d.process, ok = d.kept()
 			d.w.Process = &d.process
 		case "op":
-			d.opName, ok = d.str()
+			d.opName, ok = d.kept()
 			d.w.Op = &d.opName
 		case "call":
 			d.call, ok = d.int()
@@ -83,11 +84,11 @@ func (d *fastLine) decode() bool {
 				d.w.Return = optInt{set: true, v: v}
 			}
 		case "intent":
-			d.w.Intent, ok = d.str()
+			d.w.Intent, ok = d.kept()
 		case "payment_id":
-			d.w.PaymentID, ok = d.str()
+			d.w.PaymentID, ok = d.kept()
 		case "region":
-			d.w.Region, ok = d.str()
+			d.w.Region, ok = d.kept()
 		case "input":
 			d.hasIn, ok = true, d.object(d.inputField)
 		case "output":
@@ -96,7 +97,7 @@ func (d *fastLine) decode() bool {
 			if knownFold(knownTop, key) {
 				return false // a field this loop does not decode: encoding/json does
 			}
-			d.unknown = append(d.unknown, key)
+			d.unknown = append(d.unknown, strings.Clone(key))
 			ok = d.skipValue()
 		}
 		if !ok {
@@ -159,35 +160,35 @@ func (d *fastLine) inputField(key string) bool {
 	var ok bool
 	switch key {
 	case "fingerprint":
-		in.Fingerprint, ok = d.str()
+		in.Fingerprint, ok = d.kept()
 	case "amount":
 		var v int64
 		v, ok = d.int()
 		in.Amount = d.slab.int64(v)
 	case "currency":
-		in.Currency, ok = d.str()
+		in.Currency, ok = d.kept()
 	case "psp_key":
-		in.PSPKey, ok = d.str()
+		in.PSPKey, ok = d.kept()
 	case "charge_id":
-		in.ChargeID, ok = d.str()
+		in.ChargeID, ok = d.kept()
 	case "merchant":
-		in.Merchant, ok = d.str()
+		in.Merchant, ok = d.kept()
 	case "event_id":
-		in.EventID, ok = d.str()
+		in.EventID, ok = d.kept()
 	case "replace_id":
-		in.ReplaceID, ok = d.str()
+		in.ReplaceID, ok = d.kept()
 	case "recipient":
-		in.Recipient, ok = d.str()
+		in.Recipient, ok = d.kept()
 	case "request":
-		in.Request, ok = d.str()
+		in.Request, ok = d.kept()
 	case "metadata":
 		if in.Metadata != nil {
 			return false // a repeated object: encoding/json merges them
 		}
 		in.Metadata = map[string]string{}
 		ok = d.object(func(k string) bool {
-			v, ok := d.str()
-			in.Metadata[k] = v
+			v, ok := d.kept()
+			in.Metadata[d.strs.keep(k)] = v
 			return ok
 		})
 	default:
@@ -205,13 +206,13 @@ func (d *fastLine) outputField(key string) bool {
 	var ok bool
 	switch key {
 	case "outcome":
-		out.Outcome, ok = d.str()
+		out.Outcome, ok = d.kept()
 	case "payment_id":
-		out.PaymentID, ok = d.str()
+		out.PaymentID, ok = d.kept()
 	case "charge_id":
-		out.ChargeID, ok = d.str()
+		out.ChargeID, ok = d.kept()
 	case "refund_id":
-		out.RefundID, ok = d.str()
+		out.RefundID, ok = d.kept()
 	case "shown":
 		var v int64
 		v, ok = d.int()

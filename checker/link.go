@@ -12,34 +12,67 @@ type links struct {
 	intent []string
 	// payment is each op's payment id after linking ("" when unknown).
 	payment []string
-	// owner maps a payment id to the intent whose answer named it first.
+	// owner maps a payment id of namers to the intent whose answer named it
+	// first.
 	owner map[string]string
 	// namers maps a payment id answered to more than one intent to the
 	// create/resolve ops that named it, in call order. Only such payments are
 	// kept: the cross-caller check needs nothing else.
 	namers map[string][]int
-	// intentPayment maps an intent to the first payment id answered to it.
-	intentPayment map[string]string
+	// ids number the intents of intent.
+	ids intentIDs
 }
 
 // unlinkedPrefix marks a pseudo-intent for a payment no answer named: its
 // effects are still checked together (two charges for one payment are two).
 const unlinkedPrefix = "payment:"
 
+// owned is the earliest answer naming a payment, and its intent's number
+// (-1 for an answer without intent).
+type owned struct {
+	at int
+	id int32
+}
+
+// linker is what link builds before it resolves each op: the intents
+// numbered so far, each payment's owner, each intent's first payment.
+type linker struct {
+	*links
+	number  map[string]int32
+	ownerAt map[string]owned
+	// firstAt and firstPid are, by intent number, the earliest answer that
+	// named a payment and that payment (-1 and "" for none).
+	firstAt  []int
+	firstPid []string
+}
+
+func (k *linker) intern(in string) int32 {
+	id, ok := k.number[in]
+	if !ok {
+		id = int32(len(k.ids.names))
+		k.number[in] = id
+		k.ids.names = append(k.ids.names, in)
+	}
+	return id
+}
+
+// unresolved marks an op whose intent number resolve left to the serial
+// pass after it.
+const unresolved = -2
+
 func link(h History) *links {
 	l := &links{
-		h:             h,
-		intent:        make([]string, len(h)),
-		payment:       make([]string, len(h)),
-		owner:         make(map[string]string, len(h)/4),
-		namers:        map[string][]int{},
-		intentPayment: make(map[string]string, len(h)/4),
+		h:       h,
+		intent:  make([]string, len(h)),
+		payment: make([]string, len(h)),
+		owner:   map[string]string{},
+		namers:  map[string][]int{},
+		ids:     intentIDs{id: make([]int32, len(h))},
 	}
+	k := &linker{links: l, number: make(map[string]int32, len(h)/4), ownerAt: make(map[string]owned, len(h)/4)}
 	// Owners go to the earliest answer (by call, then line) so the result
 	// does not depend on line order.
 	var answers []int
-	ownerAt := make(map[string]int, len(h)/4)
-	firstAt := make(map[string]int, len(h)/4) // intent -> its earliest naming answer
 	earlier := func(a, b int) bool { return h[a].Call < h[b].Call || (h[a].Call == h[b].Call && a < b) }
 	for i := range h {
 		op := &h[i]
@@ -47,27 +80,45 @@ func link(h History) *links {
 			continue
 		}
 		answers = append(answers, i)
+		id := int32(-1)
+		if op.Intent != "" {
+			id = k.intern(op.Intent)
+			for int(id) >= len(k.firstAt) {
+				k.firstAt, k.firstPid = append(k.firstAt, -1), append(k.firstPid, "")
+			}
+		}
+		l.ids.id[i] = id
 		ids := namedPayments(op)
 		for _, pid := range ids.v[:ids.n] {
-			if j, ok := ownerAt[pid]; !ok || earlier(i, j) {
-				ownerAt[pid] = i
+			if o, ok := k.ownerAt[pid]; !ok || earlier(i, o.at) {
+				k.ownerAt[pid] = owned{i, id}
 			}
-			if j, ok := firstAt[op.Intent]; !ok || earlier(i, j) {
-				firstAt[op.Intent] = i
-				l.intentPayment[op.Intent] = pid
+			if id >= 0 && (k.firstAt[id] < 0 || earlier(i, k.firstAt[id])) {
+				k.firstAt[id], k.firstPid[id] = i, pid
 			}
 		}
 	}
-	for pid, i := range ownerAt {
-		l.owner[pid] = h[i].Intent
-	}
-	crossed := map[string]bool{}
-	for _, i := range answers {
-		ids := namedPayments(&h[i])
-		for _, pid := range ids.v[:ids.n] {
-			if l.owner[pid] != h[i].Intent {
-				crossed[pid] = true
+	// The look-ups below only read the maps built above, so they run on all
+	// cores.
+	crossedIn := make([]map[string]bool, chunkCount(len(answers)))
+	inChunks(len(answers), func(c, lo, hi int) {
+		for _, i := range answers[lo:hi] {
+			ids := namedPayments(&h[i])
+			for _, pid := range ids.v[:ids.n] {
+				if k.ownerAt[pid].id != l.ids.id[i] {
+					if crossedIn[c] == nil {
+						crossedIn[c] = map[string]bool{}
+					}
+					crossedIn[c][pid] = true
+				}
 			}
+		}
+	})
+	crossed := map[string]bool{}
+	for _, c := range crossedIn {
+		for pid := range c {
+			crossed[pid] = true
+			l.owner[pid] = h[k.ownerAt[pid].at].Intent
 		}
 	}
 	if len(crossed) > 0 {
@@ -83,7 +134,25 @@ func link(h History) *links {
 			sort.SliceStable(ns, func(a, b int) bool { return earlier(ns[a], ns[b]) })
 		}
 	}
-	for i := range h {
+	inChunks(len(h), func(_, lo, hi int) { k.resolve(lo, hi) })
+	// Intents resolve could not number from an answer or an owner (an
+	// effect's own intent, a payment no answer named), in history order.
+	for i, id := range l.ids.id {
+		if id == unresolved {
+			l.ids.id[i] = -1
+			if l.intent[i] != "" {
+				l.ids.id[i] = k.intern(l.intent[i])
+			}
+		}
+	}
+	return l
+}
+
+// resolve sets the intent and payment of ops [lo, hi) from their own fields
+// and the owners, and the intent's number where an answer or owner gives it.
+func (k *linker) resolve(lo, hi int) {
+	h, l := k.h, k.links
+	for i := lo; i < hi; i++ {
 		op := &h[i]
 		pid := op.PaymentID
 		if pid == "" {
@@ -92,23 +161,34 @@ func link(h History) *links {
 		if pid == "" && op.Output != nil && op.Op != OpBalance {
 			pid = op.Output.PaymentID
 		}
-		in := op.Intent
+		in, id := op.Intent, int32(unresolved)
+		if in != "" && (op.Op == OpCreate || op.Op == OpResolve) {
+			id = l.ids.id[i] // numbered by link
+		}
 		if in == "" {
 			in = op.Input.Metadata["intent"]
 		}
 		if in == "" && pid != "" {
-			if o, ok := l.owner[pid]; ok {
-				in = o
+			if o, ok := k.ownerAt[pid]; ok {
+				in, id = h[o.at].Intent, o.id
 			} else if op.Op != OpBalance {
 				in = unlinkedPrefix + pid
 			}
 		}
 		if pid == "" && in != "" {
-			pid = l.intentPayment[in]
+			first := id
+			if first == unresolved {
+				var ok bool
+				if first, ok = k.number[in]; !ok {
+					first = -1
+				}
+			}
+			if first >= 0 && int(first) < len(k.firstPid) {
+				pid = k.firstPid[first]
+			}
 		}
-		l.intent[i], l.payment[i] = in, pid
+		l.intent[i], l.payment[i], l.ids.id[i] = in, pid, id
 	}
-	return l
 }
 
 // namedPayments lists the payment ids a create or resolve names: the one it

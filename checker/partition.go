@@ -23,7 +23,9 @@ type partition struct {
 	// members are the history indexes of every op the partition stands for,
 	// including unknown creates folded into one.
 	members []int
-	model   porcupine.Model
+	// model is shared by every partition of a kind: a pointer, not a copy
+	// of its functions in each of hundreds of thousands of partitions.
+	model *porcupine.Model
 	// relaxedModel rebuilds the model ignoring some kinds (intents only).
 	relaxedModel func(relaxed) porcupine.Model
 	// deduped is the merchant stretch without repeated credits of a payment,
@@ -39,6 +41,12 @@ type partition struct {
 type clients struct {
 	names []string
 	m     map[string]int
+}
+
+// newClients makes room for the handful most partitions have at once:
+// growing the list one name at a time was three allocations a partition.
+func newClients(ops int) clients {
+	return clients{names: make([]string, 0, min(ops, 8))}
 }
 
 func (c *clients) id(p string) int {
@@ -77,8 +85,11 @@ func (c *clients) list() []string {
 }
 
 // strictIntentModel is the intent model without relaxations, shared by
-// every partition.
-var strictIntentModel = intentModel(nil)
+// every partition; sharedMerchantModel likewise for merchant stretches.
+var (
+	strictIntentModel   = intentModel(nil)
+	sharedMerchantModel = merchantModel()
+)
 
 func retOf(op *Op) int64 {
 	if op.Return == nil {
@@ -97,34 +108,25 @@ func retOf(op *Op) int64 {
 // where an always-legal step changes nothing that is checked. It is what
 // keeps a retry storm of timed-out requests from exploding porcupine's search.
 func intentPartitions(h History, l *links, truth bool) []*partition {
-	byIntent := make(map[string][]int, len(h)/4)
-	var names []string
-	for i := range h {
-		switch h[i].Op {
-		case OpCreate, OpResolve, OpCharge:
-		default:
-			continue
+	byIntent := l.ids.group(h, func(op *Op) bool { return op.Op == OpCreate || op.Op == OpResolve || op.Op == OpCharge })
+	var ids []int32
+	for id, idx := range byIntent {
+		if len(idx) > 0 {
+			ids = append(ids, int32(id))
 		}
-		in := l.intent[i]
-		if in == "" {
-			continue
-		}
-		if _, ok := byIntent[in]; !ok {
-			names = append(names, in)
-		}
-		byIntent[in] = append(byIntent[in], i)
 	}
-	sort.Strings(names)
-	parts := make([]*partition, 0, len(names))
-	for _, name := range names {
-		parts = append(parts, intentPartition(h, name, byIntent[name], truth))
+	names := l.ids.names
+	sort.Slice(ids, func(a, b int) bool { return names[ids[a]] < names[ids[b]] })
+	parts := make([]*partition, 0, len(ids))
+	for _, id := range ids {
+		parts = append(parts, intentPartition(h, names[id], byIntent[id], truth))
 	}
 	return parts
 }
 
 func intentPartition(h History, intent string, idx []int, truth bool) *partition {
 	p := &partition{Name: "intent " + intent, Intent: intent, members: idx, ops: make([]porcupine.Operation, 0, len(idx))}
-	var cl clients
+	cl := newClients(len(idx))
 	var folded map[string]*intentInput // fold key -> kept op
 	var keptAt map[string]int          // fold key -> position in p.ops
 	// Creates that could claim (see claims), by call: a charge gets the fingerprints of those called before it
@@ -180,7 +182,7 @@ func intentPartition(h History, intent string, idx []int, truth bool) *partition
 		}
 		p.ops = append(p.ops, porcupine.Operation{ClientId: cl.id(op.Process), Input: in, Call: op.Call, Output: nil, Return: ret})
 	}
-	p.model = strictIntentModel
+	p.model = &strictIntentModel
 	p.relaxedModel = intentModel
 	p.rows = cl.list()
 	return p
@@ -218,146 +220,6 @@ func claimFPs(h History, claimers []int, ret int64) string {
 		b = append(append(b, fp...), 0)
 	}
 	return string(b)
-}
-
-// merchantPartitions splits each merchant's credits and answered balance
-// reads at quiescent points (no op spans the cut) where the state is known
-// for sure: the running credit sum always is, and the base is once given or
-// once fixed by a read that overlaps no credit. Stretches are checked apart,
-// so a merchant with a million credits is many small checks, not one.
-//
-// Repeated credits of one payment are never cut apart, so one picture shows
-// them together.
-func merchantPartitions(h History, l *links, initial map[string]int64, f *facts) []*partition {
-	dupCredit := f.dupCredit
-	groupEnd := map[int]int64{} // credit -> the last call of its repeated group
-	for _, g := range f.creditGroups {
-		if len(g) > 1 {
-			last := h[g[len(g)-1]].Call
-			for _, i := range g {
-				groupEnd[i] = last
-			}
-		}
-	}
-	byMerchant := map[string][]int{}
-	var names []string
-	for i := range h {
-		op := &h[i]
-		switch {
-		case op.Op == OpCredit:
-		case op.Op == OpBalance && op.Output != nil && op.Output.Balance != nil:
-		default:
-			continue
-		}
-		m := op.Input.Merchant
-		if _, ok := byMerchant[m]; !ok {
-			names = append(names, m)
-		}
-		byMerchant[m] = append(byMerchant[m], i)
-	}
-	sort.Strings(names)
-	var parts []*partition
-	for _, m := range names {
-		idx := byMerchant[m]
-		sort.SliceStable(idx, func(a, b int) bool { return h[idx[a]].Call < h[idx[b]].Call })
-		base, known := initial[m]
-		st := merchantState{BaseKnown: known, Base: base}
-		start := 0
-		maxRet, hold := int64(math.MinInt64), int64(math.MinInt64)
-		for j := 0; j <= len(idx); j++ {
-			if j == len(idx) || (j > start && maxRet < h[idx[j]].Call && hold < h[idx[j]].Call) {
-				seg := idx[start:j]
-				next, determined := afterStretch(h, seg, st)
-				if j == len(idx) || determined {
-					parts = append(parts, merchantStretch(h, m, len(parts), seg, st, dupCredit))
-					st, start = next, j
-				}
-			}
-			if j < len(idx) {
-				if r := retOf(&h[idx[j]]); r > maxRet {
-					maxRet = r
-				}
-				if e, ok := groupEnd[idx[j]]; ok && e > hold {
-					hold = e
-				}
-			}
-		}
-	}
-	return parts
-}
-
-// afterStretch returns the state after a stretch, and whether it is the same
-// in every linearization of it.
-func afterStretch(h History, seg []int, st merchantState) (merchantState, bool) {
-	next := st
-	var reads []int
-	for _, i := range seg {
-		if h[i].Op == OpCredit {
-			next.Sum += *h[i].Input.Amount
-		} else {
-			reads = append(reads, i)
-		}
-	}
-	if st.BaseKnown || len(reads) == 0 {
-		return next, true
-	}
-	for _, r := range reads {
-		sum, clean := st.Sum, true
-		for _, i := range seg {
-			if h[i].Op != OpCredit {
-				continue
-			}
-			switch {
-			case retOf(&h[i]) < h[r].Call:
-				sum += *h[i].Input.Amount
-			case h[i].Call > retOf(&h[r]):
-			default:
-				clean = false
-			}
-		}
-		if clean {
-			next.BaseKnown, next.Base = true, *h[r].Output.Balance-sum
-			return next, true
-		}
-	}
-	return next, false
-}
-
-func merchantStretch(h History, m string, n int, seg []int, st merchantState, dup map[int]bool) *partition {
-	p := &partition{Name: "merchant " + m, Merchant: m, members: seg, model: merchantModel(), init: st}
-	if n > 0 {
-		p.Name = "merchant " + m + " stretch " + itoa(n+1)
-	}
-	var cl clients
-	first := h[seg[0]].Call
-	start := porcupine.Operation{ClientId: cl.id("(stretch start)"), Input: &merchantInput{Kind: opStart, Start: st, Index: -1}, Call: first - 1, Return: first - 1}
-	p.ops = append(p.ops, start)
-	hasDup := false
-	for _, i := range seg {
-		op := &h[i]
-		in := &merchantInput{Kind: op.Op, Index: i}
-		if op.Op == OpCredit {
-			in.Amount = *op.Input.Amount
-		} else {
-			in.Amount = *op.Output.Balance
-			p.hasRead = true
-		}
-		o := porcupine.Operation{ClientId: cl.id(op.Process), Input: in, Call: op.Call, Return: retOf(op)}
-		p.ops = append(p.ops, o)
-		if dup[i] {
-			hasDup = true
-		}
-	}
-	if hasDup {
-		p.deduped = append(p.deduped, start)
-		for k, i := range seg {
-			if !dup[i] {
-				p.deduped = append(p.deduped, p.ops[k+1])
-			}
-		}
-	}
-	p.rows = cl.list()
-	return p
 }
 
 func itoa64(n int64) string {

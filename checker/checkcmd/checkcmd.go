@@ -95,9 +95,11 @@ func Run(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return ExitBadInput
 	}
-	defer tuneGC()()
+	checking, undo := tuneGC()
+	defer undo()
 	name := files[0]
 	h, warns, err := readFile(name, *strict)
+	checking()
 	if err != nil {
 		fmt.Fprintln(stderr, "idemcheck check:", err)
 		return ExitBadInput
@@ -140,14 +142,18 @@ func ExitCode(res *checker.Result) int {
 const memoryLimit = 1536 << 20
 
 // tuneGC collects rarely while the heap is small and hard near memoryLimit,
-// for the one big allocation burst a check is; it returns the undo.
-func tuneGC() func() {
+// for the one big allocation burst a check is. Until checking is called (the
+// read, or all of `idemcheck gen`) it does not collect at all below the
+// limit: everything a read allocates is the history the check keeps, so a
+// collection then marks it all and frees nothing. undo restores the
+// settings.
+func tuneGC() (checking, undo func()) {
 	if os.Getenv("GOMEMLIMIT") != "" || os.Getenv("GOGC") != "" {
-		return func() {}
+		return func() {}, func() {}
 	}
 	limit := debug.SetMemoryLimit(memoryLimit)
-	gc := debug.SetGCPercent(400)
-	return func() {
+	gc := debug.SetGCPercent(-1)
+	return func() { debug.SetGCPercent(400) }, func() {
 		debug.SetGCPercent(gc)
 		debug.SetMemoryLimit(limit)
 	}

@@ -45,6 +45,10 @@ func RunGen(args []string, stdout, stderr io.Writer) int {
 		*seed = time.Now().UnixNano()
 	}
 	fmt.Fprintf(stdout, "idemcheck gen: seed %d, about %d ops\n", *seed, *ops)
+	// All that Generate allocates is the history, kept until it is written:
+	// as for a read, a collection would mark it all and free nothing.
+	_, undo := tuneGC()
+	defer undo()
 	h, _ := checker.Generate(checker.GenOptions{Seed: *seed, Ops: *ops, UnknownRate: *unknown})
 	f, err := os.Create(*out)
 	if err != nil {
