@@ -1,7 +1,6 @@
 package checkcmd
 
 import (
-	"bufio"
 	"context"
 	"io"
 	"os"
@@ -96,20 +95,4 @@ func BenchmarkEndToEnd1M(b *testing.B) {
 // splits by phase: go tool pprof -tagfocus phase=read.
 func phase(name string, f func()) {
 	pprof.Do(context.Background(), pprof.Labels("phase", name), func(context.Context) { f() })
-}
-
-func writeFile(name string, h checker.History) error {
-	f, err := os.Create(name)
-	if err != nil {
-		return err
-	}
-	w := bufio.NewWriterSize(f, 1<<20)
-	err = checker.WriteJSONL(w, h)
-	if err == nil {
-		err = w.Flush()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
 }

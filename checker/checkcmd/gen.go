@@ -50,10 +50,19 @@ func RunGen(args []string, stdout, stderr io.Writer) int {
 	_, undo := tuneGC()
 	defer undo()
 	h, _ := checker.Generate(checker.GenOptions{Seed: *seed, Ops: *ops, UnknownRate: *unknown})
-	f, err := os.Create(*out)
-	if err != nil {
+	if err := writeFile(*out, h); err != nil {
 		fmt.Fprintln(stderr, "idemcheck gen:", err)
 		return ExitBadInput
+	}
+	fmt.Fprintf(stdout, "idemcheck gen: wrote %d ops to %s (seed %d)\n", len(h), *out, *seed)
+	return ExitOK
+}
+
+// writeFile writes h to the file name as JSONL.
+func writeFile(name string, h checker.History) error {
+	f, err := os.Create(name)
+	if err != nil {
+		return err
 	}
 	w := bufio.NewWriterSize(f, 1<<20)
 	err = checker.WriteJSONL(w, h)
@@ -63,10 +72,5 @@ func RunGen(args []string, stdout, stderr io.Writer) int {
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
-	if err != nil {
-		fmt.Fprintln(stderr, "idemcheck gen:", err)
-		return ExitBadInput
-	}
-	fmt.Fprintf(stdout, "idemcheck gen: wrote %d ops to %s (seed %d)\n", len(h), *out, *seed)
-	return ExitOK
+	return err
 }
