@@ -49,12 +49,14 @@ func declined() phone.Order {
 }
 
 // reportDir is where the timeline goes: $IDEMCHECK_REPORT_DIR/story when
-// set, else one fixed temp folder the next run overwrites.
+// set, else report/ beside this suite (git ignores it), which the next run
+// overwrites: a reader finds it after any run, and no temp folder outlives
+// the run.
 func reportDir(name string) string {
 	if d := os.Getenv(matchers.ReportDirEnv); d != "" {
 		return filepath.Join(d, "story", name)
 	}
-	return filepath.Join(os.TempDir(), "idemcheck-story", name)
+	return filepath.Join("report", name)
 }
 
 // apiStat sums an API counter over a Region's API servers.
