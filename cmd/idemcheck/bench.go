@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"strconv"
 	"strings"
 	"syscall"
 
@@ -35,14 +34,9 @@ func cmdBench(args []string, stdout, stderr io.Writer) int {
 	if code, ok := parseNoArgs(fs, args, stderr, "bench"); !ok {
 		return code
 	}
-	var seed uint64
-	if *seedStr != "" {
-		s, err := strconv.ParseUint(*seedStr, 10, 64)
-		if err != nil || s == 0 {
-			fmt.Fprintf(stderr, "idemcheck bench: --seed %q: want a positive integer\n", *seedStr)
-			return bench.ExitUsage
-		}
-		seed = s
+	seed, ok := parseSeed(*seedStr, stderr, "bench")
+	if !ok {
+		return bench.ExitUsage
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

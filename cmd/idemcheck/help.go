@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -74,4 +75,18 @@ func parseNoArgs(fs *flag.FlagSet, args []string, stderr io.Writer, cmd string) 
 		return conform.ExitUsage, false
 	}
 	return 0, true
+}
+
+// parseSeed reads a --seed flag: "" is 0 (draw one), else a positive
+// integer; ok is false after naming a bad value on stderr.
+func parseSeed(v string, stderr io.Writer, cmd string) (seed uint64, ok bool) {
+	if v == "" {
+		return 0, true
+	}
+	s, err := strconv.ParseUint(v, 10, 64)
+	if err != nil || s == 0 {
+		fmt.Fprintf(stderr, "idemcheck %s: --seed %q: want a positive integer\n", cmd, v)
+		return 0, false
+	}
+	return s, true
 }

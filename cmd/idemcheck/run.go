@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -79,14 +78,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "wrote %s; edit it, then: idemcheck run --config %s\n", *cfgPath, *cfgPath)
 		return 0
 	}
-	var seed uint64
-	if *seedStr != "" {
-		s, err := strconv.ParseUint(*seedStr, 10, 64)
-		if err != nil || s == 0 {
-			fmt.Fprintf(stderr, "idemcheck run: --seed %q: want a positive integer\n", *seedStr)
-			return conform.ExitUsage
-		}
-		seed = s
+	seed, ok := parseSeed(*seedStr, stderr, "run")
+	if !ok {
+		return conform.ExitUsage
 	}
 	ids, skipIDs := idList(*only), idList(*skip)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
