@@ -79,7 +79,7 @@ func startFull(ctx context.Context, st *refstack.Stack, svc *services.Stack, psp
 		return f, err
 	}
 	f.adm = kadm.NewClient(f.kc)
-	payments, changes := "payments-"+st.Cfg.Name, "changes-"+st.Cfg.Name
+	payments, changes := f.paymentsTopic(), "changes-"+st.Cfg.Name
 	for _, t := range []string{payments, changes} {
 		resp, err := f.adm.CreateTopic(ctx, 1, 1, nil, t)
 		if err == nil {
@@ -123,7 +123,7 @@ func startFull(ctx context.Context, st *refstack.Stack, svc *services.Stack, psp
 // R2's worker takes the dead R1 worker's place in the group at once.
 func (f *full) startDelivery(ctx context.Context, st *refstack.Stack) error {
 	brokers := f.svc.Kafka.Endpoint()
-	payments := "payments-" + f.st.Cfg.Name
+	payments := f.paymentsTopic()
 	if _, err := st.StartTier(ctx, relay.TierName, "relay", "", []string{"-postgres", st.DSN, "-brokers", brokers, "-topic", payments,
 		"-mutants", mutant.Of(relay.TierName, st.Cfg.Mutants).String()}); err != nil {
 		return err
@@ -136,6 +136,10 @@ func (f *full) startDelivery(ctx context.Context, st *refstack.Stack) error {
 	_, err := st.StartTier(ctx, worker.TierName, "worker", "", wargs)
 	return err
 }
+
+// paymentsTopic is the topic both Regions' relays publish the payment
+// events to.
+func (f *full) paymentsTopic() string { return "payments-" + f.st.Cfg.Name }
 
 // registerWebhook has fakepsp deliver its events to st's webhook tier.
 func (f *full) registerWebhook(st *refstack.Stack) error {

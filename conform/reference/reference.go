@@ -201,12 +201,13 @@ func RunStack(ctx context.Context, o conform.Options, sk Stack) (int, *report.Re
 		o.PSPWebhooks = st.Webhook != nil
 		o.Behind = f.behind
 	}
-	var urls []string
+	var apis []string
 	var inst []scenario.Instance
 	for _, t := range st.APIs {
-		urls = append(urls, t.URL)
+		apis = append(apis, t.URL)
 		inst = append(inst, tierInstance{st: st, t: t})
 	}
+	urls := apis
 	if f != nil && f.rg != nil {
 		// Every request goes through the router, which moves R1's callers
 		// to R2 when it takes over.
@@ -226,10 +227,6 @@ func RunStack(ctx context.Context, o conform.Options, sk Stack) (int, *report.Re
 	}
 	if sk.Mutants != "" {
 		label += " with mutant " + sk.Mutants
-	}
-	var apis []string
-	for _, t := range st.APIs {
-		apis = append(apis, t.URL)
 	}
 	fmt.Fprintf(o.Stderr, "idemcheck run: %s stack up: APIs %s, fakepsp %s, logs %s\n", label, strings.Join(apis, ", "), psp.URL(), st.LogDir())
 	o.Cfg, o.PSP, o.Front, o.Bases, o.Instances = cfg, psp, front, urls, inst
