@@ -1,7 +1,8 @@
 // Package lb is the reference stack's load balancer. It stamps each request's
 // arrival time in a header it sets itself (stripping any copy a client sent),
-// then queues it per server, so a request can wait after its stamp, which is
-// what the server's deadline is measured against (Part 4).
+// then holds it per server while the server is held or busy, so a request can
+// wait after its stamp, which is what the server's deadline is measured
+// against (Part 4).
 package lb
 
 import (
@@ -24,21 +25,16 @@ import (
 
 func init() { tier.Register("lb", Main) }
 
-type job struct {
-	r    *http.Request
-	body []byte
-	w    http.ResponseWriter
-	done chan struct{}
-}
-
 type backend struct {
-	url   string
-	queue chan *job
+	url string
+	// slots bounds the dispatches in flight: a request takes one before it
+	// is forwarded and waits, in arrival order, while all are taken.
+	slots chan struct{}
 	// gate is closed while the queue flows; a hold replaces it with an open
-	// channel the workers wait on.
+	// channel the waiting requests block on.
 	mu     sync.Mutex
 	gate   chan struct{}
-	queued atomic.Int64 // jobs waiting in the queue (not yet dispatched)
+	queued atomic.Int64 // requests stamped and waiting (not yet dispatched)
 	sent   atomic.Int64
 }
 
@@ -56,11 +52,7 @@ func New(clock *storytime.Clock, urls []string, workers int) *LB {
 	l := &LB{clock: clock, hc: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: workers, IdleConnTimeout: 30 * time.Second}}}
 	l.pin.Store(-1)
 	for _, u := range urls {
-		b := &backend{url: strings.TrimRight(u, "/"), queue: make(chan *job, 8192), gate: closedChan()}
-		l.backends = append(l.backends, b)
-		for range workers {
-			go l.work(b)
-		}
+		l.backends = append(l.backends, &backend{url: strings.TrimRight(u, "/"), slots: make(chan struct{}, workers), gate: closedChan()})
 	}
 	return l
 }
@@ -71,26 +63,27 @@ func closedChan() chan struct{} {
 	return c
 }
 
-func (l *LB) work(b *backend) {
-	for j := range b.queue {
-		for {
-			b.mu.Lock()
-			g := b.gate
-			b.mu.Unlock()
-			<-g
-			b.mu.Lock()
-			open := b.gate == g
-			b.mu.Unlock()
-			if open {
-				break
-			}
+// admit blocks until b's gate is open and a dispatch slot is free. The
+// request's own goroutine forwards it: a hand-off to a dispatcher goroutine
+// would add a wake-up to every request's latency.
+func (b *backend) admit() {
+	for {
+		b.mu.Lock()
+		g := b.gate
+		b.mu.Unlock()
+		<-g
+		b.slots <- struct{}{}
+		b.mu.Lock()
+		open := b.gate == g
+		b.mu.Unlock()
+		if open {
+			return
 		}
-		b.queued.Add(-1)
-		l.forward(b, j)
+		<-b.slots // held while this request took its slot: wait again
 	}
 }
 
-// ServeHTTP stamps, queues and waits for the backend's answer.
+// ServeHTTP stamps, waits for the backend's gate and a slot, and forwards.
 func (l *LB) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	stamp := l.clock.Now().UnixNano()
 	body, err := io.ReadAll(io.LimitReader(r.Body, 1<<20))
@@ -105,42 +98,42 @@ func (l *LB) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		i = int(l.next.Add(1)-1) % len(l.backends)
 	}
 	b := l.backends[i]
-	j := &job{r: r, body: body, w: w, done: make(chan struct{})}
 	b.queued.Add(1)
-	b.queue <- j
-	<-j.done
+	b.admit()
+	b.queued.Add(-1)
+	defer func() { <-b.slots }()
+	l.forward(b, w, r, body)
 }
 
-func (l *LB) forward(b *backend, j *job) {
-	defer close(j.done)
+func (l *LB) forward(b *backend, w http.ResponseWriter, r *http.Request, body []byte) {
 	// The backend's work must not end because the phone gave up: an LB does
 	// not cancel a slow request, the server's own deadline stops it.
-	ctx := context.WithoutCancel(j.r.Context())
+	ctx := context.WithoutCancel(r.Context())
 	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, j.r.Method, b.url+j.r.URL.RequestURI(), bytes.NewReader(j.body))
+	req, err := http.NewRequestWithContext(ctx, r.Method, b.url+r.URL.RequestURI(), bytes.NewReader(body))
 	if err != nil {
-		http.Error(j.w, "lb: "+err.Error(), http.StatusBadGateway)
+		http.Error(w, "lb: "+err.Error(), http.StatusBadGateway)
 		return
 	}
 	req.GetBody = nil // never replayed by net/http (PITFALLS)
-	// The phone's request is ours until forward returns (ServeHTTP waits on
-	// done), so its header, already stamped, goes on without a copy.
-	req.Header = j.r.Header
+	// The phone's request is ours until ServeHTTP returns, so its header,
+	// already stamped, goes on without a copy.
+	req.Header = r.Header
 	b.sent.Add(1)
 	resp, err := l.hc.Do(req)
 	if err != nil {
-		http.Error(j.w, "lb: backend: "+err.Error(), http.StatusBadGateway)
+		http.Error(w, "lb: backend: "+err.Error(), http.StatusBadGateway)
 		return
 	}
 	defer resp.Body.Close()
 	for k, vs := range resp.Header {
 		for _, v := range vs {
-			j.w.Header().Add(k, v)
+			w.Header().Add(k, v)
 		}
 	}
-	j.w.WriteHeader(resp.StatusCode)
-	_, _ = io.Copy(j.w, resp.Body)
+	w.WriteHeader(resp.StatusCode)
+	_, _ = io.Copy(w, resp.Body)
 }
 
 // Hold stops dispatch from backend i's queue; Release lets it flow.
