@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/jackc/pgx/v5"
 
@@ -84,21 +85,24 @@ func (w *Worker) pendingOf(ctx context.Context, ids []string) (map[string]bool, 
 }
 
 // pushAll sends ns concurrently and returns each send's error; a send counts
-// only once the phone got it and the point after the push was passed.
+// only once the phone got it and the point after the push was passed. A few
+// senders take the notifications in turn: a goroutine per push would grow a
+// fresh stack for every HTTP call.
 func (w *Worker) pushAll(ctx context.Context, ns []push.Notification) []error {
 	errs := make([]error, len(ns))
-	sem := make(chan struct{}, pushConcurrency)
+	var next atomic.Int64
 	var wg sync.WaitGroup
-	for i := range ns {
-		sem <- struct{}{}
+	for range min(pushConcurrency, len(ns)) {
 		wg.Add(1)
 		go func() {
-			defer func() { <-sem; wg.Done() }()
-			if _, err := w.push.Send(ctx, ns[i]); err != nil {
-				errs[i] = err
-				return
+			defer wg.Done()
+			for i := int(next.Add(1) - 1); i < len(ns); i = int(next.Add(1) - 1) {
+				if _, err := w.push.Send(ctx, ns[i]); err != nil {
+					errs[i] = err
+					continue
+				}
+				errs[i] = failpoint.Hit(AfterPushBeforeSent)
 			}
-			errs[i] = failpoint.Hit(AfterPushBeforeSent)
 		}()
 	}
 	wg.Wait()
