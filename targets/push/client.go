@@ -44,7 +44,8 @@ func (c *Client) Send(ctx context.Context, n Notification) (Delivery, error) {
 	req.GetBody = nil // no rewindable body: never replayed, whatever the method
 	req.Header.Set("Content-Type", "application/json")
 	var d Delivery
-	return d, c.do(req, &d)
+	err = c.do(req, &d)
+	return d, err
 }
 
 // Screen reads recipient's screen.
@@ -54,7 +55,8 @@ func (c *Client) Screen(ctx context.Context, recipient string) (ScreenState, err
 		return ScreenState{}, err
 	}
 	var s ScreenState
-	return s, c.do(req, &s)
+	err = c.do(req, &s)
+	return s, err
 }
 
 // History fetches the provider's notify ops.
