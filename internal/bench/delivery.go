@@ -25,6 +25,7 @@ func runDelivery(ctx context.Context, r *runner) error {
 	}
 	r.row(fmt.Sprintf("outbox row -> Kafka -> worker -> credit + push, %d events", n), fmt.Sprintf("%.0f events/s", res.DeliveryPerSec),
 		fmt.Sprintf("%.0f raw Kafka produce+consume/s", res.RawPerSec), fmt.Sprintf("%.3f", res.Ratio))
+	r.row("  rounds, path then raw (each figure is its median)", deliverybench.Rounds(res.DeliveryRounds), deliverybench.Rounds(res.RawRounds), "")
 	r.key("delivery_per_s", "%.0f", res.DeliveryPerSec)
 	r.key("raw_kafka_per_s", "%.0f", res.RawPerSec)
 	r.key("delivery_ratio", "%.3f", res.Ratio)

@@ -14,6 +14,9 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -40,24 +43,32 @@ type Config struct {
 	// Name labels the database, topics and group: lower-case letters,
 	// digits and underscores, not starting with a digit; default random.
 	Name string
+	// Rounds is how many times the path and then the raw reference run
+	// Events each (default 3); the figures are each side's median round,
+	// so one scheduling hiccup on a loaded machine does not decide them.
+	Rounds int
 }
 
 // Result is one run's measurement.
 type Result struct {
 	Events int
-	// Delivery runs from the commit of the first outbox row to the last
-	// notification marked SENT (every event credited and pushed).
+	// Delivery runs from the commit of a round's first outbox row to its
+	// last notification marked SENT (every event credited and pushed): the
+	// median round.
 	Delivery time.Duration
-	// Raw is producing Events records and consuming them back.
-	Raw                       time.Duration
+	// Raw is producing Events records and consuming them back: the median
+	// round.
+	Raw time.Duration
+	// DeliveryRounds and RawRounds are every round, in the order run.
+	DeliveryRounds, RawRounds []time.Duration
 	DeliveryPerSec, RawPerSec float64
 	// Ratio is DeliveryPerSec / RawPerSec.
 	Ratio float64
 }
 
 func (r Result) String() string {
-	return fmt.Sprintf("delivery %d events in %v: %.0f events/s; raw Kafka produce+consume %.0f/s; ratio %.3f",
-		r.Events, r.Delivery.Round(time.Millisecond), r.DeliveryPerSec, r.RawPerSec, r.Ratio)
+	return fmt.Sprintf("delivery %d events in %v (median of %s): %.0f events/s; raw Kafka produce+consume %.0f/s (median of %s); ratio %.3f",
+		r.Events, r.Delivery.Round(time.Millisecond), Rounds(r.DeliveryRounds), r.DeliveryPerSec, r.RawPerSec, Rounds(r.RawRounds), r.Ratio)
 }
 
 // validName is a Postgres identifier that needs no quoting and a valid Kafka
@@ -71,9 +82,11 @@ const (
 
 // Run measures the delivery path with every guard on (inbox, notification
 // record and replace id, manual offset commits after the transaction,
-// read_committed), then raw Kafka on the same broker. The tiers are up and
-// one warm-up event has gone through the whole path before the clock starts,
-// so the figure is the path's throughput, not process start-up. The outcome
+// read_committed), then raw Kafka on the same broker. The broker has been
+// warmed, the tiers are up and warmEvents have gone through the whole path
+// before the clock starts, so the figure is the path's throughput, not
+// process start-up. The path runs Rounds rounds of Events, then the raw
+// reference as many. The outcome
 // is checked exactly: one credit and one notification per event.
 func Run(ctx context.Context, cfg Config) (res Result, err error) {
 	if cfg.PostgresDSN == "" || len(cfg.Brokers) == 0 {
@@ -81,6 +94,9 @@ func Run(ctx context.Context, cfg Config) (res Result, err error) {
 	}
 	if cfg.Events <= 0 {
 		cfg.Events = 20000
+	}
+	if cfg.Rounds <= 0 {
+		cfg.Rounds = 3
 	}
 	if cfg.Name == "" {
 		b := make([]byte, 4)
@@ -109,47 +125,108 @@ func Run(ctx context.Context, cfg Config) (res Result, err error) {
 	}
 	defer e.close()
 	res.Events = cfg.Events
-	if res.Delivery, err = e.deliver(ctx, cfg.Events); err != nil {
+	// The broker warms on a scratch topic first (its first produce and fetch
+	// run several times slower than the next), so neither the path nor the
+	// raw reference measured after it pays for a cold broker.
+	if _, err = rawKafka(ctx, e.adm, cfg.Brokers, cfg.Name+"-warm", min(cfg.Events, 5000)); err != nil {
+		return res, fmt.Errorf("deliverybench: broker warm-up: %w", err)
+	}
+	if err = e.warm(ctx); err != nil {
 		return res, fmt.Errorf("%w%s", err, e.logTails())
 	}
-	e.stopTiers() // the raw reference gets the machine the path had
-	if res.Raw, err = rawKafka(ctx, e.adm, cfg.Brokers, cfg.Name+"-raw", cfg.Events); err != nil {
+	for r := range cfg.Rounds {
+		d, err := e.round(ctx, warmEvents+r*cfg.Events, cfg.Events)
+		if err != nil {
+			return res, fmt.Errorf("%w%s", err, e.logTails())
+		}
+		res.DeliveryRounds = append(res.DeliveryRounds, d)
+	}
+	if err = e.verify(ctx, warmEvents+cfg.Rounds*cfg.Events); err != nil {
 		return res, err
 	}
+	e.stopTiers() // the raw reference gets the machine the path had
+	for r := range cfg.Rounds {
+		d, err := rawKafka(ctx, e.adm, cfg.Brokers, fmt.Sprintf("%s-raw%d", cfg.Name, r), cfg.Events)
+		if err != nil {
+			return res, err
+		}
+		res.RawRounds = append(res.RawRounds, d)
+	}
+	res.Delivery, res.Raw = median(res.DeliveryRounds), median(res.RawRounds)
 	res.DeliveryPerSec = float64(cfg.Events) / res.Delivery.Seconds()
 	res.RawPerSec = float64(cfg.Events) / res.Raw.Seconds()
 	res.Ratio = res.DeliveryPerSec / res.RawPerSec
 	return res, nil
 }
 
-// deliver runs the warm-up event, then n events, and returns the time from
-// the outbox rows' commit to the last SENT.
-func (e *env) deliver(ctx context.Context, n int) (time.Duration, error) {
-	// Event 0 is the warm-up; 1..n are measured. Every payment exists
-	// before the clock starts.
-	if err := e.copyRows(ctx, "payments", []string{"payment_id", "caller_id", "client_key", "amount", "currency", "merchant", "state"}, 0, n+1,
-		func(i int) []any {
-			return []any{paymentID(i), "u1", fmt.Sprintf("K%d", i), amount, "USD", merchant, ledger.Succeeded}
-		}); err != nil {
-		return 0, err
+// warmEvents go through the whole path before the clock starts: the first
+// batches pay for connections, prepared statements and the broker's first
+// fetches, which a path in service has long paid.
+const warmEvents = 64
+
+// warm sends the warm-up events through the path.
+func (e *env) warm(ctx context.Context) error {
+	if err := e.load(ctx, 0, warmEvents); err != nil {
+		return err
 	}
-	outbox := func(i int) []any { return []any{ledger.EventID(paymentID(i)), paymentID(i), merchant, amount, "USD"} }
-	cols := []string{"event_id", "payment_id", "merchant", "amount", "currency"}
-	if err := e.copyRows(ctx, "outbox", cols, 0, 1, outbox); err != nil {
-		return 0, err
+	if err := e.waitSent(ctx, warmEvents, time.Minute); err != nil {
+		return fmt.Errorf("deliverybench: warm-up: %w", err)
 	}
-	if err := e.waitSent(ctx, 1, time.Minute); err != nil {
-		return 0, fmt.Errorf("deliverybench: warm-up: %w", err)
+	return nil
+}
+
+// round sends events [from, from+n) and returns the time from their outbox
+// rows' commit to the last SENT. Their payments exist before the clock
+// starts.
+func (e *env) round(ctx context.Context, from, n int) (time.Duration, error) {
+	if err := e.copyRows(ctx, "payments", paymentCols, from, from+n, payment); err != nil {
+		return 0, err
 	}
 	t0 := time.Now()
-	if err := e.copyRows(ctx, "outbox", cols, 1, n+1, outbox); err != nil {
+	if err := e.copyRows(ctx, "outbox", outboxCols, from, from+n, outboxRow); err != nil {
 		return 0, err
 	}
-	if err := e.waitSent(ctx, n+1, 2*time.Minute+time.Duration(n)*5*time.Millisecond); err != nil {
+	if err := e.waitSent(ctx, from+n, 2*time.Minute+time.Duration(n)*5*time.Millisecond); err != nil {
 		return 0, err
 	}
-	took := time.Since(t0)
-	return took, e.verify(ctx, n+1)
+	return time.Since(t0), nil
+}
+
+// load writes the payments and outbox rows of events [from, to).
+func (e *env) load(ctx context.Context, from, to int) error {
+	if err := e.copyRows(ctx, "payments", paymentCols, from, to, payment); err != nil {
+		return err
+	}
+	return e.copyRows(ctx, "outbox", outboxCols, from, to, outboxRow)
+}
+
+var (
+	paymentCols = []string{"payment_id", "caller_id", "client_key", "amount", "currency", "merchant", "state"}
+	outboxCols  = []string{"event_id", "payment_id", "merchant", "amount", "currency"}
+)
+
+func payment(i int) []any {
+	return []any{paymentID(i), "u1", fmt.Sprintf("K%d", i), amount, "USD", merchant, ledger.Succeeded}
+}
+
+func outboxRow(i int) []any {
+	return []any{ledger.EventID(paymentID(i)), paymentID(i), merchant, amount, "USD"}
+}
+
+// Rounds prints ds in milliseconds: "412, 398, 430 ms".
+func Rounds(ds []time.Duration) string {
+	parts := make([]string, len(ds))
+	for i, d := range ds {
+		parts[i] = strconv.FormatInt(d.Milliseconds(), 10)
+	}
+	return strings.Join(parts, ", ") + " ms"
+}
+
+// median of ds (the lower middle of an even count).
+func median(ds []time.Duration) time.Duration {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[(len(s)-1)/2]
 }
 
 func paymentID(i int) string { return fmt.Sprintf("pay_b%d", i) }
