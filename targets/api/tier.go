@@ -78,5 +78,6 @@ func Main(ctx context.Context, args []string) error {
 // ReadStats reads an API server's counters from its admin URL.
 func ReadStats(adminURL string) (map[string]int64, error) {
 	var m map[string]int64
-	return m, faults.GetJSON(adminURL+StatsPath, &m)
+	err := faults.GetJSON(adminURL+StatsPath, &m)
+	return m, err
 }

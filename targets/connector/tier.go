@@ -53,5 +53,6 @@ func Main(ctx context.Context, args []string) error {
 // ReadStatus fetches a connector's Status from its admin URL.
 func ReadStatus(admin string) (Status, error) {
 	var s Status
-	return s, faults.GetJSON(admin+StatusPath, &s)
+	err := faults.GetJSON(admin+StatusPath, &s)
+	return s, err
 }

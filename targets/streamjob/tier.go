@@ -84,7 +84,8 @@ func Main(ctx context.Context, args []string) error {
 // ReadStatus fetches a job's Status from its admin URL.
 func ReadStatus(admin string) (Status, error) {
 	var s Status
-	return s, faults.GetJSON(admin+StatusPath, &s)
+	err := faults.GetJSON(admin+StatusPath, &s)
+	return s, err
 }
 
 // TakeCheckpoint asks the job behind admin for a checkpoint and returns its
