@@ -100,10 +100,9 @@ func (rg *regions) takeOver(ctx context.Context, hold *faults.PSPInjection, f *f
 	logf := func(format string, args ...any) {
 		fmt.Fprintf(rg.log, "idemcheck run: failover: "+format+"\n", args...)
 	}
-	for end := time.Now().Add(storytime.D(10)); hold.Fired() == 0 && time.Now().Before(end); {
-		time.Sleep(20 * time.Millisecond)
-	}
-	f.tookPSP = hold.Fired() > 0
+	wctx, cancel := context.WithTimeout(ctx, storytime.D(10))
+	f.tookPSP = hold.WaitFired(wctx, 1) == nil
+	cancel()
 	if !f.tookPSP {
 		logf("the intent's charge never reached the PSP within 10 story s; failing over without it")
 	}

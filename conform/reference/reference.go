@@ -280,15 +280,19 @@ func runsEveryTierOf(set mutant.Set, full, regions bool) error {
 		}
 	}
 	for s := range set {
-		if e := mutant.Lookup(s); e != nil && e.Tier == "router" {
+		e := mutant.Lookup(s)
+		if e == nil {
+			continue
+		}
+		if e.Tier == "router" {
 			return fmt.Errorf("switch %q turns off a guard of the router, which only matters when two Regions serve at once (%s); the chaos run's R2 is a standby that serves only after the failover, so the run would pass with the guard off: suites/regions catches it",
 				s, strings.Join(e.Scenarios, ", "))
 		}
-		if e := mutant.Lookup(s); e != nil && regionOnly(e) && !regions {
+		if regionOnly(e) && !regions {
 			return fmt.Errorf("switch %q turns off a guard of the %s tier that only a second Region reaches (%s): `run --reference` starts R2 with --chaos only, so without it the run would pass with the guard off",
 				s, e.Tier, strings.Join(e.Scenarios, ", "))
 		}
-		if e := mutant.Lookup(s); e != nil && !startsAll(started, e.Tier) {
+		if !startsAll(started, e.Tier) {
 			return fmt.Errorf("switch %q turns off a guard of the %s tier, which `run --reference` does not start (it runs %s); its scenarios (%s) are caught by the suites",
 				s, e.Tier, strings.Join(sortedKeys(started), ", "), strings.Join(e.Scenarios, ", "))
 		}

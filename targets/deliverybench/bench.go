@@ -166,7 +166,10 @@ const warmEvents = 64
 
 // warm sends the warm-up events through the path.
 func (e *env) warm(ctx context.Context) error {
-	if err := e.load(ctx, 0, warmEvents); err != nil {
+	if err := e.copyRows(ctx, "payments", paymentCols, 0, warmEvents, payment); err != nil {
+		return err
+	}
+	if err := e.copyRows(ctx, "outbox", outboxCols, 0, warmEvents, outboxRow); err != nil {
 		return err
 	}
 	if err := e.waitSent(ctx, warmEvents, time.Minute); err != nil {
@@ -190,14 +193,6 @@ func (e *env) round(ctx context.Context, from, n int) (time.Duration, error) {
 		return 0, err
 	}
 	return time.Since(t0), nil
-}
-
-// load writes the payments and outbox rows of events [from, to).
-func (e *env) load(ctx context.Context, from, to int) error {
-	if err := e.copyRows(ctx, "payments", paymentCols, from, to, payment); err != nil {
-		return err
-	}
-	return e.copyRows(ctx, "outbox", outboxCols, from, to, outboxRow)
 }
 
 var (

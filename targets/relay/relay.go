@@ -166,13 +166,16 @@ func (r *Relay) Once(ctx context.Context) (int, error) {
 	for i, x := range batch {
 		ids[i] = x.id
 	}
+	remove := func() error {
+		if _, err := tx.Exec(ctx, `DELETE FROM outbox WHERE id = ANY($1)`, ids); err != nil {
+			return err
+		}
+		return tx.Commit(ctx)
+	}
 	if r.cfg.Mutants.On(mutant.RelayDeleteFirst) {
 		// The mutant: the rows go before the broker has them, so the
 		// crash point between the two steps loses the batch.
-		if _, err := tx.Exec(ctx, `DELETE FROM outbox WHERE id = ANY($1)`, ids); err != nil {
-			return 0, err
-		}
-		if err := tx.Commit(ctx); err != nil {
+		if err := remove(); err != nil {
 			return 0, err
 		}
 		if err := failpoint.Hit(AfterPublishBeforeDelete); err != nil {
@@ -186,10 +189,7 @@ func (r *Relay) Once(ctx context.Context) (int, error) {
 	if err := failpoint.Hit(AfterPublishBeforeDelete); err != nil {
 		return 0, err
 	}
-	if _, err := tx.Exec(ctx, `DELETE FROM outbox WHERE id = ANY($1)`, ids); err != nil {
-		return 0, err
-	}
-	return len(batch), tx.Commit(ctx)
+	return len(batch), remove()
 }
 
 func (r *Relay) publish(ctx context.Context, batch []row) error {
