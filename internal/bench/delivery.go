@@ -3,6 +3,9 @@ package bench
 import (
 	"context"
 	"fmt"
+	"os"
+	"runtime"
+	"strings"
 	"sync"
 	"time"
 
@@ -17,8 +20,20 @@ import (
 // depends on the count (the raw rate grows with it), so the row names it.
 func runDelivery(ctx context.Context, r *runner) error {
 	n := r.size(3000, 20000)
+	const rounds = 3
+	var cpu string
+	var cpuTotal float64
+	around := func(tiers map[string]int) func() {
+		groups := []procGroup{{name: "harness", pids: []int{os.Getpid()}},
+			{name: "postgres", pids: []int{r.srv.stack.Postgres.PID()}, tree: true}, {name: "kafka", pids: []int{r.srv.stack.Kafka.PID()}, tree: true}}
+		for name, pid := range tiers {
+			groups = append(groups, procGroup{name: strings.TrimSuffix(name, "-1"), pids: []int{pid}})
+		}
+		c0 := sampleCPU(groups)
+		return func() { cpu, cpuTotal = perOp(c0, sampleCPU(groups), rounds*n) }
+	}
 	res, err := deliverybench.Run(ctx, deliverybench.Config{
-		PostgresDSN: r.srv.pg, Brokers: []string{r.srv.brokers()}, Events: n, Name: r.srv.name("dlv"),
+		PostgresDSN: r.srv.pg, Brokers: []string{r.srv.brokers()}, Events: n, Name: r.srv.name("dlv"), Rounds: rounds, Around: around,
 	})
 	if err != nil {
 		return err
@@ -26,6 +41,13 @@ func runDelivery(ctx context.Context, r *runner) error {
 	r.row(fmt.Sprintf("outbox row -> Kafka -> worker -> credit + push, %d events", n), fmt.Sprintf("%.0f events/s", res.DeliveryPerSec),
 		fmt.Sprintf("%.0f raw Kafka produce+consume/s", res.RawPerSec), fmt.Sprintf("%.3f", res.Ratio))
 	r.row("  rounds, path then raw (each figure is its median)", deliverybench.Rounds(res.DeliveryRounds), deliverybench.Rounds(res.RawRounds), "")
+	if cpuTotal > 0 {
+		// The rounds' CPU, every process that serves the path: it says
+		// which tier a faster path has to come from.
+		r.row("  CPU per event, µs (the path's rounds)", fmt.Sprintf("%.0f: %s", cpuTotal, cpu), "", "")
+		r.row("  rate if the cores did nothing else", fmt.Sprintf("%.0f events/s", float64(runtime.NumCPU())*1e6/cpuTotal), "", "")
+		r.key("delivery_cpu_us", "%.0f", cpuTotal)
+	}
 	r.key("delivery_per_s", "%.0f", res.DeliveryPerSec)
 	r.key("raw_kafka_per_s", "%.0f", res.RawPerSec)
 	r.key("delivery_ratio", "%.3f", res.Ratio)

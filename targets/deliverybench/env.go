@@ -168,6 +168,15 @@ func (e *env) logTails() string {
 	return b.String()
 }
 
+// pids are the running tiers' process ids by name.
+func (e *env) pids() map[string]int {
+	out := make(map[string]int, len(e.procs))
+	for _, p := range e.procs {
+		out[p.Name()] = p.PID()
+	}
+	return out
+}
+
 func (e *env) stopTiers() {
 	for i := len(e.procs) - 1; i >= 0; i-- {
 		_ = e.procs[i].Stop(5 * time.Second)

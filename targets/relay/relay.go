@@ -13,6 +13,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/idemcheck/idemcheck/targets/failpoint"
+	"github.com/idemcheck/idemcheck/targets/ledger"
 	"github.com/idemcheck/idemcheck/targets/mutant"
 )
 
@@ -75,7 +76,7 @@ func New(ctx context.Context, cfg Config) (*Relay, error) {
 	if cfg.Log == nil {
 		cfg.Log = log.Default()
 	}
-	pool, err := pgxpool.New(ctx, cfg.Postgres)
+	pool, err := ledger.OpenBatch(ctx, cfg.Postgres)
 	if err != nil {
 		return nil, fmt.Errorf("relay: postgres: %w", err)
 	}

@@ -22,6 +22,9 @@ type item struct {
 	// or there is no inbox). Of several copies of one event in a batch,
 	// at most the first is fresh.
 	fresh bool
+	// recorded: this batch's transaction wrote the event's notification
+	// record, PENDING.
+	recorded bool
 }
 
 // handleBatch applies one delivery of every record in recs: decode, then one

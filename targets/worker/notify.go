@@ -21,10 +21,13 @@ const pushConcurrency = 32
 // notifyBatch sends every PENDING notification of the batch and marks the
 // sent ones SENT in one statement. A crash between a push and the mark sends
 // it again on the next delivery; the replace id makes that copy land on top of
-// the first.
-func (w *Worker) notifyBatch(ctx context.Context, items []item) error {
+// the first. On its first try, the records the batch's own transaction wrote
+// PENDING are known to be PENDING; a retry reads every record again, since
+// the try before it may have marked some SENT.
+func (w *Worker) notifyBatch(ctx context.Context, items []item, first bool) error {
 	var direct, sends []push.Notification
 	var candidates []string
+	known := map[string]bool{}
 	for i := range items {
 		it := &items[i]
 		if it.dead != "" || (!it.fresh && !w.cfg.Guards.FinishOnRedelivery) {
@@ -35,11 +38,18 @@ func (w *Worker) notifyBatch(ctx context.Context, items []item) error {
 			direct = append(direct, it.n) // no record: every delivery pushes
 			continue
 		}
+		if first && it.recorded {
+			known[it.m.eventID] = true
+			continue
+		}
 		candidates = append(candidates, it.m.eventID)
 	}
 	pending, err := w.pendingOf(ctx, candidates)
 	if err != nil {
 		return err
+	}
+	for id := range known {
+		pending[id] = true
 	}
 	for i := range items {
 		it := &items[i]

@@ -8,11 +8,14 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 	"github.com/valkey-io/valkey-go"
 
 	"github.com/idemcheck/idemcheck/targets/dedup"
 	"github.com/idemcheck/idemcheck/targets/failpoint"
+	"github.com/idemcheck/idemcheck/targets/ledger"
 	"github.com/idemcheck/idemcheck/targets/push"
 )
 
@@ -44,6 +47,8 @@ type Worker struct {
 	push  *push.Client
 	vk    valkey.Client
 	guard *dedup.Guard
+	// committing closes when the last offset commit sent is answered.
+	committing chan struct{}
 }
 
 // New connects to Postgres, Kafka, the push provider and (optionally) Valkey,
@@ -63,7 +68,7 @@ func New(ctx context.Context, cfg Config) (*Worker, error) {
 	}
 	w := &Worker{cfg: cfg, push: push.NewClient(cfg.PushURL), guard: &dedup.Guard{Off: true}}
 	var err error
-	if w.pool, err = pgxpool.New(ctx, cfg.Postgres); err != nil {
+	if w.pool, err = ledger.OpenBatch(ctx, cfg.Postgres); err != nil {
 		return nil, fmt.Errorf("worker: postgres: %w", err)
 	}
 	if err := Migrate(ctx, w.pool); err != nil {
@@ -137,14 +142,15 @@ const drainEvery = 8
 
 // Run consumes until ctx ends. Each poll is one batch: its transaction
 // commits, then its pushes run while the next batch is polled and committed
-// to Postgres; a batch's offsets are committed once its pushes are done, and
-// before the next batch's pushes start.
+// to Postgres; a batch's offsets are sent to the broker once its pushes are
+// done, and before the next batch's pushes start.
 func (w *Worker) Run(ctx context.Context) error {
 	var prev *inFlight
 	defer func() {
 		if prev != nil {
 			<-prev.done // ctx ended: its pushes give up
 		}
+		w.waitCommit()
 	}()
 	run := 0
 	for {
@@ -191,6 +197,9 @@ func (w *Worker) Run(ctx context.Context) error {
 				}
 			}
 			run = 0
+			// The next owner of a partition starts from the
+			// committed offsets: they are answered before it may.
+			w.waitCommit()
 			w.kc.AllowRebalance()
 		}
 	}
@@ -220,7 +229,14 @@ func (w *Worker) process(ctx context.Context, recs []*kgo.Record) ([]item, error
 // transient failures (the push provider) until they succeed or ctx ends.
 func (w *Worker) startNotify(ctx context.Context, recs []*kgo.Record, items []item) *inFlight {
 	f := &inFlight{recs: recs, done: make(chan error, 1)}
-	go func() { f.done <- w.retry(ctx, recs, func() error { return w.notifyBatch(ctx, items) }) }()
+	first := true
+	go func() {
+		f.done <- w.retry(ctx, recs, func() error {
+			err := w.notifyBatch(ctx, items, first)
+			first = false
+			return err
+		})
+	}()
 	return f
 }
 
@@ -234,8 +250,66 @@ func (w *Worker) finish(ctx context.Context, f *inFlight) error {
 		// An injected commit failure: the batch is redelivered to
 		// whoever owns the partition next.
 		w.cfg.Log.Printf("worker %s: %v", w.cfg.Name, err)
-	} else if err := w.kc.CommitRecords(ctx, f.recs...); err != nil {
-		w.cfg.Log.Printf("worker %s: offset commit: %v", w.cfg.Name, err)
+		return nil
+	}
+	w.commit(ctx, f.recs)
+	return nil
+}
+
+// commit sends the offsets after recs and does not wait for the answer: a
+// broker round trip between one batch's pushes and the next batch's was a
+// tenth of the delivery bench's time. kgo issues each commit after the one
+// before it is answered, so a later batch's offsets are never overwritten by
+// an earlier one's; a lost commit only redelivers what the inbox already
+// holds. A failed commit is logged, as a synchronous one was.
+func (w *Worker) commit(ctx context.Context, recs []*kgo.Record) {
+	done := make(chan struct{})
+	w.committing = done
+	w.kc.CommitOffsets(ctx, offsetsAfter(recs), func(_ *kgo.Client, _ *kmsg.OffsetCommitRequest, resp *kmsg.OffsetCommitResponse, err error) {
+		defer close(done)
+		if err == nil {
+			err = partitionErr(resp)
+		}
+		if err != nil {
+			w.cfg.Log.Printf("worker %s: offset commit: %v", w.cfg.Name, err)
+		}
+	})
+}
+
+// waitCommit returns once the last commit sent is answered.
+func (w *Worker) waitCommit() {
+	if w.committing != nil {
+		<-w.committing
+		w.committing = nil
+	}
+}
+
+// offsetsAfter is the position after the last of recs in each partition
+// (the latest leader epoch first), what CommitRecords would commit.
+func offsetsAfter(recs []*kgo.Record) map[string]map[int32]kgo.EpochOffset {
+	out := map[string]map[int32]kgo.EpochOffset{}
+	for _, r := range recs {
+		ps := out[r.Topic]
+		if ps == nil {
+			ps = map[int32]kgo.EpochOffset{}
+			out[r.Topic] = ps
+		}
+		next := kgo.EpochOffset{Epoch: r.LeaderEpoch, Offset: r.Offset + 1}
+		if at, ok := ps[r.Partition]; !ok || at.Less(next) {
+			ps[r.Partition] = next
+		}
+	}
+	return out
+}
+
+// partitionErr is the first partition error of a commit's answer.
+func partitionErr(resp *kmsg.OffsetCommitResponse) error {
+	for _, t := range resp.Topics {
+		for _, p := range t.Partitions {
+			if err := kerr.ErrorForCode(p.ErrorCode); err != nil {
+				return fmt.Errorf("%s/%d: %w", t.Topic, p.Partition, err)
+			}
+		}
 	}
 	return nil
 }
