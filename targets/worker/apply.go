@@ -200,22 +200,18 @@ func (w *Worker) intents(ctx context.Context, tx pgx.Tx, items []item) error {
 	rows, err := tx.Query(ctx, `INSERT INTO notif (event_id, channel, payment_id, intent, recipient, replace_id, state, verdict)
 		SELECT e, $1, nullif(p, ''), nullif(i, ''), r, nullif(x, ''), s, nullif(v, '')
 		FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[]) AS t(e, p, i, r, x, s, v)
-		ON CONFLICT (event_id, channel) DO NOTHING RETURNING event_id`, ChannelPush, evs, pays, intents, recipients, replaces, states, verdicts)
-	if err != nil {
-		return fmt.Errorf("notification intents of %d events: %w", len(evs), err)
-	}
-	written, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		ON CONFLICT (event_id, channel) DO NOTHING RETURNING event_id, state`, ChannelPush, evs, pays, intents, recipients, replaces, states, verdicts)
 	if err != nil {
 		return fmt.Errorf("notification intents of %d events: %w", len(evs), err)
 	}
 	// The rows written PENDING: notifyBatch need not read them back.
-	pending := make(map[string]bool, len(evs))
-	for i, e := range evs {
-		pending[e] = states[i] == StatePending
-	}
-	recorded := make(map[string]bool, len(written))
-	for _, e := range written {
-		recorded[e] = pending[e]
+	recorded := map[string]bool{}
+	var id, state string
+	if _, err := pgx.ForEachRow(rows, []any{&id, &state}, func() error {
+		recorded[id] = state == StatePending
+		return nil
+	}); err != nil {
+		return fmt.Errorf("notification intents of %d events: %w", len(evs), err)
 	}
 	for i := range items {
 		if it := &items[i]; it.dead == "" {
