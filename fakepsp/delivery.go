@@ -26,7 +26,16 @@ type Delivery struct {
 	Status    int       `json:"status"`    // 0 when the request itself failed
 	Err       string    `json:"error,omitempty"`
 	GaveUp    bool      `json:"gave_up"` // failed and past the schedule's horizon
-	At        time.Time `json:"at"`
+	At        time.Time `json:"at"`      // when the answer (or the error) came
+	Started   time.Time `json:"started"` // when the request was sent
+	// Via says who sent this copy: "" for the endpoint's own schedule, else
+	// the reason a harness gave to Send (a duplicate, a forged event).
+	Via string `json:"via,omitempty"`
+	// Signature is how the copy was signed: "valid" (the schedule's always
+	// are), or what Send was asked to forge.
+	Signature string `json:"signature"`
+	// SignedAt is the signature's timestamp (unix s) when Send set one.
+	SignedAt int64 `json:"signed_at,omitempty"`
 }
 
 // delivery is one copy of an event waiting to be (re)sent.
@@ -179,12 +188,13 @@ func (w *webhookWorker) run() {
 
 // attempt sends d once and schedules what follows: a retry, a duplicate, or nothing.
 func (w *webhookWorker) attempt(d *delivery) {
+	started := time.Now()
 	status, err := w.post(d.ev)
 	if w.ctx.Err() != nil {
 		return // closing: the attempt was cut short, not answered
 	}
 	rec := Delivery{EventID: d.ev.id, EventType: d.ev.typ, Endpoint: w.ep.id, URL: w.ep.url, Attempt: d.attempt,
-		Duplicate: d.dup, Status: status, At: time.Now()}
+		Duplicate: d.dup, Status: status, At: time.Now(), Started: started, Signature: SignValid}
 	if err != nil {
 		rec.Err = err.Error()
 	}
@@ -213,21 +223,32 @@ func (w *webhookWorker) attempt(d *delivery) {
 // t is wall-clock time, not the PSP clock: receivers check it against their
 // own wall clock (stripe-go allows 300 s), whatever a suite did to PSP time.
 func (w *webhookWorker) post(ev *event) (int, error) {
-	t := time.Now().Unix()
-	req, err := http.NewRequestWithContext(w.ctx, http.MethodPost, w.ep.url, bytes.NewReader(ev.raw))
+	return postEvent(w.ctx, w.client, w.ep.url, ev.raw, SignatureHeader(w.p.whSecret, time.Now(), ev.raw))
+}
+
+// postEvent sends one delivery; an empty sig sends no Stripe-Signature.
+func postEvent(ctx context.Context, client *http.Client, url string, raw []byte, sig string) (int, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(raw))
 	if err != nil {
 		return 0, err
 	}
 	req.Header.Set("Content-Type", "application/json; charset=utf-8")
 	req.Header.Set("User-Agent", "Stripe/1.0 (+https://stripe.com/docs/webhooks)")
-	req.Header.Set("Stripe-Signature", "t="+strconv.FormatInt(t, 10)+",v1="+sign(w.p.whSecret, t, ev.raw))
-	resp, err := w.client.Do(req)
+	if sig != "" {
+		req.Header.Set("Stripe-Signature", sig)
+	}
+	resp, err := client.Do(req)
 	if err != nil {
 		return 0, err
 	}
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
 	_ = resp.Body.Close()
 	return resp.StatusCode, nil
+}
+
+// SignatureHeader is the Stripe-Signature of body signed with secret at t.
+func SignatureHeader(secret string, t time.Time, body []byte) string {
+	return "t=" + strconv.FormatInt(t.Unix(), 10) + ",v1=" + sign(secret, t.Unix(), body)
 }
 
 func sign(secret string, t int64, body []byte) string {

@@ -15,12 +15,23 @@ type event struct {
 	created int64
 	raw     json.RawMessage
 	target  target // what webhook faults match on
+	// pi and piAmount name the PaymentIntent the event is about, so a
+	// harness can hold or resend every event of one payment.
+	pi       string
+	piAmount int64
 }
 
 // newEventLocked records an event about obj; the caller holds p.mu and
 // dispatches it after unlocking.
 func (p *PSP) newEventLocked(c *call, typ string, obj map[string]any, t target) *event {
 	ev := &event{id: newID("evt"), typ: typ, created: p.nowLocked().Unix(), target: t}
+	ev.pi, _ = obj["payment_intent"].(string)
+	if obj["object"] == "payment_intent" {
+		ev.pi, _ = obj["id"].(string)
+	}
+	if pi := c.acct.intents[ev.pi]; pi != nil {
+		ev.piAmount = pi.amount
+	}
 	pending := 0
 	for _, ep := range c.acct.endpoints {
 		if ep.wants(typ) {
@@ -79,7 +90,10 @@ func (p *PSP) retrieveEvent(c *call) response {
 	return ok(ev.raw)
 }
 
-// typeMatches: no filter matches all; "payment_intent.*" matches a prefix.
+// TypeMatches says whether an endpoint subscribed to filters gets an event
+// of type typ: no filter matches all; "payment_intent.*" matches a prefix.
+func TypeMatches(filters []string, typ string) bool { return typeMatches(filters, typ) }
+
 func typeMatches(filters []string, typ string) bool {
 	if len(filters) == 0 {
 		return true

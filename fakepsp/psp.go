@@ -103,6 +103,7 @@ type PSP struct {
 	firstKey string
 	whSecret string
 	closed   bool
+	holds    []*Hold // webhook holds (hold.go)
 }
 
 // Start starts a PSP listening on cfg.Addr (default 127.0.0.1:0).

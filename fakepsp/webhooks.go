@@ -3,6 +3,7 @@ package fakepsp
 import (
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 
@@ -145,22 +146,41 @@ func (p *PSP) dispatch(acct *account, ev *event) {
 			to = append(to, ep.w)
 		}
 	}
+	holds := append([]*Hold(nil), p.holds...)
 	p.mu.Unlock()
 	for _, w := range to {
-		w.enqueue(ev)
+		if !slices.ContainsFunc(holds, func(h *Hold) bool { return h.take(ev, w) }) {
+			w.enqueue(ev)
+		}
 	}
 }
 
 // deliveryLog keeps every delivery attempt, for tests and the control API.
 type deliveryLog struct {
-	mu  sync.Mutex
-	all []Delivery
+	mu      sync.Mutex
+	all     []Delivery
+	changed chan struct{} // closed and replaced at every add
 }
 
 func (l *deliveryLog) add(d Delivery) {
 	l.mu.Lock()
 	l.all = append(l.all, d)
+	if l.changed != nil {
+		close(l.changed)
+		l.changed = nil
+	}
 	l.mu.Unlock()
+}
+
+// DeliveryAdded returns a channel closed at the next delivery logged, so a
+// harness acts the moment an answer arrives (a kill right after the ack).
+func (p *PSP) DeliveryAdded() <-chan struct{} {
+	p.dlog.mu.Lock()
+	defer p.dlog.mu.Unlock()
+	if p.dlog.changed == nil {
+		p.dlog.changed = make(chan struct{})
+	}
+	return p.dlog.changed
 }
 
 // Deliveries returns every webhook delivery attempt so far, in order.
