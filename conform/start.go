@@ -71,7 +71,14 @@ func startTarget(ctx context.Context, cfg *config.Config, o Options, tmp, logDir
 	case cfg.Effects.FakePSP && o.PSP != nil:
 		e.PSP, e.Front, e.Effects = o.PSP, o.Front, pspEffects{o.PSP}
 	case cfg.Effects.FakePSP:
-		psp, err := fakepsp.Start(fakepsp.Config{RateLimits: fakepsp.RateLimits{Disabled: true}, SecretKey: cfg.Effects.FakePSPKey})
+		pc := fakepsp.Config{RateLimits: fakepsp.RateLimits{Disabled: true}, SecretKey: cfg.Effects.FakePSPKey}
+		if w := cfg.Webhook; w != nil {
+			// Stripe's schedule, scaled to a run: the first retry a third
+			// of a second after a failed delivery, doubling.
+			pc.WebhookSecret = w.Secret
+			pc.WebhookSchedule = fakepsp.WebhookSchedule{Base: 300 * time.Millisecond, Factor: 2, Horizon: 2 * time.Minute, Timeout: w.TimeoutD()}
+		}
+		psp, err := fakepsp.Start(pc)
 		if err != nil {
 			fmt.Fprintln(o.Stderr, "idemcheck run: start fakepsp:", err)
 			return tg, ExitUsage
@@ -91,6 +98,10 @@ func startTarget(ctx context.Context, cfg *config.Config, o Options, tmp, logDir
 		e.PSP, e.Front, e.Effects = psp, front, pspEffects{psp}
 		env["PSP_URL"], env["PSP_KEY"] = front.URL(), psp.SecretKey()
 		fmt.Fprintf(o.Stderr, "idemcheck run: fakepsp at %s, secret key %s (give both to the service; a started command gets $PSP_URL and $PSP_KEY)\n", front.URL(), psp.SecretKey())
+		if w := cfg.Webhook; w != nil {
+			env[w.SecretEnv] = psp.WebhookSecret()
+			fmt.Fprintf(o.Stderr, "idemcheck run: webhook signing secret %s (a started command gets $%s)\n", psp.WebhookSecret(), w.SecretEnv)
+		}
 	case cfg.Effects.Counter != nil:
 		e.Effects = httpCounter{cfg.Effects.Counter}
 	case cfg.Effects.SQL != nil:
@@ -130,10 +141,15 @@ func startTarget(ctx context.Context, cfg *config.Config, o Options, tmp, logDir
 			e.Effects = httpCounter{&cc}
 		}
 	}
-	if l := cfg.Ledger; l != nil {
+	if l := cfg.Ledger; l.HasCharges() {
 		ll := *l
 		ll.URL = expand(ll.URL)
 		e.Ledger = ledgerReader{&ll}
+	}
+	if cfg.Ledger != nil && cfg.Ledger.Credits != nil {
+		c := *cfg.Ledger.Credits
+		c.URL = expand(c.URL)
+		e.Credits = creditReader{&c}
 	}
 	d := driver.New(cfg, bases)
 	e.D = d
@@ -162,6 +178,12 @@ func startTarget(ctx context.Context, cfg *config.Config, o Options, tmp, logDir
 			fmt.Fprintf(o.Stderr, "idemcheck run: target unreachable: GET %s%s: %v\n", strings.TrimRight(b, "/"), ready, err)
 			tg.printTails(o.Stderr)
 			return tg, ExitUnreachable
+		}
+	}
+	if cfg.Webhook != nil && e.PSP != nil {
+		if err := startHooks(cfg, e, bases, expand, o.Stderr); err != nil {
+			fmt.Fprintf(o.Stderr, "%s:%d: webhook: %v\n", cfg.File, cfg.Line("webhook"), err)
+			return tg, ExitUsage
 		}
 	}
 	tg.e = e

@@ -45,6 +45,9 @@ type Config struct {
 	// S-capture (capture.go).
 	Authorize *Request `yaml:"authorize"`
 	Capture   *Request `yaml:"capture"`
+	// Webhook, optional, is the service's handler of the PSP's events
+	// (webhook.go): it enables the webhook checks, with ledger.credits.
+	Webhook *Webhook `yaml:"webhook"`
 
 	// File is the path the config was read from; Positions maps a dotted
 	// field path (create.path, callers[1].name) to its line.
@@ -148,7 +151,13 @@ type Ledger struct {
 	Query        string `yaml:"query"`
 	OrderIDField string `yaml:"order_id_field"`
 	AmountField  string `yaml:"amount_field"`
+	// Credits, optional, reads the merchant credits of one payment: what
+	// the one-credit checks count.
+	Credits *Credits `yaml:"credits"`
 }
+
+// HasCharges says the ledger reads charges (url or dsn), not only credits.
+func (l *Ledger) HasCharges() bool { return l != nil && (l.URL != "" || l.DSN != "") }
 
 // HTTPCounter is a GET endpoint whose JSON field counts charges; with no
 // field, or a field holding an array, the elements are counted.

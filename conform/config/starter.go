@@ -107,6 +107,26 @@ effects:
 #   # or: dsn: "postgres://...", query: "SELECT order_id, amount FROM ledger WHERE order_id = $1"
 #   order_id_field: order_id
 #   amount_field: amount
+#   # The merchant credits of one payment, for the webhook checks (W-*): one
+#   # row per credit, a refund's with a negative amount.
+#   credits:
+#     url: "http://127.0.0.1:${PORT_0}/credits?psp_payment_id={{psp_payment_id}}"  # or {{order_id}}, {{payment_id}}
+#     list: data
+#     # or: dsn: "postgres://...", query: "SELECT amount FROM credits WHERE psp_payment_id = $3"
+#     amount_field: amount
+
+# Optional: your service's webhook handler. fakepsp registers it and delivers
+# the events of the run's payments, signed as Stripe signs them; the W-*
+# checks send duplicates, concurrent, reordered, early and forged copies and
+# count the credits (ledger.credits) they caused.
+# webhook:
+#   path: /webhooks/stripe          # on each instance; or url: "http://127.0.0.1:9000/hooks"
+#   events: ["*"]                   # the event types the endpoint is subscribed to
+#   secret_env: PSP_WEBHOOK_SECRET  # a started command gets the signing secret here
+#   # secret: whsec_...             # fix it, for a service started before idemcheck
+#   tolerance: 300s                 # the signature age the handler accepts
+#   dedup_window: 0s                # how long it remembers an event id, if documented
+#   timeout: 3s                     # one delivery; a later answer is a lost acknowledgement
 
 # Optional Toxiproxy links for the service's own dependencies; the command gets
 # <NAME>_ADDR (e.g. DB_ADDR) to connect through.

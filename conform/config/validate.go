@@ -24,6 +24,7 @@ var VectorIDs = []string{
 var SafetyIDs = []string{
 	"A2", "A5", "A6", "A1", "S-5xx-after-charge", "A7", "S-restart", "A3", "A4", "S-replicas",
 	"B5", "S-deps", "S-multistep", "S-capture", "B4",
+	"W-dup", "W-concurrent", "W-lost-ack", "W-kill", "W-order", "W-early", "W-forged",
 }
 
 // Placeholders idemcheck fills in request templates.
@@ -74,6 +75,8 @@ func (c *Config) Validate() Errors {
 	v.dur("converge_within", c.ConvergeWithin, 20*time.Second, &c.converge)
 	v.dur("quiesce", c.Quiesce, 30*time.Second, &c.quiesce)
 	v.ledger()
+	v.credits()
+	v.webhook()
 	if c.Concurrency == 0 {
 		c.Concurrency = 8
 	} else if c.Concurrency < 2 || c.Concurrency > 64 {
@@ -346,6 +349,9 @@ func (v *validator) ledger() {
 	l := v.c.Ledger
 	if l == nil {
 		return
+	}
+	if l.Credits != nil && l.URL == "" && l.DSN == "" {
+		return // credits only
 	}
 	if (l.URL == "") == (l.DSN == "") {
 		v.bad("ledger", "set url (a GET answering a JSON list) or dsn and query (SQL), not both")

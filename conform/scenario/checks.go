@@ -50,7 +50,7 @@ func needReplicas(e *Env) string {
 
 // SafetyChecks are the black-box scenarios and the payment-only checks.
 func SafetyChecks() []*Check {
-	return []*Check{
+	return append([]*Check{
 		{ID: "A2", Title: "N concurrent copies of one request", Level: Safety, Rule: "SCENARIOS.md A2", Run: runA2},
 		{ID: "A5", Title: "mismatch; reordered fields plus an extra field", Level: Safety, Rule: "SCENARIOS.md A5", Run: runA5},
 		{ID: "A6", Title: "one key from two callers (same and different bodies)", Level: Safety, Rule: "SCENARIOS.md A6; payment check: cross-caller", Needs: needCallers, Run: runA6},
@@ -66,6 +66,22 @@ func SafetyChecks() []*Check {
 		MultiStepCheck(),
 		CaptureCheck(),
 		{ID: "B4", Title: "retry at the retry horizon; key window against the horizon", Level: Safety, Rule: "SCENARIOS.md B4; payment check: key lifetime", Needs: needHorizon, Run: runB4},
+	}, WebhookChecks()...)
+}
+
+// WebhookChecks send the service's webhook handler the events of its own
+// payments as a PSP really delivers them; each is judged from the credits
+// the service records (hooks.go, credits.go).
+func WebhookChecks() []*Check {
+	const rule = "SCENARIOS.md W; one credit per payment"
+	return []*Check{
+		{ID: "W-dup", Title: "an event delivered again at once, and again much later", Level: Safety, Rule: rule, Needs: needHooks, Run: runWDup},
+		{ID: "W-concurrent", Title: "copies of an event delivered at once (to every instance)", Level: Safety, Rule: rule, Needs: needHooks, Run: runWConcurrent},
+		{ID: "W-lost-ack", Title: "the handler's 2xx lost on the way back; the PSP redelivers", Level: Safety, Rule: rule, Needs: needHooks, Run: runWLostAck},
+		{ID: "W-kill", Title: "the handler killed right after its ack, and after an answer the PSP never got", Level: Safety, Rule: rule, Needs: needAll(needHooks, needHookProc), Run: runWKill},
+		{ID: "W-order", Title: "a payment's events (and its refund's) last-raised first; success again after", Level: Safety, Rule: rule, Needs: needHooks, Run: runWOrder},
+		{ID: "W-early", Title: "the webhook before the create's own answer", Level: Safety, Rule: rule, Needs: needHooks, Run: runWEarly},
+		{ID: "W-forged", Title: "forged, unsigned, stale and replayed events", Level: Safety, Rule: rule, Needs: needHooks, Run: runWForged},
 	}
 }
 

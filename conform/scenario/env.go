@@ -42,6 +42,10 @@ type Env struct {
 	Front *pspfront.Front
 	// Ledger, when configured, reads the service's own charges of an order.
 	Ledger LedgerReader
+	// Hooks, when set, is the service's webhook handler; Credits reads its
+	// merchant credits (ledger.credits).
+	Hooks   *Hooks
+	Credits CreditReader
 	// Procs are the started instances (empty when the target runs on its own).
 	Procs []Instance
 	// WaitReady polls instance i until it answers again after a restart.

@@ -83,6 +83,7 @@ func main() {
 	mm := flag.Int("mismatch-status", 422, "status of a mismatch answer")
 	sweep := flag.Duration("sweep-after", 20*time.Second, "with --flaw sweeper: when the sweeper charges again")
 	noLedger := flag.Bool("no-ledger", false, "never write the ledger row of a charge (GET /ledger still answers)")
+	hookFlaw := flag.String("hook-flaw", "none", "webhook handler guard to switch off (webhook.go)")
 	_ = flag.String("tag", "", "ignored: lets a test find this process")
 	flag.Parse()
 	if _, ok := flaws[*flaw]; !ok {
@@ -117,6 +118,11 @@ func main() {
 	mux.HandleFunc("GET /payments/{id}", s.lookup)
 	mux.HandleFunc("POST /payments/{id}/refund", s.refund)
 	mux.HandleFunc("GET /ledger", s.ledger)
+	if *dir != "" {
+		h := newHooks(s, *hookFlaw, *dir)
+		mux.HandleFunc("POST /webhooks/psp", h.serve)
+		mux.HandleFunc("GET /credits", h.credits)
+	}
 	// The service's own count of charges the PSP confirmed, for idemcheck's
 	// http_counter effects mode (this process's lifetime only).
 	mux.HandleFunc("GET /debug/charges", func(w http.ResponseWriter, _ *http.Request) {

@@ -1,0 +1,111 @@
+package conform
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strconv"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/idemcheck/idemcheck/conform/config"
+	"github.com/idemcheck/idemcheck/conform/driver"
+	"github.com/idemcheck/idemcheck/conform/scenario"
+)
+
+// creditReader reads the service's own credits of one payment (config
+// ledger.credits): the signed amount of each row.
+type creditReader struct{ c *config.Credits }
+
+var argRE = regexp.MustCompile(`\$([123])\b`)
+
+func (r creditReader) Credits(ctx context.Context, p scenario.PaymentRef) ([]int64, error) {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if r.c.URL != "" {
+		return r.httpRows(ctx, p)
+	}
+	conn, err := pgx.Connect(ctx, r.c.DSN)
+	if err != nil {
+		return nil, fmt.Errorf("ledger.credits.dsn: %w", err)
+	}
+	defer conn.Close(ctx)
+	// Pass as many arguments as the query names: pgx refuses extra ones.
+	n := 0
+	for _, m := range argRE.FindAllStringSubmatch(r.c.Query, -1) {
+		n = max(n, int(m[1][0]-'0'))
+	}
+	args := []any{p.OrderID, p.PaymentID, p.PSPPaymentID}[:n]
+	rows, err := conn.Query(ctx, r.c.Query, args...)
+	if err != nil {
+		return nil, fmt.Errorf("ledger.credits.query: %w", err)
+	}
+	maps, err := pgx.CollectRows(rows, pgx.RowToMap)
+	if err != nil {
+		return nil, fmt.Errorf("ledger.credits.query: %w", err)
+	}
+	var out []int64
+	for _, m := range maps {
+		v, has := m[r.c.AmountField]
+		if !has {
+			return nil, fmt.Errorf("ledger.credits.query: no column %q in its rows", r.c.AmountField)
+		}
+		n, err := strconv.ParseInt(fmt.Sprint(v), 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("ledger.credits.query: column %q is %v, not an integer amount", r.c.AmountField, v)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+func (r creditReader) httpRows(ctx context.Context, p scenario.PaymentRef) ([]int64, error) {
+	u := driver.Fill(r.c.URL, map[string]string{"order_id": url.QueryEscape(p.OrderID),
+		"payment_id": url.QueryEscape(p.PaymentID), "psp_payment_id": url.QueryEscape(p.PSPPaymentID)})
+	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := (&http.Client{Transport: &http.Transport{DisableKeepAlives: true}}).Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode != 200 {
+		return nil, fmt.Errorf("ledger.credits.url %s answered %d", u, resp.StatusCode)
+	}
+	list := b
+	if r.c.List != "" {
+		v, ok := driver.JSONPath(b, r.c.List)
+		if !ok {
+			return nil, fmt.Errorf("ledger.credits.url %s: no field %q in %.200s", u, r.c.List, b)
+		}
+		list = []byte(v)
+	}
+	var items []json.RawMessage
+	if err := json.Unmarshal(list, &items); err != nil {
+		return nil, fmt.Errorf("ledger.credits.url %s: want a JSON list: %v", u, err)
+	}
+	var out []int64
+	for _, it := range items {
+		v, ok := driver.JSONPath(it, r.c.AmountField)
+		if !ok {
+			return nil, fmt.Errorf("ledger.credits.url %s: a row has no field %q: %.200s", u, r.c.AmountField, it)
+		}
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("ledger.credits.url %s: field %q is %s, not an integer amount", u, r.c.AmountField, v)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}

@@ -1,0 +1,45 @@
+package conform
+
+import (
+	"fmt"
+	"io"
+	"net/url"
+	"strings"
+
+	"github.com/idemcheck/idemcheck/conform/config"
+	"github.com/idemcheck/idemcheck/conform/scenario"
+)
+
+// startHooks registers the service's webhook handler with fakepsp, through
+// a Toxiproxy link to the first instance so a check can lose its answers.
+func startHooks(cfg *config.Config, e *scenario.Env, bases []string, expand func(string) string, stderr io.Writer) error {
+	w := cfg.Webhook
+	var urls []string
+	if w.URL != "" {
+		urls = []string{expand(w.URL)}
+	} else {
+		for _, b := range bases {
+			urls = append(urls, strings.TrimRight(b, "/")+w.Path)
+		}
+	}
+	u, err := url.Parse(urls[0])
+	if err != nil || u.Host == "" {
+		return fmt.Errorf("%q is not a URL", urls[0])
+	}
+	tp, err := e.Proxy()
+	if err != nil {
+		return fmt.Errorf("start Toxiproxy: %w", err)
+	}
+	link, err := tp.Link("webhook", u.Host)
+	if err != nil {
+		return err
+	}
+	endpoint := *u
+	endpoint.Host = link.Addr()
+	if _, err := e.PSP.RegisterWebhook(endpoint.String(), w.Events...); err != nil {
+		return err
+	}
+	e.Hooks = &scenario.Hooks{Cfg: w, URLs: urls, Endpoint: endpoint.String(), Link: link, OnInstance: w.Path != ""}
+	fmt.Fprintf(stderr, "idemcheck run: fakepsp delivers %s to %s (through %s)\n", strings.Join(w.Events, ", "), urls[0], link.Addr())
+	return nil
+}

@@ -1,0 +1,132 @@
+package scenario
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/fakepsp"
+)
+
+// KindForgedEvent: the handler accepted (2xx) a delivery whose signature
+// was wrong, missing, or outside the tolerance: anyone who can reach the
+// endpoint could credit themselves, or replay an old event.
+const KindForgedEvent = "forged-event-accepted"
+
+// RuleOneCredit is what the credit findings cite.
+const RuleOneCredit = "SCENARIOS.md W: one credit per payment"
+
+// settleCredits reads a payment's credits until they stay unchanged for
+// the settle period (at least half a second: a handler may credit from a
+// queue), bounded by converge_within.
+func settleCredits(ctx context.Context, e *Env, ref PaymentRef) ([]int64, error) {
+	quiet := max(e.Cfg.SettleD(), 500*time.Millisecond)
+	deadline := time.Now().Add(e.Cfg.ConvergeD())
+	last, err := e.Credits.Credits(ctx, ref)
+	if err != nil {
+		return nil, err
+	}
+	since := time.Now()
+	for time.Since(since) < quiet && time.Now().Before(deadline) {
+		select {
+		case <-ctx.Done():
+			return last, ctx.Err()
+		case <-time.After(quiet / 5):
+		}
+		rows, err := e.Credits.Credits(ctx, ref)
+		if err != nil {
+			return nil, err
+		}
+		if !slices.Equal(rows, last) {
+			last, since = rows, time.Now()
+		}
+	}
+	return last, nil
+}
+
+// judgeCredits waits for the payment's credits to go quiet, then holds them
+// against the PSP's own log: one credit of the charged amount, and each
+// PSP refund subtracted once. It returns the rows it read.
+func (t *T) judgeCredits(ctx context.Context, p *hookPayment) []int64 {
+	e := t.env
+	rows, err := settleCredits(ctx, e, p.ref)
+	if err != nil {
+		t.Errorf("ledger.credits of %s: %v", p.ref.OrderID, err)
+		return nil
+	}
+	charged := *p.charge.Input.Amount
+	var refunded int64
+	refunds := refundsOf(e, p.chargeOps())
+	for _, r := range refunds {
+		refunded += *r.Input.Amount
+	}
+	var pos, neg []int64
+	var debited int64
+	for _, r := range rows {
+		if r > 0 {
+			pos = append(pos, r)
+		} else if r < 0 {
+			neg = append(neg, r)
+			debited -= r
+		}
+	}
+	ds := p.deliveries(e)
+	evidence := fmt.Sprintf("credits read %v; PSP: charge %s of %d, %d refund(s) of %d in all; deliveries: %s",
+		rows, p.charge.Output.ChargeID, charged, len(refunds), refunded, deliveryList(p, ds))
+	add := func(kind, format string, args ...any) {
+		f := t.Safety(kind, RuleOneCredit, "payment %s (%s): %s. %s", paymentWords(p), p.ref.PSPPaymentID, fmt.Sprintf(format, args...), evidence)
+		f.Intent, f.Amount, f.Charges = p.name, charged, append([]checker.Op{p.charge}, refunds...)
+	}
+	switch {
+	case len(pos) == 0:
+		add(checker.KindLostEffect, "charged at the PSP and its events acknowledged, but never credited")
+	case len(pos) > 1:
+		add(checker.KindDoubleCredit, "credited %d times for one charge", len(pos))
+	case pos[0] != charged:
+		add(checker.KindWrongAmount, "credited %d for a charge of %d", pos[0], charged)
+	}
+	switch {
+	case len(neg) > len(refunds) || debited > refunded:
+		add(checker.KindDoubleRefund, "%d refund row(s) debiting %d for %d PSP refund(s) of %d", len(neg), debited, len(refunds), refunded)
+	case debited < refunded:
+		add(checker.KindLostEffect, "refunded %d at the PSP (%d refund(s)) but only %d was debited", refunded, len(refunds), debited)
+	}
+	t.Counted("%d credit row(s) %v for %s (charged %d, refunded %d)", len(rows), rows, p.ref.OrderID, charged, refunded)
+	return rows
+}
+
+func paymentWords(p *hookPayment) string {
+	if p.ref.PaymentID != "" {
+		return p.ref.PaymentID
+	}
+	return p.ref.OrderID
+}
+
+// deliveryList says, per event, what each copy was and what it got.
+func deliveryList(p *hookPayment, ds []fakepsp.Delivery) string {
+	var out []string
+	for _, ev := range p.events {
+		var copies []string
+		for _, d := range ds {
+			if d.EventID != ev.ID {
+				continue
+			}
+			via := d.Via
+			if via == "" {
+				via = fmt.Sprintf("schedule #%d", d.Attempt)
+			}
+			if d.Signature != fakepsp.SignValid {
+				via += ", " + d.Signature
+			}
+			copies = append(copies, fmt.Sprintf("%s (%s)", deliveryWords(d), via))
+		}
+		if len(copies) == 0 {
+			copies = []string{"never delivered"}
+		}
+		out = append(out, fmt.Sprintf("%s %s: %s", ev.Type, ev.ID, strings.Join(copies, ", ")))
+	}
+	return strings.Join(out, "; ")
+}

@@ -1,0 +1,247 @@
+package scenario
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/conform/config"
+	"github.com/idemcheck/idemcheck/conform/driver"
+	"github.com/idemcheck/idemcheck/fakepsp"
+	"github.com/idemcheck/idemcheck/faults"
+)
+
+// Hooks is the service's handler of the PSP's events, when the config has
+// a webhook section: where it listens and how fakepsp reaches it.
+type Hooks struct {
+	Cfg *config.Webhook
+	// URLs is the handler on each instance, addressed directly.
+	URLs []string
+	// Endpoint is what fakepsp registered: URLs[0] through Link, so a
+	// check can lose the handler's answers on the way back.
+	Endpoint string
+	Link     *faults.Link
+	// OnInstance says the handler is served by the target's own instances
+	// (webhook.path), so killing Procs[0] kills the handler the endpoint
+	// reaches; a handler at webhook.url is a process idemcheck may not own.
+	OnInstance bool
+}
+
+// PaymentRef names one payment every way a credits read may ask for it.
+type PaymentRef struct {
+	OrderID, PaymentID, PSPPaymentID string
+}
+
+// CreditReader reads the merchant credits the service made for one
+// payment: one signed amount per row (a refund's is negative).
+type CreditReader interface {
+	Credits(ctx context.Context, p PaymentRef) ([]int64, error)
+}
+
+func needHookProc(e *Env) string {
+	if why := needProcs(e); why != "" {
+		return why
+	}
+	if e.Hooks != nil && !e.Hooks.OnInstance {
+		return "webhook.url names a handler outside the started instances: idemcheck cannot kill the process it reaches (use webhook.path)"
+	}
+	return ""
+}
+
+func needHooks(e *Env) string {
+	switch {
+	case e.Hooks == nil:
+		return "needs a webhook section: the path of the service's webhook handler"
+	case e.Credits == nil:
+		return "needs ledger.credits: without reading the service's credits no webhook check can tell one credit from two"
+	case e.PSP == nil:
+		return needPSP(e)
+	}
+	return ""
+}
+
+// hookPayment is one payment a webhook check makes: its intent, the PSP's
+// charge and the events raised about it that the endpoint subscribes to.
+type hookPayment struct {
+	in     Intent
+	name   string // the intent's history name
+	answer *driver.Attempt
+	charge checker.Op
+	ref    PaymentRef
+	events []fakepsp.WebhookEvent
+	hold   *fakepsp.Hold // nil when the events went to the schedule at once
+	since  time.Time
+}
+
+// pay makes one payment and finds what the PSP raised about it. With hold,
+// its events stay out of the delivery schedule until the check releases
+// them. ok is false when the check cannot go on (reported on t).
+func pay(ctx context.Context, e *Env, t *T, hold bool) (*hookPayment, bool) {
+	p := newHookPayment(e, hold)
+	p.answer = final(ctx, t, "create", p.in, nil)
+	return p, p.find(ctx, e, t)
+}
+
+// newHookPayment makes up the payment (and its hold) before anything is sent.
+func newHookPayment(e *Env, hold bool) *hookPayment {
+	in := e.NewIntent(0)
+	p := &hookPayment{in: in, name: e.D.Intent(in.Caller, in.Key), since: time.Now()}
+	if hold {
+		// Each intent's amount is its own, and the PSP raises the events at
+		// the charge, before it answers: the hold takes all of them.
+		amount := in.Meaning.Amount
+		p.hold = e.PSP.HoldWebhooks(func(ev fakepsp.WebhookEvent) bool { return ev.Amount == amount })
+	}
+	return p
+}
+
+// find reads the payment's charge and events from fakepsp.
+func (p *hookPayment) find(ctx context.Context, e *Env, t *T) bool {
+	if p.answer.Outcome != checker.OutcomeSucceeded {
+		t.Inconclusive(fmt.Sprintf("the create of %s did not succeed (%s)", p.in.Meaning.OrderID, describeResp(p.answer)),
+			"a webhook check needs a charged payment to deliver the events of")
+		p.release()
+		return false
+	}
+	charges, _ := e.ChargesFor(ctx, p.in)
+	if len(charges) == 0 || charges[0].Output == nil {
+		t.Inconclusive(fmt.Sprintf("order %s was answered succeeded but no charge of it reached the PSP", p.in.Meaning.OrderID),
+			"is the service calling the PSP idemcheck started?")
+		p.release()
+		return false
+	}
+	p.charge = charges[0]
+	pi := e.PSP.PaymentIntentOfCharge(p.charge.Output.ChargeID)
+	p.ref = PaymentRef{OrderID: p.in.Meaning.OrderID, PaymentID: p.answer.PaymentID, PSPPaymentID: pi}
+	for _, ev := range e.PSP.WebhookEvents(pi) {
+		if fakepsp.TypeMatches(e.Hooks.Cfg.Events, ev.Type) {
+			p.events = append(p.events, ev)
+		}
+	}
+	if len(p.events) == 0 {
+		t.Inconclusive(fmt.Sprintf("the PSP raised no event of %s that the endpoint subscribes to (webhook.events %v)", pi, e.Hooks.Cfg.Events),
+			"subscribe the endpoint to the events its handler credits on")
+		p.release()
+		return false
+	}
+	return true
+}
+
+// refresh picks up events raised since (a refund's).
+func (p *hookPayment) refresh(e *Env) {
+	for _, ev := range e.PSP.WebhookEvents(p.ref.PSPPaymentID) {
+		if fakepsp.TypeMatches(e.Hooks.Cfg.Events, ev.Type) && !slices.ContainsFunc(p.events, func(x fakepsp.WebhookEvent) bool { return x.ID == ev.ID }) {
+			p.events = append(p.events, ev)
+		}
+	}
+}
+
+func (p *hookPayment) release(first ...string) {
+	if p.hold != nil {
+		p.hold.Release(first...)
+	}
+}
+
+func (p *hookPayment) ids() []string {
+	var out []string
+	for _, ev := range p.events {
+		out = append(out, ev.ID)
+	}
+	return out
+}
+
+// deliveries are the delivery log's entries of the payment's events.
+func (p *hookPayment) deliveries(e *Env) []fakepsp.Delivery {
+	var out []fakepsp.Delivery
+	for _, d := range e.PSP.Deliveries() {
+		if slices.Contains(p.ids(), d.EventID) {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+func acked(ds []fakepsp.Delivery, id string) bool {
+	return slices.ContainsFunc(ds, func(d fakepsp.Delivery) bool {
+		return d.EventID == id && d.Signature == fakepsp.SignValid && d.Err == "" && d.Status >= 200 && d.Status < 300
+	})
+}
+
+// waitAcked waits, bounded by converge_within, until each of the payment's
+// events has a validly signed delivery the handler answered 2xx. It
+// reports the events that never got one, with their answers.
+func (p *hookPayment) waitAcked(ctx context.Context, e *Env) []string {
+	deadline := time.Now().Add(e.Cfg.ConvergeD())
+	for {
+		added := e.PSP.DeliveryAdded()
+		ds := p.deliveries(e)
+		var missing []string
+		for _, ev := range p.events {
+			if !acked(ds, ev.ID) {
+				missing = append(missing, fmt.Sprintf("%s %s (%s)", ev.Type, ev.ID, answers(ds, ev.ID)))
+			}
+		}
+		if len(missing) == 0 || time.Now().After(deadline) {
+			return missing
+		}
+		select {
+		case <-ctx.Done():
+			return missing
+		case <-added:
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// answers says what the handler answered to one event's deliveries.
+func answers(ds []fakepsp.Delivery, id string) string {
+	var out []string
+	for _, d := range ds {
+		if d.EventID != id {
+			continue
+		}
+		switch {
+		case d.Err != "":
+			out = append(out, "no answer")
+		default:
+			out = append(out, fmt.Sprint(d.Status))
+		}
+	}
+	if len(out) == 0 {
+		return "never delivered"
+	}
+	return strings.Join(out, ", ")
+}
+
+// requireAcked makes the check inconclusive when some event of the payment
+// never got a 2xx: a handler that refuses everything proves nothing.
+func (p *hookPayment) requireAcked(ctx context.Context, e *Env, t *T) bool {
+	if missing := p.waitAcked(ctx, e); len(missing) > 0 {
+		t.Inconclusive(fmt.Sprintf("the handler never acknowledged (2xx) %s within %s", strings.Join(missing, "; "), e.Cfg.ConvergeD()),
+			"is webhook.path right, and does the service verify with the secret idemcheck gave it ($%s)?", e.Hooks.Cfg.SecretEnv)
+		return false
+	}
+	return true
+}
+
+// send delivers one copy of an event to url, outside the schedule.
+func (p *hookPayment) send(ctx context.Context, e *Env, id, url string, o fakepsp.SendOptions) fakepsp.Delivery {
+	o.URL = url
+	o.Timeout = e.Hooks.Cfg.TimeoutD()
+	d, err := e.PSP.Send(ctx, id, o)
+	if err != nil {
+		d.Err = err.Error()
+	}
+	e.Logf("  webhook %s %s via %s (%s) -> %s", id, d.EventType, o.Via, d.Signature, deliveryWords(d))
+	return d
+}
+
+func deliveryWords(d fakepsp.Delivery) string {
+	if d.Err != "" {
+		return "no answer: " + d.Err
+	}
+	return fmt.Sprint(d.Status)
+}

@@ -1,0 +1,92 @@
+package conform
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/conform/scenario"
+)
+
+var webhookIDs = []string{"W-dup", "W-concurrent", "W-lost-ack", "W-kill", "W-order", "W-early", "W-forged"}
+
+const webhookYAML = `webhook: {path: /webhooks/psp}
+ledger:
+  credits: {url: "http://127.0.0.1:${PORT_0}/credits?psp_payment_id={{psp_payment_id}}", list: data}
+`
+
+func hookFixture(flaw string, instances int) fixture {
+	return fixture{flaw: "none", instances: instances, args: []string{"--hook-flaw", flaw}, extra: webhookYAML}
+}
+
+func findingKinds(results []scenario.Result, ids []string) map[string][]string {
+	m := map[string][]string{}
+	for _, r := range results {
+		if !slices.Contains(ids, r.ID) {
+			continue
+		}
+		for _, f := range r.Findings {
+			if !slices.Contains(m[r.ID], f.Kind) {
+				m[r.ID] = append(m[r.ID], f.Kind)
+			}
+		}
+	}
+	return m
+}
+
+// TestWebhookFlawsCaught: each handler flaw is caught by the checks that
+// can see it, with exactly its kind, and by no other check.
+func TestWebhookFlawsCaught(t *testing.T) {
+	const dc = checker.KindDoubleCredit
+	cases := []struct {
+		flaw string
+		want map[string][]string // check -> kinds
+	}{
+		// Every check that delivers an event twice sees it; W-early and
+		// W-forged deliver each event once.
+		{"no-dedup", map[string][]string{"W-dup": {dc}, "W-concurrent": {dc}, "W-lost-ack": {dc}, "W-kill": {dc}, "W-order": {dc}}},
+		// Two instances, each with its own memory: concurrent copies to
+		// both credit twice, and so does the redelivery after a restart.
+		{"memory-dedup", map[string][]string{"W-concurrent": {dc}, "W-kill": {dc}}},
+		{"check-then-insert", map[string][]string{"W-concurrent": {dc}}},
+		{"ack-first", map[string][]string{"W-kill": {checker.KindLostEffect}}},
+		// Two event types credit one payment: every check's normal delivery.
+		{"two-types", map[string][]string{"W-dup": {dc}, "W-concurrent": {dc}, "W-lost-ack": {dc}, "W-kill": {dc}, "W-order": {dc}, "W-early": {dc}, "W-forged": {dc}}},
+		{"no-signature", map[string][]string{"W-forged": {scenario.KindForgedEvent}}},
+		{"no-tolerance", map[string][]string{"W-forged": {scenario.KindForgedEvent}}},
+		{"unknown-dropped", map[string][]string{"W-early": {checker.KindLostEffect}}},
+	}
+	for _, c := range cases {
+		t.Run(c.flaw, func(t *testing.T) {
+			code, rep, out := hookFixture(c.flaw, 2).run(t, Options{Only: webhookIDs})
+			if rep == nil {
+				t.Fatalf("no report (exit %d): %s", code, out)
+			}
+			got := findingKinds(rep.Results, webhookIDs)
+			if fmt.Sprint(got) != fmt.Sprint(c.want) {
+				t.Errorf("kinds by check = %v, want %v\n%s", got, c.want, out)
+			}
+			if code != ExitViolation {
+				t.Errorf("exit %d, want %d", code, ExitViolation)
+			}
+		})
+	}
+}
+
+// TestWebhookCorrectPasses: the correct handlers pass every webhook check.
+func TestWebhookCorrectPasses(t *testing.T) {
+	for _, flaw := range []string{"none", "unique-payment"} {
+		t.Run(flaw, func(t *testing.T) {
+			code, rep, out := hookFixture(flaw, 2).run(t, Options{Only: webhookIDs})
+			if code != ExitPass {
+				t.Fatalf("exit %d, want 0\n%s", code, out)
+			}
+			for _, r := range rep.Results {
+				if slices.Contains(webhookIDs, r.ID) && r.Verdict != scenario.Pass {
+					t.Errorf("%s: %s %s", r.ID, r.Verdict, r.Why)
+				}
+			}
+		})
+	}
+}
