@@ -8,7 +8,9 @@ import (
 
 // The passes that run on all cores (inChunks, WriteJSONL's blocks) must
 // give what one core gives, violations and their order included. The
-// history is big enough to be split and broken in several ways.
+// histories are big enough to be split, hold every op kind, and are legal,
+// broken in several ways of the older kinds, and broken by every mutation
+// at once (so every violation kind is reported by both).
 func TestOnAllCoresAsOnOne(t *testing.T) {
 	h, _ := Generate(GenOptions{Seed: 9, Ops: 40_000, UnknownRate: 0.2})
 	var bad History
@@ -27,23 +29,52 @@ func TestOnAllCoresAsOnOne(t *testing.T) {
 			bad = append(bad, op)
 		}
 	}
-	run := func(procs int) (string, []byte) {
-		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
-		var b bytes.Buffer
-		if err := WriteJSONL(&b, bad); err != nil {
-			t.Fatal(err)
-		}
-		return Check(bad, CheckOptions{}).Text(), b.Bytes()
+	every := append(History(nil), h...)
+	for _, m := range mutations() {
+		every = m.mutate(t, every)
 	}
-	oneText, oneFile := run(1)
-	allText, allFile := run(4)
-	if oneText != allText {
-		t.Fatalf("reports differ:\none core:\n%s\nall cores:\n%s", oneText, allText)
-	}
-	if !bytes.Equal(oneFile, allFile) {
-		t.Fatal("files differ")
-	}
-	if res := Check(bad, CheckOptions{}); res.OK() {
-		t.Fatal("the broken history passed")
+	for _, c := range []struct {
+		name  string
+		h     History
+		kinds []string // kinds the report must have (it may have more)
+	}{
+		{"legal", h, nil},
+		{"older kinds broken", bad, []string{KindDoubleCharge, KindDoubleCredit, KindInconsistentAnswer}},
+		{"every mutation", every, Kinds},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			run := func(procs int) (string, []byte, *Result) {
+				defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+				var b bytes.Buffer
+				if err := WriteJSONL(&b, c.h); err != nil {
+					t.Fatal(err)
+				}
+				res := Check(c.h, CheckOptions{})
+				return res.Text(), b.Bytes(), res
+			}
+			oneText, oneFile, res := run(1)
+			allText, allFile, _ := run(4)
+			if oneText != allText {
+				t.Fatalf("reports differ:\none core:\n%s\nall cores:\n%s", oneText, allText)
+			}
+			if !bytes.Equal(oneFile, allFile) {
+				t.Fatal("files differ")
+			}
+			if !res.Decided() {
+				t.Fatalf("undecided: %v", res.Unknown)
+			}
+			got := map[string]bool{}
+			for _, v := range res.Violations {
+				got[v.Kind] = true
+			}
+			if c.kinds == nil && len(got) > 0 {
+				t.Fatalf("a legal history has violations:\n%s", oneText)
+			}
+			for _, k := range c.kinds {
+				if !got[k] {
+					t.Fatalf("kinds %v, want %v among them\n%s", sortedKeys(got), c.kinds, oneText)
+				}
+			}
+		})
 	}
 }

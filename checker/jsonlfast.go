@@ -181,6 +181,26 @@ func (d *fastLine) inputField(key string) bool {
 		in.Recipient, ok = d.kept()
 	case "request":
 		in.Request, ok = d.kept()
+	case "day":
+		in.Day, ok = d.kept()
+	case "device":
+		in.Device, ok = d.kept()
+	case "item":
+		in.Item, ok = d.kept()
+	case "value":
+		in.Value, ok = d.kept()
+	case "counter":
+		in.Counter, ok = d.int64p()
+	case "phone_time":
+		in.PhoneTime, ok = d.int64p()
+	case "message":
+		in.Message, ok = d.kept()
+	case "from":
+		in.From, ok = d.kept()
+	case "to":
+		in.To, ok = d.kept()
+	case "offset":
+		in.Offset, ok = d.int64p()
 	case "metadata":
 		if in.Metadata != nil {
 			return false // a repeated object: encoding/json merges them
@@ -221,19 +241,19 @@ func (d *fastLine) outputField(key string) bool {
 		}
 		out.Shown = d.slab.int(int(v))
 	case "alert":
-		var b bool
-		d.skipWS()
-		switch {
-		case d.lit("true"):
-			b, ok = true, true
-		case d.lit("false"):
-			ok = true
-		}
-		out.Alert = d.slab.bool(b)
+		out.Alert, ok = d.boolp()
 	case "balance":
-		var v int64
-		v, ok = d.int()
-		out.Balance = d.slab.int64(v)
+		out.Balance, ok = d.int64p()
+	case "total":
+		out.Total, ok = d.int64p()
+	case "tag":
+		out.Tag, ok = d.int64p()
+	case "value":
+		out.Value, ok = d.kept()
+	case "stored":
+		out.Stored, ok = d.boolp()
+	case "folders":
+		out.Folders, ok = d.strings()
 	default:
 		if knownFold(knownOutput, key) {
 			return false
@@ -242,6 +262,49 @@ func (d *fastLine) outputField(key string) bool {
 		return d.skipValue()
 	}
 	return ok
+}
+
+// int64p reads an integer into the slab.
+func (d *fastLine) int64p() (*int64, bool) {
+	v, ok := d.int()
+	return d.slab.int64(v), ok
+}
+
+// boolp reads true or false into the slab; null is left to encoding/json.
+func (d *fastLine) boolp() (*bool, bool) {
+	d.skipWS()
+	switch {
+	case d.lit("true"):
+		return d.slab.bool(true), true
+	case d.lit("false"):
+		return d.slab.bool(false), true
+	}
+	return nil, false
+}
+
+// strings reads an array of strings. [] is an empty list, not nil, as
+// encoding/json makes it: an empty folders list says the message is nowhere.
+// null is left to encoding/json.
+func (d *fastLine) strings() (*[]string, bool) {
+	d.skipWS()
+	if !d.eat('[') {
+		return nil, false
+	}
+	list := []string{}
+	for first := true; ; first = false {
+		d.skipWS()
+		if d.eat(']') {
+			return &list, true
+		}
+		if !first && !d.eat(',') {
+			return nil, false
+		}
+		s, ok := d.kept()
+		if !ok {
+			return nil, false
+		}
+		list = append(list, s)
+	}
 }
 
 // object reads {"k": v, ...}, calling field for each key with the value

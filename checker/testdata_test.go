@@ -55,6 +55,12 @@ func TestTestdata(t *testing.T) {
 		{"mismatch-accepted-unclaimed.jsonl", []string{KindMismatchAccepted}},
 		{"wrong-amount.jsonl", []string{KindWrongAmount}},
 		{"wrong-amount-currency.jsonl", []string{KindWrongAmount}},
+		// Two bodies could claim and neither asked what was charged; its
+		// twin below, charged what one of them asked, is legal.
+		{"wrong-amount-no-claimer.jsonl", []string{KindWrongAmount}},
+		// The near misses: a currency in other case, a partial refund, the
+		// other of two possible claimers charged, a charge before the claim.
+		{"wrong-amount-legal.jsonl", nil},
 		{"double-refund.jsonl", []string{KindDoubleRefund}},
 		{"double-refund-request.jsonl", []string{KindDoubleRefund}},
 		{"double-refund-no-charge.jsonl", []string{KindDoubleRefund}},

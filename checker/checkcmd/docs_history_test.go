@@ -23,6 +23,8 @@ var historyExamples = map[string]struct {
 	"effect-after-void.jsonl":                 {ExitViolation, []string{"effect-after-void"}},
 	"wrong-amount.jsonl":                      {ExitViolation, []string{"wrong-amount"}},
 	"wrong-amount-currency.jsonl":             {ExitViolation, []string{"wrong-amount"}},
+	"wrong-amount-no-claimer.jsonl":           {ExitViolation, []string{"wrong-amount"}},
+	"wrong-amount-legal.jsonl":                {ExitOK, nil},
 	"false-mismatch.jsonl":                    {ExitViolation, []string{"false-mismatch"}},
 	"mismatch-accepted.jsonl":                 {ExitViolation, []string{"mismatch-accepted"}},
 	"mismatch-accepted-unclaimed.jsonl":       {ExitViolation, []string{"mismatch-accepted"}},
