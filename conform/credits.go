@@ -2,10 +2,7 @@ package conform
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
 	"net/url"
 	"regexp"
 	"strconv"
@@ -67,33 +64,9 @@ func (r creditReader) Credits(ctx context.Context, p scenario.PaymentRef) ([]int
 func (r creditReader) httpRows(ctx context.Context, p scenario.PaymentRef) ([]int64, error) {
 	u := driver.Fill(r.c.URL, map[string]string{"order_id": url.QueryEscape(p.OrderID),
 		"payment_id": url.QueryEscape(p.PaymentID), "psp_payment_id": url.QueryEscape(p.PSPPaymentID)})
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
+	items, err := getList(ctx, "ledger.credits.url", u, r.c.List)
 	if err != nil {
 		return nil, err
-	}
-	resp, err := (&http.Client{Transport: &http.Transport{DisableKeepAlives: true}}).Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode != 200 {
-		return nil, fmt.Errorf("ledger.credits.url %s answered %d", u, resp.StatusCode)
-	}
-	list := b
-	if r.c.List != "" {
-		v, ok := driver.JSONPath(b, r.c.List)
-		if !ok {
-			return nil, fmt.Errorf("ledger.credits.url %s: no field %q in %.200s", u, r.c.List, b)
-		}
-		list = []byte(v)
-	}
-	var items []json.RawMessage
-	if err := json.Unmarshal(list, &items); err != nil {
-		return nil, fmt.Errorf("ledger.credits.url %s: want a JSON list: %v", u, err)
 	}
 	var out []int64
 	for _, it := range items {

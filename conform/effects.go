@@ -107,33 +107,9 @@ func (r ledgerReader) Rows(ctx context.Context, orderID string) ([]scenario.Ledg
 
 func (r ledgerReader) httpRows(ctx context.Context, orderID string) ([]scenario.LedgerRow, error) {
 	u := driver.Fill(r.l.URL, map[string]string{"order_id": url.QueryEscape(orderID)})
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
+	items, err := getList(ctx, "ledger", u, r.l.List)
 	if err != nil {
 		return nil, err
-	}
-	resp, err := (&http.Client{Transport: &http.Transport{DisableKeepAlives: true}}).Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode != 200 {
-		return nil, fmt.Errorf("ledger %s answered %d", u, resp.StatusCode)
-	}
-	list := b
-	if r.l.List != "" {
-		v, ok := driver.JSONPath(b, r.l.List)
-		if !ok {
-			return nil, fmt.Errorf("ledger %s: no field %q", u, r.l.List)
-		}
-		list = []byte(v)
-	}
-	var items []json.RawMessage
-	if err := json.Unmarshal(list, &items); err != nil {
-		return nil, fmt.Errorf("ledger %s: want a JSON list: %v", u, err)
 	}
 	var out []scenario.LedgerRow
 	for _, it := range items {
@@ -168,4 +144,37 @@ func (s sqlCounter) Count(ctx context.Context) (int64, error) {
 	var n int64
 	err = conn.QueryRow(ctx, s.c.Query).Scan(&n)
 	return n, err
+}
+
+// getList GETs u and returns the JSON list at the dotted path list ("" =
+// the answer is the list); what names the config field in errors.
+func getList(ctx context.Context, what, u, list string) ([]json.RawMessage, error) {
+	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := (&http.Client{Transport: &http.Transport{DisableKeepAlives: true}}).Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode != 200 {
+		return nil, fmt.Errorf("%s %s answered %d", what, u, resp.StatusCode)
+	}
+	if list != "" {
+		v, ok := driver.JSONPath(b, list)
+		if !ok {
+			return nil, fmt.Errorf("%s %s: no field %q in %.200s", what, u, list, b)
+		}
+		b = []byte(v)
+	}
+	var items []json.RawMessage
+	if err := json.Unmarshal(b, &items); err != nil {
+		return nil, fmt.Errorf("%s %s: want a JSON list: %v", what, u, err)
+	}
+	return items, nil
 }
