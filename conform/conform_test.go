@@ -14,7 +14,7 @@ const pspLink = "toxiproxy:\n  links:\n    - {name: PSP, upstream: fakepsp}\n"
 
 func TestCorrectServicePassesEveryCheck(t *testing.T) {
 	t.Parallel()
-	f := fixture{flaw: "none", instances: 2, env: `PSP_URL: "http://${PSP_ADDR}"`, extra: pspLink}
+	f := fixture{flaw: "none", instances: 2, env: `PSP_URL: "http://${PSP_ADDR}"`, extra: pspLink + webhookYAML}
 	dir := t.TempDir()
 	code, rep, _ := f.run(t, Options{Strict: true, JSON: filepath.Join(dir, "r.json"), JUnit: filepath.Join(dir, "r.xml"), HTML: filepath.Join(dir, "html")})
 	if rep == nil {
