@@ -32,13 +32,8 @@ func (r creditReader) Credits(ctx context.Context, p scenario.PaymentRef) ([]int
 		return nil, fmt.Errorf("ledger.credits.dsn: %w", err)
 	}
 	defer conn.Close(ctx)
-	// Pass as many arguments as the query names: pgx refuses extra ones.
-	n := 0
-	for _, m := range argRE.FindAllStringSubmatch(r.c.Query, -1) {
-		n = max(n, int(m[1][0]-'0'))
-	}
-	args := []any{p.OrderID, p.PaymentID, p.PSPPaymentID}[:n]
-	rows, err := conn.Query(ctx, r.c.Query, args...)
+	q, args := bindRef(r.c.Query, p)
+	rows, err := conn.Query(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("ledger.credits.query: %w", err)
 	}
@@ -81,4 +76,20 @@ func (r creditReader) httpRows(ctx context.Context, p scenario.PaymentRef) ([]in
 		out = append(out, n)
 	}
 	return out, nil
+}
+
+// bindRef renumbers the $1-$3 a query names to the ones it uses, in order,
+// and returns their values: Postgres refuses a parameter it cannot type,
+// so a query that names only $3 must not be sent $1 and $2.
+func bindRef(q string, p scenario.PaymentRef) (string, []any) {
+	all := []any{p.OrderID, p.PaymentID, p.PSPPaymentID}
+	pos := map[string]int{}
+	var args []any
+	for _, m := range argRE.FindAllStringSubmatch(q, -1) {
+		if _, ok := pos[m[1]]; !ok {
+			args = append(args, all[m[1][0]-'1'])
+			pos[m[1]] = len(args)
+		}
+	}
+	return argRE.ReplaceAllStringFunc(q, func(m string) string { return fmt.Sprintf("$%d", pos[m[1:]]) }), args
 }

@@ -1,6 +1,7 @@
 package conform
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"net/url"
@@ -12,7 +13,7 @@ import (
 
 // startHooks registers the service's webhook handler with fakepsp, through
 // a Toxiproxy link to the first instance so a check can lose its answers.
-func startHooks(cfg *config.Config, e *scenario.Env, bases []string, expand func(string) string, stderr io.Writer) error {
+func startHooks(cfg *config.Config, e *scenario.Env, bases []string, expand func(string) string, proc scenario.Instance, ready func(context.Context) error, stderr io.Writer) error {
 	w := cfg.Webhook
 	var urls []string
 	if w.URL != "" {
@@ -39,7 +40,11 @@ func startHooks(cfg *config.Config, e *scenario.Env, bases []string, expand func
 	if _, err := e.PSP.RegisterWebhook(endpoint.String(), w.Events...); err != nil {
 		return err
 	}
-	e.Hooks = &scenario.Hooks{Cfg: w, URLs: urls, Endpoint: endpoint.String(), Link: link, OnInstance: w.Path != ""}
+	e.Hooks = &scenario.Hooks{Cfg: w, URLs: urls, Endpoint: endpoint.String(), Link: link, Proc: proc, Ready: ready}
+	if proc == nil && w.Path != "" && len(e.Procs) > 0 {
+		e.Hooks.Proc = e.Procs[0]
+		e.Hooks.Ready = func(ctx context.Context) error { return e.WaitReady(ctx, 0) }
+	}
 	fmt.Fprintf(stderr, "idemcheck run: fakepsp delivers %s to %s (through %s)\n", strings.Join(w.Events, ", "), urls[0], link.Addr())
 	return nil
 }

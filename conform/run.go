@@ -79,6 +79,11 @@ type Options struct {
 	ChaosFaults []string
 	// Behind: see scenario.Env.
 	Behind func(ctx context.Context) (effects, sink checker.History, err error)
+	// WebhookProc, when set, is the process serving the config's webhook
+	// handler (the reference's webhook tier), for W-kill; WebhookReady waits
+	// until it answers again.
+	WebhookProc  scenario.Instance
+	WebhookReady func(ctx context.Context) error
 }
 
 // ValidateIDs refuses a check ID in Only or Skip that names no check, before

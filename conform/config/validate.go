@@ -23,8 +23,8 @@ var VectorIDs = []string{
 // means "must apply to this target" (an n/a fails the run).
 var SafetyIDs = []string{
 	"A2", "A5", "A6", "A1", "S-5xx-after-charge", "A7", "S-restart", "A3", "A4", "S-replicas",
-	"B5", "S-deps", "S-multistep", "S-capture", "B4",
-	"W-dup", "W-concurrent", "W-lost-ack", "W-kill", "W-order", "W-early", "W-forged",
+	"B5", "S-deps", "S-multistep", "S-capture",
+	"W-dup", "W-concurrent", "W-lost-ack", "W-kill", "W-order", "W-early", "W-forged", "B4",
 }
 
 // Placeholders idemcheck fills in request templates.

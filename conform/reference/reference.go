@@ -29,6 +29,7 @@ import (
 	"github.com/idemcheck/idemcheck/targets/region"
 	"github.com/idemcheck/idemcheck/targets/services"
 	"github.com/idemcheck/idemcheck/targets/storytime"
+	"github.com/idemcheck/idemcheck/targets/webhook"
 )
 
 //go:embed reference.yaml
@@ -37,22 +38,38 @@ var configText string
 var storyRE = regexp.MustCompile(`\$\{story ([0-9.]+)\}`)
 
 // ConfigText is the reference API's config with its placeholders filled.
-func ConfigText(apiURLs []string) string {
+// Without a webhook URL the webhook section is left out (a stack without
+// the webhook tier, or the whole stack, whose chaos check delivers itself).
+func ConfigText(apiURLs []string) string { return configText2(apiURLs, "", "") }
+
+func configText2(apiURLs []string, webhookURL, pgDSN string) string {
 	var urls []string
 	for _, u := range apiURLs {
 		urls = append(urls, fmt.Sprintf("%q", u))
 	}
 	text := strings.ReplaceAll(configText, "${API_URLS}", strings.Join(urls, ", "))
+	if webhookURL == "" {
+		text = webhookBlock.ReplaceAllString(text, "")
+	}
+	text = strings.NewReplacer("${WEBHOOK_URL}", fmt.Sprintf("%q", webhookURL), "${PG_DSN}", fmt.Sprintf("%q", pgDSN)).Replace(text)
 	return storyRE.ReplaceAllStringFunc(text, func(m string) string {
 		sec, _ := strconv.ParseFloat(storyRE.FindStringSubmatch(m)[1], 64)
 		return storytime.D(sec).String()
 	})
 }
 
+var webhookBlock = regexp.MustCompile(`(?s)# webhook-begin.*# webhook-end\n`)
+
 // Config is the idemcheck config that describes the reference API
 // (reference.yaml, embedded).
 func Config(apiURLs []string) (*config.Config, error) {
 	return config.Parse("reference.yaml", []byte(ConfigText(apiURLs)))
+}
+
+// configWithWebhook is Config with the webhook tier as the config's webhook
+// handler and the ledger's journal as its credits.
+func configWithWebhook(apiURLs []string, webhookURL, pgDSN string) (*config.Config, error) {
+	return config.Parse("reference.yaml", []byte(configText2(apiURLs, webhookURL, pgDSN)))
 }
 
 // tierInstance lets checks kill, pause and restart one API server.
@@ -148,7 +165,13 @@ func RunStack(ctx context.Context, o conform.Options, sk Stack) (int, *report.Re
 		fmt.Fprintln(o.Stderr, "idemcheck run: the whole reference stack needs Kafka, and the servers given have none")
 		return conform.ExitUnreachable, nil
 	}
-	psp, err := fakepsp.Start(fakepsp.Config{KeyWindow: 24 * time.Hour, RateLimits: fakepsp.RateLimits{Disabled: true}})
+	pc := fakepsp.Config{KeyWindow: 24 * time.Hour, RateLimits: fakepsp.RateLimits{Disabled: true}}
+	if !sk.Full && !sk.NoWebhook {
+		// The webhook checks wait for the PSP's retries: the schedule that
+		// `idemcheck run` gives any service's handler.
+		pc.WebhookSchedule = fakepsp.WebhookSchedule{Base: 300 * time.Millisecond, Factor: 2, Horizon: 2 * time.Minute, Timeout: 3 * time.Second}
+	}
+	psp, err := fakepsp.Start(pc)
 	if err != nil {
 		fmt.Fprintln(o.Stderr, "idemcheck run: start fakepsp:", err)
 		return conform.ExitUsage, nil
@@ -214,6 +237,14 @@ func RunStack(ctx context.Context, o conform.Options, sk Stack) (int, *report.Re
 		urls, inst = []string{f.rg.router.URL}, nil
 	}
 	cfg, err := Config(urls)
+	if st.Webhook != nil && !sk.Full {
+		// The webhook tier is the config's webhook handler: the W checks
+		// deliver to it and read the journal's credits.
+		cfg, err = configWithWebhook(urls, st.Webhook.URL+webhook.Path, st.DSN)
+		wh := st.Webhook
+		o.WebhookProc = tierInstance{st: st, t: wh}
+		o.WebhookReady = func(ctx context.Context) error { return ready(ctx, wh.URL) }
+	}
 	if err != nil {
 		fmt.Fprintf(o.Stderr, "idemcheck run: reference config: %v\n", err)
 		return conform.ExitUsage, nil

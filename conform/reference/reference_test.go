@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -44,6 +45,10 @@ func TestReferencePassesEveryApplicableCheck(t *testing.T) {
 	for _, r := range results {
 		if r.Verdict != scenario.Pass && r.Verdict != scenario.NA {
 			t.Errorf("%s %s: %s", r.ID, r.Verdict, r.Why)
+		}
+		// The webhook tier is the config's handler: every W check applies.
+		if strings.HasPrefix(r.ID, "W-") && r.Verdict != scenario.Pass {
+			t.Errorf("%s against the reference's webhook tier: %s %s", r.ID, r.Verdict, r.Why)
 		}
 	}
 	if code != conform.ExitPass {
@@ -119,6 +124,31 @@ func TestMutantsCaughtByTheirScenario(t *testing.T) {
 	}
 }
 
+// blind-webhook-update moves the payment and writes its journal entries on
+// every delivery: each check that delivers an event twice, to the tier
+// whose process it kills too, sees exactly a double credit.
+func TestBlindWebhookCaughtByTheWebhookChecks(t *testing.T) {
+	only := []string{"W-dup", "W-kill"}
+	code, out, results := run(t, "blind-webhook-update", only)
+	if code != conform.ExitViolation {
+		t.Fatalf("exit %d, want 1\n%s", code, out)
+	}
+	for _, r := range results {
+		if r.ID == "recount" {
+			continue
+		}
+		var kinds []string
+		for _, f := range r.Findings {
+			if !slices.Contains(kinds, f.Kind) {
+				kinds = append(kinds, f.Kind)
+			}
+		}
+		if !slices.Equal(kinds, []string{"double-credit"}) {
+			t.Errorf("%s: kinds %v, want exactly [double-credit]: %s", r.ID, kinds, r.Why)
+		}
+	}
+}
+
 // The embedded config a user reads as the best example parses as is.
 func TestEmbeddedConfigParses(t *testing.T) {
 	c, err := Config([]string{"http://127.0.0.1:1", "http://127.0.0.1:2"})
@@ -127,5 +157,15 @@ func TestEmbeddedConfigParses(t *testing.T) {
 	}
 	if len(c.Target.BaseURLs) != 2 || c.ConvergeD() <= 0 || c.QuiesceD() <= 0 || c.Create.Key.Format != "uuid" {
 		t.Fatalf("config not filled: %+v", c.Target)
+	}
+	if c.Webhook != nil || c.Ledger != nil {
+		t.Fatalf("without a webhook tier the config must have no webhook section: %+v", c.Webhook)
+	}
+	w, err := configWithWebhook([]string{"http://127.0.0.1:1"}, "http://127.0.0.1:3/webhooks/psp", "postgres://127.0.0.1:4/x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w.Webhook == nil || w.Webhook.URL != "http://127.0.0.1:3/webhooks/psp" || w.Ledger.Credits == nil || w.Ledger.Credits.DSN != "postgres://127.0.0.1:4/x" {
+		t.Fatalf("webhook section not filled: %+v %+v", w.Webhook, w.Ledger)
 	}
 }

@@ -24,10 +24,11 @@ type Hooks struct {
 	// check can lose the handler's answers on the way back.
 	Endpoint string
 	Link     *faults.Link
-	// OnInstance says the handler is served by the target's own instances
-	// (webhook.path), so killing Procs[0] kills the handler the endpoint
-	// reaches; a handler at webhook.url is a process idemcheck may not own.
-	OnInstance bool
+	// Proc is the process serving the handler the endpoint reaches, when
+	// idemcheck owns it (instance 0 for webhook.path; a tier of the
+	// reference), and Ready waits until it answers again after a restart.
+	Proc  Instance
+	Ready func(ctx context.Context) error
 }
 
 // PaymentRef names one payment every way a credits read may ask for it.
@@ -42,10 +43,10 @@ type CreditReader interface {
 }
 
 func needHookProc(e *Env) string {
-	if why := needProcs(e); why != "" {
-		return why
-	}
-	if e.Hooks != nil && !e.Hooks.OnInstance {
+	if e.Hooks != nil && e.Hooks.Proc == nil {
+		if len(e.Procs) == 0 {
+			return needProcs(e)
+		}
 		return "webhook.url names a handler outside the started instances: idemcheck cannot kill the process it reaches (use webhook.path)"
 	}
 	return ""

@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"github.com/idemcheck/idemcheck/fakepsp"
@@ -45,13 +46,22 @@ func runWForged(ctx context.Context, e *Env, t *T) {
 			}
 		}
 	}
+	// A service may credit from its create path: what the forged copies
+	// must not change is what its record held before them.
+	before, err := settleCredits(ctx, e, p.ref)
+	if err != nil {
+		p.release()
+		t.Errorf("ledger.credits of %s: %v", p.ref.OrderID, err)
+		return
+	}
 	for _, ev := range p.events {
 		for _, fg := range fresh {
 			judge(ev, fg)
 		}
 	}
-	if rows, err := settleCredits(ctx, e, p.ref); err == nil && len(rows) > 0 {
-		f := t.Safety(KindForgedEvent, RuleOneCredit, "payment %s was credited %v before any validly signed delivery: forged events moved money", paymentWords(p), rows)
+	if rows, err := settleCredits(ctx, e, p.ref); err == nil && !slices.Equal(rows, before) {
+		f := t.Safety(KindForgedEvent, RuleOneCredit, "payment %s's credits went from %v to %v on forged deliveries alone, before any validly signed one: forged events moved money",
+			paymentWords(p), before, rows)
 		f.Intent = p.name
 	}
 	p.release()

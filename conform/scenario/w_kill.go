@@ -80,18 +80,18 @@ func waitAckOf(ctx context.Context, e *Env, p *hookPayment, id string, added <-c
 	}
 }
 
-// restartHandler SIGKILLs the instance the endpoint reaches and starts it again.
+// restartHandler SIGKILLs the process the endpoint reaches and starts it again.
 func restartHandler(ctx context.Context, e *Env, t *T, what string) bool {
 	start := time.Now()
-	if err := e.Procs[0].Kill(); err != nil {
+	if err := e.Hooks.Proc.Kill(); err != nil {
 		t.Errorf("%s: %v", what, err)
 		return false
 	}
-	if err := e.Procs[0].Restart(); err != nil {
+	if err := e.Hooks.Proc.Restart(); err != nil {
 		t.Errorf("%s: restart: %v", what, err)
 		return false
 	}
-	if err := e.WaitReady(ctx, 0); err != nil {
+	if err := e.Hooks.Ready(ctx); err != nil {
 		t.Errorf("%s: the target did not come back: %v", what, err)
 		return false
 	}

@@ -35,7 +35,7 @@ func Main(ctx context.Context, args []string) error {
 	}
 	defer pool.Close()
 	clock := &storytime.Clock{}
-	h := &Handler{Secret: *secret, Tolerance: *tolerance, Clock: clock, Ledger: &ledger.Ledger{Pool: pool}, Mutants: *ms,
+	h := &Handler{Secret: *secret, Tolerance: *tolerance, Ledger: &ledger.Ledger{Pool: pool}, Mutants: *ms,
 		Log: log.New(os.Stderr, "webhook ", log.Lmicroseconds)}
 	mux := http.NewServeMux()
 	mux.Handle("POST "+Path, h)
