@@ -3,6 +3,7 @@ package conform
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/idemcheck/idemcheck/checker"
@@ -86,6 +87,31 @@ func TestWebhookCorrectPasses(t *testing.T) {
 				if slices.Contains(webhookIDs, r.ID) && r.Verdict != scenario.Pass {
 					t.Errorf("%s: %s %s", r.ID, r.Verdict, r.Why)
 				}
+			}
+		})
+	}
+}
+
+// TestWebhookChaos: with a webhook section, chaos draws the webhook faults
+// too and judges every charged intent's credits: the correct handler has
+// no finding, one without dedup is caught as a double credit.
+func TestWebhookChaos(t *testing.T) {
+	for _, c := range []struct {
+		flaw  string
+		code  int
+		kinds []string
+	}{{"none", ExitPass, nil}, {"no-dedup", ExitViolation, []string{checker.KindDoubleCredit}}} {
+		t.Run(c.flaw, func(t *testing.T) {
+			code, rep, out := hookFixture(c.flaw, 2).run(t, Options{Chaos: true, Seed: 5, Duration: 4e9, Quiet: true})
+			if rep == nil || len(rep.Schedule) == 0 {
+				t.Fatalf("chaos did not run (exit %d)\n%s", code, out)
+			}
+			if !strings.Contains(strings.Join(rep.Schedule, "\n"), "psp-webhook-duplicates") {
+				t.Errorf("the schedule drew no webhook fault:\n%s", strings.Join(rep.Schedule, "\n"))
+			}
+			got := findingKinds(rep.Results, []string{"chaos"})["chaos"]
+			if code != c.code || fmt.Sprint(got) != fmt.Sprint(c.kinds) {
+				t.Errorf("exit %d kinds %v, want %d %v\n%s", code, got, c.code, c.kinds, out)
 			}
 		})
 	}

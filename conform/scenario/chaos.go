@@ -196,6 +196,7 @@ func runChaos(ctx context.Context, e *Env, t *T, d time.Duration, onSchedule fun
 	}
 	wg.Wait()
 	t.Judge(ctx, nil, intents...)
+	judgeChaosCredits(ctx, e, t, intents)
 	credits, notes, sink := judgeBehind(ctx, e, t)
 	chaosVerdict(t, tl, len(plan))
 	if e.Behind != nil {

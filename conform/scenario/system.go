@@ -19,6 +19,12 @@ func (e *Env) System() *faults.System {
 	for _, l := range e.Links {
 		sys.Links = append(sys.Links, faults.NamedLink{Name: l.Name, Link: l.Link})
 	}
+	if e.Hooks != nil {
+		// fakepsp delivers to the service's handler, through a link of its
+		// own: the webhook faults apply, and a lost reply may hit a delivery.
+		sys.PSPWebhooks = true
+		sys.Links = append(sys.Links, faults.NamedLink{Name: "webhook", Link: e.Hooks.Link})
+	}
 	if len(e.Tiers) == 0 {
 		for i, p := range e.Procs {
 			sys.Tiers = append(sys.Tiers, faults.Tier{Kind: "target", Name: fmt.Sprintf("instance-%d", i), Proc: instanceProc{e: e, i: i, in: p}})
