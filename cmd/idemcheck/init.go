@@ -81,6 +81,8 @@ func cmdInit(args []string, stdout, stderr io.Writer) int {
 	ready := fs.String("ready", "/", "`PATH` polled with GET until the service answers")
 	pspListen := fs.String("psp-listen", "", "a running service's fakepsp `ADDR` (loopback host:port): init serves fakepsp there")
 	pspKey := fs.String("psp-key", "", "a running service's fakepsp secret key (default sk_test_idemcheck)")
+	hook := fs.String("webhook", "", "the service's webhook handler `PATH`: one signed event of a probed payment is sent there")
+	credits := fs.String("credits", "", "with --webhook: a `URL` (or a path on the service) answering the payment's credit rows, naming it with {{psp_payment_id}}, {{payment_id}} or {{order_id}}")
 	copies := fs.Int("copies", 4, "concurrent copies sent to see the in-progress answer")
 	timeout := fs.Duration("timeout", 10*time.Second, "bound on one probe request")
 	startTimeout := fs.Duration("start-timeout", 20*time.Second, "bound on a started COMMAND's first answer")
@@ -111,7 +113,7 @@ func cmdInit(args []string, stdout, stderr io.Writer) int {
 		URL: *url, Command: fs.Args(), Ready: *ready, StartTimeout: *startTimeout,
 		Method: *method, Path: *path, Body: *body, ContentType: *ctype, Callers: callers,
 		KeyHeader: *keyHeader, KeyBodyField: *keyField, PSPListen: *pspListen, PSPKey: *pspKey,
-		Copies: *copies, Timeout: *timeout, Log: stderr,
+		Copies: *copies, Timeout: *timeout, Log: stderr, Webhook: *hook, Credits: *credits,
 	})
 	if err != nil {
 		fmt.Fprintln(stderr, "idemcheck init --probe:", err)

@@ -51,6 +51,12 @@ type Options struct {
 	Timeout time.Duration
 	// Log gets one line per probe request (nil: none).
 	Log io.Writer
+	// Webhook, when set, is the handler's path: one signed event of a
+	// probed payment goes there, and Credits (a URL with {{order_id}},
+	// {{payment_id}} or {{psp_payment_id}}) reads its credits back.
+	Webhook, Credits string
+	// WebhookSecret signs it for a running service (default whsec_idemcheck).
+	WebhookSecret string
 }
 
 // DefaultBody is the create body template when none is given.
@@ -100,6 +106,15 @@ func (o *Options) defaults() error {
 	if o.Timeout == 0 {
 		o.Timeout = 10 * time.Second
 	}
+	if o.Webhook != "" && !strings.HasPrefix(o.Webhook, "/") {
+		return fail("--webhook %q: must be a path starting with /", o.Webhook)
+	}
+	if o.Credits != "" && o.Webhook == "" {
+		return fail("--credits reads the credits the webhook made: it needs --webhook PATH")
+	}
+	if o.WebhookSecret == "" {
+		o.WebhookSecret = DefaultWebhookSecret
+	}
 	if o.KeyHeader != "" && o.KeyBodyField != "" {
 		return fail("--key-header and --key-body-field: give one, not both")
 	}
@@ -139,7 +154,7 @@ func Run(ctx context.Context, o Options) (string, error) {
 		}
 		addr = o.PSPListen
 	}
-	psp, err := fakepsp.Start(fakepsp.Config{Addr: addr, SecretKey: o.PSPKey, RateLimits: fakepsp.RateLimits{Disabled: true}})
+	psp, err := fakepsp.Start(fakepsp.Config{Addr: addr, SecretKey: o.PSPKey, RateLimits: fakepsp.RateLimits{Disabled: true}, WebhookSecret: o.WebhookSecret})
 	if err != nil {
 		return "", fail("start fakepsp on %s: %v", addr, err)
 	}
@@ -163,7 +178,13 @@ func Run(ctx context.Context, o Options) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	text := render(&o, s)
+	var hooks *hookSeen
+	if o.Webhook != "" {
+		if hooks, err = p.probeWebhook(ctx, s); err != nil {
+			return "", err
+		}
+	}
+	text := render(&o, s) + renderWebhook(&o, hooks)
 	if _, err := config.Parse("(probed config)", []byte(text)); err != nil {
 		return "", fail("idemcheck wrote a config it cannot load (a bug; please report it): %v\n%s", err, text)
 	}

@@ -53,7 +53,8 @@ func startTarget(ctx context.Context, o *Options, psp *fakepsp.PSP) (*target, er
 		return t, fail("make a log dir: %v", err)
 	}
 	t.dirs = append(t.dirs, logs)
-	env := map[string]string{"PORT": ps, "PSP_URL": psp.URL(), "PSP_KEY": psp.SecretKey(), "STATE_DIR": state, "INSTANCE": "0"}
+	env := map[string]string{"PORT": ps, "PSP_URL": psp.URL(), "PSP_KEY": psp.SecretKey(), "STATE_DIR": state, "INSTANCE": "0",
+		"PSP_WEBHOOK_SECRET": psp.WebhookSecret()}
 	args := make([]string, len(o.Command))
 	for i, a := range o.Command {
 		args[i] = os.Expand(a, func(k string) string {
