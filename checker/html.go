@@ -47,6 +47,9 @@ func (r *Result) WriteHTML(dir string) ([]string, error) {
 type Note struct {
 	Kind, Message string
 	Start, End    int64
+	// Tag is the row the note is drawn in (default "violations"): a
+	// finding's own evidence, such as webhook deliveries, gets a row of its own.
+	Tag string
 }
 
 // Picture draws one intent's partition of h to path, legal or not: rows
@@ -70,7 +73,11 @@ func Picture(h History, intent string, faults []FaultWindow, notes []Note, path 
 	}
 	var ann []porcupine.Annotation
 	for _, n := range notes {
-		ann = append(ann, violationNote(n.Kind, n.Message, n.Start, n.End))
+		a := violationNote(n.Kind, n.Message, n.Start, n.End)
+		if n.Tag != "" {
+			a.Tag, a.BackgroundColor = n.Tag, "#cfe3ff"
+		}
+		ann = append(ann, a)
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("html: %w", err)

@@ -73,9 +73,36 @@ func picture(dir string, res scenario.Result, n int, f scenario.Finding, atts []
 	if lo != 0 {
 		note = append(note, checker.Note{Kind: f.Kind, Message: f.Message, Start: lo, End: hi})
 	}
+	note = append(note, creditNotes(f)...)
 	rel := filepath.Join(safeName(res.ID), fmt.Sprintf("%d-%s.html", n, safeName(f.Kind)))
 	if err := checker.Picture(h, intent, res.Faults, note, filepath.Join(dir, rel)); err != nil {
 		return "", "no picture: " + err.Error()
 	}
 	return rel, ""
+}
+
+// creditNotes put a webhook finding's evidence on the picture's timeline:
+// each delivery of the payment's events (what was sent and what the handler
+// answered) and the credits the service recorded, read after them.
+func creditNotes(f scenario.Finding) []checker.Note {
+	var out []checker.Note
+	for _, d := range f.Deliveries {
+		via := d.Via
+		if via == "" {
+			via = fmt.Sprintf("the PSP's schedule, attempt %d", d.Attempt)
+		}
+		answer := fmt.Sprint(d.Status)
+		if d.Err != "" {
+			answer = "no answer"
+		}
+		out = append(out, checker.Note{Tag: "webhook deliveries", Kind: fmt.Sprintf("%s %s", d.EventType, answer),
+			Message: fmt.Sprintf("%s %s sent by %s, signature %s: the handler answered %s", d.EventType, d.EventID, via, d.Signature, answer),
+			Start: d.Started.UnixNano(), End: d.At.UnixNano()})
+	}
+	if f.CreditsAt != 0 {
+		out = append(out, checker.Note{Tag: "service credits", Kind: fmt.Sprintf("credits %v", f.Credits),
+			Message: fmt.Sprintf("the service's credits of the payment, read once they stayed unchanged: %v (the PSP charged %d)", f.Credits, f.Amount),
+			Start: f.CreditsAt, End: f.CreditsAt})
+	}
+	return out
 }

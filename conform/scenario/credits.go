@@ -57,6 +57,7 @@ func (t *T) judgeCredits(ctx context.Context, p *hookPayment) []int64 {
 		t.Errorf("ledger.credits of %s: %v", p.ref.OrderID, err)
 		return nil
 	}
+	readAt := checker.Now()
 	charged := *p.charge.Input.Amount
 	var refunded int64
 	refunds := refundsOf(e, p.chargeOps())
@@ -79,6 +80,7 @@ func (t *T) judgeCredits(ctx context.Context, p *hookPayment) []int64 {
 	add := func(kind, format string, args ...any) {
 		f := t.Safety(kind, RuleOneCredit, "payment %s (%s): %s. %s", paymentWords(p), p.ref.PSPPaymentID, fmt.Sprintf(format, args...), evidence)
 		f.Intent, f.Amount, f.Charges = p.name, charged, append([]checker.Op{p.charge}, refunds...)
+		f.Deliveries, f.Credits, f.CreditsAt = ds, rows, readAt
 	}
 	switch {
 	case len(pos) == 0:

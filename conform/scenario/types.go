@@ -12,6 +12,7 @@ import (
 
 	"github.com/idemcheck/idemcheck/checker"
 	"github.com/idemcheck/idemcheck/conform/driver"
+	"github.com/idemcheck/idemcheck/fakepsp"
 )
 
 // Level separates "can it charge twice" from "does it follow the protocol".
@@ -49,6 +50,11 @@ type Finding struct {
 	Amount  int64        `json:"amount,omitempty"`
 	Seqs    []int        `json:"attempts,omitempty"`
 	Charges []checker.Op `json:"psp_charges,omitempty"`
+	// Deliveries are fakepsp's deliveries of the payment's events and
+	// Credits the service's credit rows as last read (the webhook checks).
+	Deliveries []fakepsp.Delivery `json:"webhook_deliveries,omitempty"`
+	Credits    []int64            `json:"credits,omitempty"`
+	CreditsAt  int64              `json:"credits_read_at,omitempty"`
 	// Violation is the checker's own report, when the checker found it.
 	Violation *checker.Violation `json:"checker_violation,omitempty"`
 }
