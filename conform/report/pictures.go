@@ -97,12 +97,12 @@ func creditNotes(f scenario.Finding) []checker.Note {
 		}
 		out = append(out, checker.Note{Tag: "webhook deliveries", Kind: fmt.Sprintf("%s %s", d.EventType, answer),
 			Message: fmt.Sprintf("%s %s sent by %s, signature %s: the handler answered %s", d.EventType, d.EventID, via, d.Signature, answer),
-			Start: d.Started.UnixNano(), End: d.At.UnixNano()})
+			Start:   d.Started.UnixNano(), End: d.At.UnixNano()})
 	}
 	if f.CreditsAt != 0 {
 		out = append(out, checker.Note{Tag: "service credits", Kind: fmt.Sprintf("credits %v", f.Credits),
 			Message: fmt.Sprintf("the service's credits of the payment, read once they stayed unchanged: %v (the PSP charged %d)", f.Credits, f.Amount),
-			Start: f.CreditsAt, End: f.CreditsAt})
+			Start:   f.CreditsAt, End: f.CreditsAt})
 	}
 	return out
 }
