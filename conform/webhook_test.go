@@ -71,6 +71,17 @@ func TestWebhookFlawsCaught(t *testing.T) {
 			if code != ExitViolation {
 				t.Errorf("exit %d, want %d", code, ExitViolation)
 			}
+			// The check's history holds the credits it counted: the checker,
+			// offline, names the same double credit.
+			for _, r := range rep.Results {
+				if r.ID != "W-dup" || c.want["W-dup"] == nil || c.want["W-dup"][0] != dc {
+					continue
+				}
+				res := checker.Check(r.History, checker.CheckOptions{})
+				if !slices.ContainsFunc(res.Violations, func(v checker.Violation) bool { return v.Kind == dc }) {
+					t.Errorf("W-dup's history, checked offline, has no double-credit: %v", res.Violations)
+				}
+			}
 		})
 	}
 }

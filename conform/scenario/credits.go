@@ -97,7 +97,23 @@ func (t *T) judgeCredits(ctx context.Context, p *hookPayment) []int64 {
 		add(checker.KindLostEffect, "refunded %d at the PSP (%d refund(s)) but only %d was debited", refunded, len(refunds), debited)
 	}
 	t.Counted("%d credit row(s) %v for %s (charged %d, refunded %d)", len(rows), rows, p.ref.OrderID, charged, refunded)
+	t.recordCredits(p, pos, readAt)
 	return rows
+}
+
+// recordCredits adds the service's credits of a payment to the check's
+// history as HISTORY.md credit ops, read at readAt: the history file of the
+// report then holds what the judge counted, and `idemcheck check` of it
+// names the same double credit (or, with none, the lost effect).
+func (t *T) recordCredits(p *hookPayment, credits []int64, readAt int64) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for i, amount := range credits {
+		op := checker.Op{Process: "service-credits", Op: checker.OpCredit, Call: readAt, Return: checker.Int64(readAt), Intent: p.name,
+			PaymentID: p.ref.PaymentID, Input: checker.Input{Merchant: "service", Amount: checker.Int64(amount), EventID: fmt.Sprintf("%s:row-%d", p.ref.PSPPaymentID, i+1)}}
+		t.history = append(t.history, op)
+		t.ops = append(t.ops, op)
+	}
 }
 
 func paymentWords(p *hookPayment) string {
