@@ -114,7 +114,7 @@ var _ = Describe("C. Idempotent writes", func() {
 			wh := statsAt(w.st.Webhook.Admin)
 			Expect(wh).To(HaveKeyWithValue("moved", int64(1)))
 			Expect(wh).To(HaveKeyWithValue("dropped", int64(1)))
-			Expect(statsAt(w.st.Resolver.Admin)).To(HaveKeyWithValue("replays", int64(0)))
+			Expect(statsAt(w.st.Resolver.Admin)).To(HaveKeyWithValue("psp_calls", int64(0)))
 			Expect(w.payment(ctx, id).State).To(Equal(ledger.Succeeded))
 			r := ph.Send(ctx, "K1", phone.Story(), true)
 			Expect(r.Code).To(Equal(http.StatusOK), r.String())

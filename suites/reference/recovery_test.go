@@ -118,7 +118,7 @@ var _ = Describe("The resolver's rate cap", Label("resolver"), func() {
 		deadline := start.Add(20 * time.Second)
 		for {
 			m := statsAt(w.st.Resolver.Admin)
-			Expect(float64(m["replays"])).To(BeNumerically("<=", burst+1+rate*time.Since(start).Seconds()), "replays over the cap")
+			Expect(float64(m["psp_calls"])).To(BeNumerically("<=", burst+1+rate*time.Since(start).Seconds()), "replays over the cap")
 			if m["settled"] == n {
 				break
 			}

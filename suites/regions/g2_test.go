@@ -182,7 +182,10 @@ var _ = Describe("G2: R1 fails mid-replication; R2, 1.0 s behind, takes over (se
 		// payments with the charges the PSP had made for R1.
 		st, err := api.ReadStats(w.r2.st.Resolver.Admin)
 		Expect(err).NotTo(HaveOccurred())
-		Expect(st["replays"]).To(BeNumerically(">=", 2))
+		Expect(st["psp_calls"]).To(BeNumerically(">=", 2))
+		// The PSP's own log: a call under each payment's key besides R1's.
+		Expect(len(w.psp.CallsWithKey(g.pid + ":charge"))).To(BeNumerically(">=", 2))
+		Expect(len(w.psp.CallsWithKey(g.pid2 + ":charge"))).To(BeNumerically(">=", 2))
 		Expect(w.payment(ctx, w.r2, g.pid).PSPCharge).To(Equal(charges[g.pid+":charge"]))
 		Expect(w.payment(ctx, w.r2, g.pid2).PSPCharge).To(Equal(charges[g.pid2+":charge"]))
 		// The inbox's drop: the log holds R1's leftover copy of

@@ -51,7 +51,7 @@ type Config struct {
 
 // Stats are counters a spec reads.
 type Stats struct {
-	Sweeps, Replays, Settled, RefundReplays, RefundsSettled, Throttled atomic.Int64
+	Sweeps, PSPCalls, Settled, RefundPSPCalls, RefundsSettled, Throttled atomic.Int64
 	// Searches counts look-ups by metadata after an unknown replay; Found
 	// those that found the PSP's verdict (the replay could not give it).
 	Searches, Found atomic.Int64
@@ -59,8 +59,8 @@ type Stats struct {
 
 // Snapshot returns Stats as numbers.
 func (s *Stats) Snapshot() map[string]int64 {
-	return map[string]int64{"sweeps": s.Sweeps.Load(), "replays": s.Replays.Load(), "settled": s.Settled.Load(),
-		"refund_replays": s.RefundReplays.Load(), "refunds_settled": s.RefundsSettled.Load(), "throttled": s.Throttled.Load(),
+	return map[string]int64{"sweeps": s.Sweeps.Load(), "psp_calls": s.PSPCalls.Load(), "settled": s.Settled.Load(),
+		"refund_psp_calls": s.RefundPSPCalls.Load(), "refunds_settled": s.RefundsSettled.Load(), "throttled": s.Throttled.Load(),
 		"searches": s.Searches.Load(), "found": s.Found.Load()}
 }
 
@@ -138,7 +138,7 @@ func (r *Resolver) settle(ctx context.Context, p ledger.Payment) {
 		key = p.ID + ":" + r.cfg.Region + ":1" // the Region's own first attempt (G2a)
 	}
 	cctx, cancel := context.WithTimeout(ctx, r.cfg.Timeout)
-	r.Stats.Replays.Add(1)
+	r.Stats.PSPCalls.Add(1)
 	res, err := r.psp.Charge(cctx, key, p.Amount, p.Currency, p.Method, map[string]string{
 		"payment_id": p.ID, "intent": api.Scope(p.Caller, p.Key, true)})
 	cancel()
@@ -202,7 +202,7 @@ func (r *Resolver) settleRefund(ctx context.Context, p ledger.Payment) {
 		key = api.RefundKey(p.ID) + ":retry-" + randHex(3)
 	}
 	cctx, cancel := context.WithTimeout(ctx, r.cfg.Timeout)
-	r.Stats.RefundReplays.Add(1)
+	r.Stats.RefundPSPCalls.Add(1)
 	res, err := r.psp.Refund(cctx, key, p.PSPCharge, p.RefundAmount, map[string]string{"payment_id": p.ID, "intent": api.Scope(p.Caller, p.Key, true), "refund_request": api.RefundKey(p.ID)})
 	cancel()
 	if err != nil {
