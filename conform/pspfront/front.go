@@ -110,6 +110,10 @@ type Rule struct {
 	f       *Front
 	keys    map[string]bool
 	fired   int
+	// held and maxHeld count a Gate's requests waiting at once: two open
+	// at the same moment are two executions (one client waits for its own
+	// call or gives it up before it retries).
+	held, maxHeld int
 	stopped bool
 	done    chan struct{}
 	changed chan struct{}
@@ -130,6 +134,13 @@ func (r *Rule) Fired() int {
 	r.f.mu.Lock()
 	defer r.f.mu.Unlock()
 	return r.fired
+}
+
+// MaxHeld is the most requests a Gate held at one moment.
+func (r *Rule) MaxHeld() int {
+	r.f.mu.Lock()
+	defer r.f.mu.Unlock()
+	return r.maxHeld
 }
 
 // Keys are the PSP keys the rule followed.
@@ -212,10 +223,17 @@ func (f *Front) serve(w http.ResponseWriter, req *http.Request) {
 		rule = f.match(x.Key, x.Path+"\n"+body, amount)
 	}
 	if rule != nil && rule.Action == Gate {
+		f.mu.Lock()
+		rule.held++
+		rule.maxHeld = max(rule.maxHeld, rule.held)
+		f.mu.Unlock()
 		select {
 		case <-rule.done:
 		case <-req.Context().Done():
 		}
+		f.mu.Lock()
+		rule.held--
+		f.mu.Unlock()
 	}
 	out, err := http.NewRequestWithContext(context.WithoutCancel(req.Context()), req.Method, f.up+req.URL.RequestURI(), bytes.NewReader(raw))
 	if err != nil {

@@ -20,5 +20,6 @@ func runA2(ctx context.Context, e *Env, t *T) {
 	gateHeld(e, t, in, gated)
 	rs := t.Converge(ctx, "retry after the copies", in, nil)
 	t.Judge(ctx, nil, in)
+	t.judgeExecutions(in, "SCENARIOS.md A2")
 	t.Passf("%d copies at once (PSP gate held: %v): %s; then %s", len(atts), gated, summarize(atts), describeResp(last(rs)))
 }

@@ -66,6 +66,11 @@ func concurrent(ctx context.Context, e *Env, t *T, in Intent, n int, spread bool
 			}
 		}
 		gated = gate.Fired() > 0
+		if fg, ok := gate.(frontGate); ok {
+			t.mu.Lock()
+			t.together = max(t.together, fg.r.MaxHeld())
+			t.mu.Unlock()
+		}
 		gate.Release()
 	}
 	wg.Wait()

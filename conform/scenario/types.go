@@ -114,6 +114,9 @@ type T struct {
 	ops         checker.History
 	countBefore int64
 	checkerRes  *checker.Result
+	// together is the most PSP requests of one intent the front's gate held
+	// at one moment while its copies were in flight (execution.go).
+	together int
 }
 
 // Safety records a safety violation of a given kind.

@@ -14,7 +14,7 @@ import (
 // charge calls the PSP and stores the answer, completing only if this
 // process still owns the record.
 func (s *server) charge(w http.ResponseWriter, rec *record) {
-	if s.flaw != "check-then-insert" {
+	if s.flaw != "check-then-insert" && s.flaw != "racy-forward-key" {
 		time.Sleep(s.hold)
 	}
 	pspKey := rec.PSPKey

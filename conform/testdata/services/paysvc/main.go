@@ -32,6 +32,7 @@ var flaws = map[string]string{
 	"none":              "correct",
 	"no-key":            "ignores the idempotency key",
 	"check-then-insert": "checks the key store, then inserts, without atomicity",
+	"racy-forward-key":  "checks the key store, then inserts, without atomicity, and forwards the client's key to the PSP (whose idempotency keeps one charge)",
 	"raw-fingerprint":   "fingerprints the raw body bytes",
 	"unscoped":          "keys not scoped to the caller",
 	"memory-store":      "key store in memory, lost on restart",
@@ -287,13 +288,13 @@ func (s *server) claimAndRun(w http.ResponseWriter, ctx context.Context, scope, 
 		}
 		fresh.PSPKey = fresh.PaymentID + ":charge"
 		fresh.OrderID = m.OrderID
-		if s.flaw == "forward-key" {
+		if s.flaw == "forward-key" || s.flaw == "racy-forward-key" {
 			fresh.PSPKey = key
 		}
 		var rec *record
 		var claimed bool
 		var err error
-		if s.flaw == "check-then-insert" {
+		if s.flaw == "check-then-insert" || s.flaw == "racy-forward-key" {
 			rec, claimed, err = s.checkThenInsert(fresh, now)
 		} else {
 			rec, claimed, err = s.store.claim(fresh, now)

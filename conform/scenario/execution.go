@@ -1,0 +1,43 @@
+package scenario
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/idemcheck/idemcheck/checker"
+)
+
+// KindDoubleExecution: two copies of one request both executed as far as
+// the PSP (their PSP requests were open at the same moment) although the
+// PSP kept one charge: its idempotency absorbed what the service's own guard
+// let through, and any effect the PSP does not guard (a ledger row written
+// before the call, an email, a PSP key derived per execution, a PSP without
+// idempotency) would repeat.
+const KindDoubleExecution = "double-execution"
+
+// judgeExecutions names a double execution that the money did not show:
+// with a double charge the judge has already said more.
+func (t *T) judgeExecutions(in Intent, rule string) {
+	t.mu.Lock()
+	n := t.together
+	t.mu.Unlock()
+	name := t.env.D.Intent(in.Caller, in.Key)
+	if n < 2 || t.hasFinding(checker.KindDoubleCharge, name) {
+		return
+	}
+	var reqs []string
+	for _, x := range t.env.Front.Exchanges() {
+		if x.Method == "POST" && containsOrder(x.Path+"\n"+x.Body, in) {
+			reqs = append(reqs, fmt.Sprintf("%s %s key %q -> %d", x.Method, x.Path, x.Key, x.Status))
+		}
+	}
+	f := t.Safety(KindDoubleExecution, rule, "%d PSP requests of order %s were in flight at the same moment while its copies were: two copies executed, and only the PSP's idempotency kept one charge (PSP requests: %v)",
+		n, in.Meaning.OrderID, reqs)
+	f.Intent, f.Amount = name, in.Meaning.Amount
+}
+
+// containsOrder: the request names the order, or carries its amount
+// (each intent's amount is its own).
+func containsOrder(s string, in Intent) bool {
+	return strings.Contains(s, in.Meaning.OrderID) || strings.Contains(s, fmt.Sprintf("amount=%d\n", in.Meaning.Amount))
+}
