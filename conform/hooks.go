@@ -37,14 +37,16 @@ func startHooks(cfg *config.Config, e *scenario.Env, bases []string, expand func
 	}
 	endpoint := *u
 	endpoint.Host = link.Addr()
-	if _, err := e.PSP.RegisterWebhook(endpoint.String(), w.Events...); err != nil {
+	ep := endpoint.String()
+	register := func() error {
+		_, err := e.PSP.RegisterWebhook(ep, w.Events...)
 		return err
 	}
-	e.Hooks = &scenario.Hooks{Cfg: w, URLs: urls, Endpoint: endpoint.String(), Link: link, Proc: proc, Ready: ready}
+	e.Hooks = &scenario.Hooks{Cfg: w, URLs: urls, Endpoint: ep, Link: link, Proc: proc, Ready: ready, Register: register}
 	if proc == nil && w.Path != "" && len(e.Procs) > 0 {
 		e.Hooks.Proc = e.Procs[0]
 		e.Hooks.Ready = func(ctx context.Context) error { return e.WaitReady(ctx, 0) }
 	}
-	fmt.Fprintf(stderr, "idemcheck run: fakepsp delivers %s to %s (through %s)\n", strings.Join(w.Events, ", "), urls[0], link.Addr())
+	fmt.Fprintf(stderr, "idemcheck run: fakepsp delivers %s to %s (through %s) from the first webhook check on\n", strings.Join(w.Events, ", "), urls[0], link.Addr())
 	return nil
 }

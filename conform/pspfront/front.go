@@ -107,16 +107,20 @@ type Rule struct {
 	Amount int64
 	Action Action
 
-	f       *Front
-	keys    map[string]bool
-	fired   int
+	f     *Front
+	keys  map[string]bool
+	fired int
 	// held and maxHeld count a Gate's requests waiting at once: two open
 	// at the same moment are two executions (one client waits for its own
-	// call or gives it up before it retries).
+	// call or gives it up before it retries). Only requests that arrive
+	// within window of the first count: a later one may be a
+	// takeover after the service's lease, which the gate's own hold caused.
 	held, maxHeld int
-	stopped bool
-	done    chan struct{}
-	changed chan struct{}
+	firstAt       time.Time
+	window        time.Duration
+	stopped       bool
+	done          chan struct{}
+	changed       chan struct{}
 }
 
 // Add arms a rule until Stop.
@@ -134,6 +138,14 @@ func (r *Rule) Fired() int {
 	r.f.mu.Lock()
 	defer r.f.mu.Unlock()
 	return r.fired
+}
+
+// CountTogetherWithin makes MaxHeld count only the requests that arrive
+// within d of the rule's first.
+func (r *Rule) CountTogetherWithin(d time.Duration) {
+	r.f.mu.Lock()
+	defer r.f.mu.Unlock()
+	r.window = d
 }
 
 // MaxHeld is the most requests a Gate held at one moment.
@@ -224,16 +236,24 @@ func (f *Front) serve(w http.ResponseWriter, req *http.Request) {
 	}
 	if rule != nil && rule.Action == Gate {
 		f.mu.Lock()
-		rule.held++
-		rule.maxHeld = max(rule.maxHeld, rule.held)
+		if rule.firstAt.IsZero() {
+			rule.firstAt = time.Now()
+		}
+		counted := rule.window == 0 || time.Since(rule.firstAt) <= rule.window
+		if counted {
+			rule.held++
+			rule.maxHeld = max(rule.maxHeld, rule.held)
+		}
 		f.mu.Unlock()
 		select {
 		case <-rule.done:
 		case <-req.Context().Done():
 		}
-		f.mu.Lock()
-		rule.held--
-		f.mu.Unlock()
+		if counted {
+			f.mu.Lock()
+			rule.held--
+			f.mu.Unlock()
+		}
 	}
 	out, err := http.NewRequestWithContext(context.WithoutCancel(req.Context()), req.Method, f.up+req.URL.RequestURI(), bytes.NewReader(raw))
 	if err != nil {

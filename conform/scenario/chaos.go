@@ -119,6 +119,12 @@ func (tl *tally) note(name string, fired bool, err error) {
 }
 
 func runChaos(ctx context.Context, e *Env, t *T, d time.Duration, onSchedule func([]string)) {
+	if e.Hooks != nil {
+		if err := e.Hooks.registered(); err != nil {
+			t.Errorf("register the webhook endpoint with fakepsp: %v", err)
+			return
+		}
+	}
 	sys := e.System()
 	apply, not := faults.Applicable(sys)
 	var names []string

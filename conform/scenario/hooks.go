@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/idemcheck/idemcheck/checker"
@@ -29,6 +30,23 @@ type Hooks struct {
 	// reference), and Ready waits until it answers again after a restart.
 	Proc  Instance
 	Ready func(ctx context.Context) error
+	// Register registers Endpoint with fakepsp. It runs once, when the first
+	// check that needs deliveries starts, so the checks before it meet the
+	// service as they did without a webhook section: a delivery that settles
+	// a payment could hide the resolver or takeover guard they test.
+	Register func() error
+	once     sync.Once
+	regErr   error
+}
+
+// registered registers the endpoint on first use.
+func (h *Hooks) registered() error {
+	h.once.Do(func() {
+		if h.Register != nil {
+			h.regErr = h.Register()
+		}
+	})
+	return h.regErr
 }
 
 // PaymentRef names one payment every way a credits read may ask for it.
@@ -81,6 +99,10 @@ type hookPayment struct {
 // its events stay out of the delivery schedule until the check releases
 // them. ok is false when the check cannot go on (reported on t).
 func pay(ctx context.Context, e *Env, t *T, hold bool) (*hookPayment, bool) {
+	if err := e.Hooks.registered(); err != nil {
+		t.Errorf("register the webhook endpoint with fakepsp: %v", err)
+		return nil, false
+	}
 	p := newHookPayment(e, hold)
 	p.answer = final(ctx, t, "create", p.in, nil)
 	return p, p.find(ctx, e, t)

@@ -26,6 +26,10 @@ func concurrent(ctx context.Context, e *Env, t *T, in Intent, n int, spread bool
 	switch {
 	case e.Front != nil:
 		g := e.Front.Add(in.Meaning.OrderID, in.Meaning.Amount, pspfront.Gate)
+		// Copies that race past the service's guard reach the PSP within
+		// its work before the call; half a second keeps a takeover after a
+		// lease (the gate's hold outlasting it) out of double-execution.
+		g.CountTogetherWithin(500 * time.Millisecond)
 		defer g.Stop()
 		gate = frontGate{g}
 	case e.PSP != nil:

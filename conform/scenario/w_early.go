@@ -13,6 +13,10 @@ import (
 // PSP charges and holds its reply to the service while the events of the
 // charge are delivered, then answers.
 func runWEarly(ctx context.Context, e *Env, t *T) {
+	if err := e.Hooks.registered(); err != nil {
+		t.Errorf("register the webhook endpoint with fakepsp: %v", err)
+		return
+	}
 	p := newHookPayment(e, true)
 	f := armPSP(ctx, e, faults.PSPHoldReply, faults.Scope{Amount: p.in.Meaning.Amount, Times: 1})
 	defer f.Undo()

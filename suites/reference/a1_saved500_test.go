@@ -77,7 +77,7 @@ var _ = Describe("A1 PSP charges, answers 500 and replays it for the key", Label
 		rs := statsAt(w.st.Resolver.Admin)
 		// The resolver's call reached the PSP under the payment's own key:
 		// the PSP's log says so, not the resolver's counter.
-		Expect(len(w.psp.CallsWithKey(id + ":charge"))).To(BeNumerically(">=", 2), "the PSP saw no resolver call under the key")
+		Expect(len(w.psp.CallsWithKey(id+":charge"))).To(BeNumerically(">=", 2), "the PSP saw no resolver call under the key")
 		Expect(rs).To(HaveKeyWithValue("found", int64(1)), "the payment was not settled by the search fallback: %v", rs)
 		Expect(rs).To(HaveKeyWithValue("settled", int64(1)))
 		Expect(w.history(ctx)).To(matchers.HaveNoViolations(opts))

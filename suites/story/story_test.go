@@ -187,7 +187,7 @@ func describeStory(title, report string, o opts, end func(ctx SpecContext, r *ru
 			Expect(err).NotTo(HaveOccurred())
 			Expect(rs["psp_calls"]).To(BeNumerically(">=", 1))
 			// R2's call reached the PSP under the derived key: its own log.
-			Expect(len(w.psp.CallsWithKey(r.pid + ":charge"))).To(BeNumerically(">=", 2), "the PSP saw no call of R2's resolver under %s:charge", r.pid)
+			Expect(len(w.psp.CallsWithKey(r.pid+":charge"))).To(BeNumerically(">=", 2), "the PSP saw no call of R2's resolver under %s:charge", r.pid)
 			tl.Repeat("R2/resolver", "resumes the UNKNOWN payment: SUCCEEDED and outbox row ev_7", "PSP call under "+r.pid+":charge (R2 never saw R1's)",
 				"the derived PSP key: the PSP replays "+w.psp.Charges()[0].Output.ChargeID)
 			Expect(w.psp.Charges()).To(HaveLen(1))
