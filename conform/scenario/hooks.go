@@ -197,22 +197,38 @@ func acked(ds []fakepsp.Delivery, id string) bool {
 // events has a validly signed delivery the handler answered 2xx. It
 // reports the events that never got one, with their answers.
 func (p *hookPayment) waitAcked(ctx context.Context, e *Env) []string {
-	deadline := time.Now().Add(e.Cfg.ConvergeD())
-	for {
-		added := e.PSP.DeliveryAdded()
+	var missing []string
+	waitLog(ctx, e, e.Cfg.ConvergeD(), func() bool {
 		ds := p.deliveries(e)
-		var missing []string
+		missing = missing[:0]
 		for _, ev := range p.events {
 			if !acked(ds, ev.ID) {
 				missing = append(missing, fmt.Sprintf("%s %s (%s)", ev.Type, ev.ID, answers(ds, ev.ID)))
 			}
 		}
-		if len(missing) == 0 || time.Now().After(deadline) {
-			return missing
+		return len(missing) == 0
+	})
+	return missing
+}
+
+// waitLog waits until done says so, bounded by within, looking again at
+// each delivery fakepsp logs (so a step that must follow an answer, a kill
+// right after an ack, follows it within a millisecond or so) and every
+// 100 ms. The channel is taken before each look, so no delivery between
+// a look and the wait is missed.
+func waitLog(ctx context.Context, e *Env, within time.Duration, done func() bool) bool {
+	deadline := time.Now().Add(within)
+	for {
+		added := e.PSP.DeliveryAdded()
+		if done() {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
 		}
 		select {
 		case <-ctx.Done():
-			return missing
+			return false
 		case <-added:
 		case <-time.After(100 * time.Millisecond):
 		}

@@ -18,9 +18,8 @@ func runWKill(ctx context.Context, e *Env, t *T) {
 	}
 	kills := 0
 	for _, ev := range a.events {
-		added := e.PSP.DeliveryAdded()
 		a.hold.ReleaseOne(ev.ID)
-		if !waitAckOf(ctx, e, a, ev.ID, added) {
+		if !waitLog(ctx, e, e.Cfg.ConvergeD(), func() bool { return acked(a.deliveries(e), ev.ID) }) {
 			t.Inconclusive(fmt.Sprintf("the handler never acknowledged %s %s: %s", ev.Type, ev.ID, answers(a.deliveries(e), ev.ID)), "")
 			a.release()
 			return
@@ -59,25 +58,6 @@ func runWKill(ctx context.Context, e *Env, t *T) {
 	t.judgeCredits(ctx, a)
 	t.judgeCredits(ctx, b)
 	t.Passf("%s: killed right after each of %d acks; %s: killed after %d answer(s) were lost, then redelivered", a.ref.OrderID, kills, b.ref.OrderID, len(lost))
-}
-
-// waitAckOf waits for a 2xx delivery of one event, waking at each delivery
-// logged so the kill follows the ack within a millisecond or so.
-func waitAckOf(ctx context.Context, e *Env, p *hookPayment, id string, added <-chan struct{}) bool {
-	deadline := time.After(e.Cfg.ConvergeD())
-	for {
-		if acked(p.deliveries(e), id) {
-			return true
-		}
-		select {
-		case <-ctx.Done():
-			return false
-		case <-deadline:
-			return false
-		case <-added:
-			added = e.PSP.DeliveryAdded()
-		}
-	}
 }
 
 // restartHandler SIGKILLs the process the endpoint reaches and starts it again.

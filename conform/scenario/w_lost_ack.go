@@ -44,24 +44,16 @@ func runWLostAck(ctx context.Context, e *Env, t *T) {
 // waitLost waits, bounded by converge_within, until each event of the
 // payment had a schedule delivery that got no answer; it returns those.
 func (p *hookPayment) waitLost(ctx context.Context, e *Env) []string {
-	deadline := time.Now().Add(e.Cfg.ConvergeD())
-	for {
-		added := e.PSP.DeliveryAdded()
-		var lost []string
+	var lost []string
+	waitLog(ctx, e, e.Cfg.ConvergeD(), func() bool {
 		ds := p.deliveries(e)
+		lost = lost[:0]
 		for _, id := range p.ids() {
 			if slices.ContainsFunc(ds, func(d fakepsp.Delivery) bool { return d.EventID == id && d.Via == "" && d.Err != "" }) {
 				lost = append(lost, id)
 			}
 		}
-		if len(lost) == len(p.events) || time.Now().After(deadline) {
-			return lost
-		}
-		select {
-		case <-ctx.Done():
-			return lost
-		case <-added:
-		case <-time.After(100 * time.Millisecond):
-		}
-	}
+		return len(lost) == len(p.events)
+	})
+	return lost
 }
