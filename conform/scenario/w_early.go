@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/idemcheck/idemcheck/fakepsp"
 	"github.com/idemcheck/idemcheck/faults"
 )
 
@@ -54,21 +55,20 @@ func runWEarly(ctx context.Context, e *Env, t *T) {
 	t.Passf("events delivered while the PSP held its answer to the service; the create then answered %s", describeResp(a))
 }
 
-// waitDelivered waits until some event of the held payment got an answer
-// (any status: a handler may refuse a payment it does not know yet).
+// waitDelivered waits until every held event of the payment got an answer
+// (any status: a handler may refuse a payment it does not know yet), so all
+// of them, not only the first, reach the handler before the create is
+// answered.
 func waitDelivered(ctx context.Context, e *Env, ids []string, d time.Duration) bool {
-	deadline := time.Now().Add(d)
-	for time.Now().Before(deadline) {
-		for _, x := range e.PSP.Deliveries() {
-			if x.Err == "" && x.Status != 0 && slices.Contains(ids, x.EventID) {
-				return true
+	return waitLog(ctx, e, d, func() bool {
+		ds := e.PSP.Deliveries()
+		for _, id := range ids {
+			if !slices.ContainsFunc(ds, func(x fakepsp.Delivery) bool { return x.Err == "" && x.Status != 0 && x.EventID == id }) {
+				return false
 			}
 		}
-		if sleepCtx(ctx, 20*time.Millisecond) != nil {
-			return false
-		}
-	}
-	return false
+		return len(ids) > 0
+	})
 }
 
 func deliveredBefore(e *Env, p *hookPayment, ret int64) bool {
