@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/idemcheck/idemcheck/checker"
 	"github.com/idemcheck/idemcheck/conform/scenario"
 )
 
@@ -34,50 +35,109 @@ func captureConfig(t *testing.T, args ...string) string {
 	return text
 }
 
+// edit replaces old with new in a capture config, once, and fails the test
+// when old is not there (the fixture config changed under the test).
+func edit(old, new string) func(*testing.T, string) string {
+	return func(t *testing.T, text string) string {
+		t.Helper()
+		if !strings.Contains(text, old) {
+			t.Fatalf("the capture config has no %q", old)
+		}
+		return strings.Replace(text, old, new, 1)
+	}
+}
+
+// partialRefund makes the refund request refund 500 of the payment's amount,
+// so a second refund of the same request is not refused as "already
+// refunded" and a repeated refund can move money twice.
+var partialRefund = edit("refund:\n  path: /payments/{{payment_id}}/refund\n  key: {header: Idempotency-Key}\n",
+	"refund:\n  path: /payments/{{payment_id}}/refund\n  key: {header: Idempotency-Key}\n  body: '{\"amount\": 500}'\n")
+
 // S-capture against stripe-go on fakepsp: with PSP keys derived from the
 // client's, every step's lost reply and concurrent copies replay at the PSP
-// (one authorization, one capture, one refund); a capture that lets
-// stripe-go draw a key per attempt is refused by the PSP on the client's
-// retry (already captured), and the client is told the capture failed
-// although the money moved.
+// (one authorization, one capture, one refund). Each stripesvc flaw is one
+// bug of the path and is caught with exactly its kind; each inconclusive
+// path is reached by a service or config that leaves the check nothing to
+// judge, and names why. S-capture names no double-capture and no
+// over-refund: fakepsp refuses a second capture of one authorization and a
+// refund beyond what is left (docs/SCENARIOS.md), so a second charge for one
+// payment is a double-charge.
 func TestCaptureCheck(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		name string
 		args []string
-		want int
-		kind string
+		cfg  func(*testing.T, string) string
+		kind string // the one finding's kind; "" for none
+		// inconclusive is what the inconclusive verdict's reasons say; none
+		// for a decided check.
+		inconclusive []string
+		// why is what a pass says it counted.
+		why []string
 	}{
-		{"stable-keys", nil, ExitPass, ""},
-		{"capture-fresh-key", []string{"--flaw", "capture-fresh-key"}, ExitViolation, scenario.KindFailedButCharged},
+		{name: "stable-keys", why: []string{"1 authorization(s)", "1 capture(s)", "1 refund(s) of 1002 for 1002 captured"}},
+		{name: "stable-keys, partial refund", cfg: partialRefund, why: []string{"1 authorization(s)", "1 capture(s)", "1 refund(s) of 500 for 1002 captured"}},
+		{name: "capture-fresh-key", args: []string{"--flaw", "capture-fresh-key"}, kind: scenario.KindFailedButCharged},
+		{name: "authorize-fresh-key", args: []string{"--flaw", "authorize-fresh-key"}, kind: scenario.KindDoubleAuthorization},
+		{name: "capture-recharge", args: []string{"--flaw", "capture-recharge"}, kind: checker.KindDoubleCharge},
+		{name: "capture-no-psp", args: []string{"--flaw", "capture-no-psp"}, kind: checker.KindLostEffect},
+		{name: "refund-no-psp", args: []string{"--flaw", "refund-no-psp"}, kind: checker.KindLostEffect},
+		{name: "refund-fresh-key, partial refund", args: []string{"--flaw", "refund-fresh-key"}, cfg: partialRefund, kind: checker.KindDoubleRefund},
+		{name: "authorize-captures", args: []string{"--flaw", "authorize-captures"}, inconclusive: []string{"was charged at the authorize"}},
+		{name: "refund-by-cancel", args: []string{"--flaw", "refund-by-cancel"}, inconclusive: []string{"no refund reached the PSP and none was answered succeeded"}},
+		{name: "authorize answered unrecognised", cfg: edit("    - {status: [200, 201], field: status, equals: authorized, outcome: succeeded}\n", ""),
+			inconclusive: []string{"the authorize was not answered succeeded with a payment id"}},
+		{name: "authorize without manual capture", cfg: edit(`, "capture_method": "manual"}`, "}"),
+			inconclusive: []string{"no manual-capture authorization of order"}},
+		{name: "authorize to no PSP", cfg: edit("authorize:\n  path: /payments\n", "authorize:\n  path: /nowhere\n"),
+			inconclusive: []string{"the authorize's PSP reply was never lost"}},
+		{name: "capture to no PSP", cfg: edit("capture:\n  path: /payments/{{payment_id}}/capture\n", "capture:\n  path: /payments/{{payment_id}}/nowhere\n"),
+			inconclusive: []string{"the capture's PSP reply was never lost", "no capture reached the PSP and none was answered succeeded"}},
+		{name: "refund to no PSP", cfg: edit("refund:\n  path: /payments/{{payment_id}}/refund\n", "refund:\n  path: /payments/{{payment_id}}/nowhere\n"),
+			inconclusive: []string{"the refund's PSP reply was never lost"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
+			text := captureConfig(t, tc.args...)
+			if tc.cfg != nil {
+				text = tc.cfg(t, text)
+			}
 			html := filepath.Join(t.TempDir(), "report")
-			code, rep, out := runText(t, captureConfig(t, tc.args...), Options{Only: []string{"S-capture"}, Quiet: true, HTML: html})
+			code, rep, out := runText(t, text, Options{Only: []string{"S-capture"}, Quiet: true, HTML: html})
 			if rep == nil {
 				t.Fatalf("run did not start (exit %d)", code)
-			}
-			if code != tc.want {
-				t.Errorf("exit %d, want %d", code, tc.want)
 			}
 			r := rep.Results[0]
 			if r.ID != "S-capture" {
 				t.Fatalf("first result %s, want S-capture", r.ID)
 			}
-			if tc.kind == "" {
-				if r.Verdict != scenario.Pass || len(r.Findings) > 0 {
-					t.Errorf("S-capture: %s (%s), findings %v", r.Verdict, r.Why, kinds(rep))
+			switch {
+			case len(tc.inconclusive) > 0:
+				if code != ExitViolation || r.Verdict != scenario.Inconclusive || len(r.Findings) > 0 {
+					t.Fatalf("exit %d, S-capture: %s (%s), findings %v; want inconclusive: %v", code, r.Verdict, r.Why, kinds(rep), tc.inconclusive)
 				}
-				for _, w := range []string{"1 authorization(s)", "1 capture(s)", "1 refund(s)"} {
+				for _, w := range tc.inconclusive {
+					if !strings.Contains(r.Why, w) {
+						t.Errorf("S-capture's inconclusive reason does not say %q: %s", w, r.Why)
+					}
+				}
+				return
+			case tc.kind == "":
+				if code != ExitPass || r.Verdict != scenario.Pass || len(r.Findings) > 0 {
+					t.Fatalf("exit %d, S-capture: %s (%s), findings %v", code, r.Verdict, r.Why, kinds(rep))
+				}
+				for _, w := range tc.why {
 					if !strings.Contains(r.Why, w) {
 						t.Errorf("S-capture's why does not say %q: %s", w, r.Why)
 					}
 				}
 				return
 			}
-			if r.Verdict != scenario.Violation || len(r.Findings) != 1 || r.Findings[0].Kind != tc.kind {
-				t.Fatalf("S-capture: %s (%s), findings %v; want exactly one %s", r.Verdict, r.Why, kinds(rep), tc.kind)
+			if code != ExitViolation || r.Verdict != scenario.Violation || len(r.Findings) != 1 || r.Findings[0].Kind != tc.kind {
+				t.Fatalf("exit %d, S-capture: %s (%s), findings %v; want exactly one %s", code, r.Verdict, r.Why, kinds(rep), tc.kind)
+			}
+			if tc.name != "capture-fresh-key" {
+				return
 			}
 			if f := r.Findings[0]; len(f.Charges) != 1 || !strings.Contains(f.Message, "capture") {
 				t.Errorf("the finding does not show the one capture: %+v", f)

@@ -102,11 +102,13 @@ func TestNothingAppliesToAnEmptySystem(t *testing.T) {
 type fakeProc struct {
 	kills, restarts int
 	dead            bool
+	code            int // the exit status once dead
 }
 
-func (p *fakeProc) Kill() error                   { p.kills++; p.dead = true; return nil }
+func (p *fakeProc) Kill() error                   { p.kills++; p.dead, p.code = true, -1; return nil }
 func (p *fakeProc) Restart(context.Context) error { p.restarts++; p.dead = false; return nil }
 func (p *fakeProc) Exited() bool                  { return p.dead }
+func (p *fakeProc) ExitCode() (int, bool)         { return p.code, p.dead }
 
 // TestKillRestartPicksByIntent: the intent's number picks the tier, the
 // injection fired once, and Undo brings the same tier back.
@@ -158,7 +160,7 @@ func TestCrashAtArmsEveryTierAndRestartsTheDead(t *testing.T) {
 	if inj.Fired() != 0 {
 		t.Fatalf("fired %d before any crash", inj.Fired())
 	}
-	b.dead = true // api-2 passed the point
+	b.dead, b.code = true, CrashExitCode // api-2 passed the point
 	if inj.Fired() != 1 {
 		t.Fatalf("fired %d after api-2 died, want 1", inj.Fired())
 	}

@@ -35,9 +35,33 @@ var failpointFaults = []Fault{
 // disarms it.
 const asyncWait = 3 * time.Second
 
+// CrashExitCode is the exit status of a failpoint's crash action
+// (targets/failpoint.CrashCode; a test there keeps the two the same).
+const CrashExitCode = 86
+
+// ExitCoder is a Proc that reports how its current incarnation ended.
+type ExitCoder interface {
+	// ExitCode is the exit status once the process has ended; exited is
+	// false while it runs.
+	ExitCode() (code int, exited bool)
+}
+
+// crashedAtPoint reports whether t's process ended with the crash action's
+// own status: an exit for any other reason while the point was armed (a
+// kill, a panic, a failed start) is not the point firing.
+func crashedAtPoint(t Tier) bool {
+	ec, ok := t.Proc.(ExitCoder)
+	if !ok {
+		return false
+	}
+	code, exited := ec.ExitCode()
+	return exited && code == CrashExitCode
+}
+
 // CrashAt arms Point on every tier of Kind to crash the process the first
-// time code passes it; Undo disarms it, and restarts the tiers it crashed. It
-// fired when a process died while armed.
+// time code passes it; Undo disarms it, and restarts every tier that died. It
+// fired when a process exited with the crash action's status (CrashExitCode)
+// while armed; any other death is reported by Undo and does not count.
 type CrashAt struct {
 	Kind  string
 	Point string
@@ -100,6 +124,15 @@ func (f CrashAt) Inject(ctx context.Context, sys *System, _ Scope) (Injection, e
 		}
 		return n
 	}
+	crashedNow := func() int64 {
+		var n int64
+		for _, t := range ts {
+			if crashedAtPoint(t) {
+				n++
+			}
+		}
+		return n
+	}
 	undo := func() {
 		for end := time.Now().Add(f.Wait); exited() == 0 && time.Now().Before(end); {
 			time.Sleep(10 * time.Millisecond)
@@ -120,7 +153,15 @@ func (f CrashAt) Inject(ctx context.Context, sys *System, _ Scope) (Injection, e
 				}
 				continue
 			}
-			crashed.Add(1)
+			if crashedAtPoint(t) {
+				crashed.Add(1)
+			} else {
+				code := -1
+				if ec, ok := t.Proc.(ExitCoder); ok {
+					code, _ = ec.ExitCode()
+				}
+				errs = append(errs, fmt.Errorf("%s: %s exited with status %d while armed, not at the point's crash (%d)", f.Name(), t.Name, code, CrashExitCode))
+			}
 			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
 			if rerr := t.Proc.Restart(rctx); rerr != nil {
 				errs = append(errs, fmt.Errorf("%s: restart %s: %w", f.Name(), t.Name, rerr))
@@ -130,7 +171,7 @@ func (f CrashAt) Inject(ctx context.Context, sys *System, _ Scope) (Injection, e
 		err = errors.Join(errs...)
 	}
 	return &injection{
-		fired: func() int64 { return max(crashed.Load(), exited()) },
+		fired: func() int64 { return max(crashed.Load(), crashedNow()) },
 		undo:  func() error { once.Do(undo); return err },
 	}, nil
 }

@@ -98,6 +98,24 @@ func (p *Process) Exited() bool {
 	}
 }
 
+// ExitCode is the current incarnation's exit status once it has ended (-1
+// when a signal ended it); exited is false while it runs. A crash failpoint
+// proves it fired by its own status (CrashExitCode), which no other way of
+// dying gives.
+func (p *Process) ExitCode() (code int, exited bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	select {
+	case <-p.done:
+	default:
+		return 0, false
+	}
+	if p.cmd.ProcessState == nil {
+		return -1, true
+	}
+	return p.cmd.ProcessState.ExitCode(), true
+}
+
 // Wait blocks until the current incarnation ends or d passes.
 func (p *Process) Wait(d time.Duration) error {
 	p.mu.Lock()

@@ -7,6 +7,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/idemcheck/idemcheck/faults"
 	"github.com/idemcheck/idemcheck/targets/refstack"
 	"github.com/idemcheck/idemcheck/targets/region"
@@ -48,8 +50,12 @@ type failed struct {
 	tookPSP  bool  // the PSP charged the intent and held its reply
 	inFlight int64 // payments R2 held pending or unknown at the cut
 	over     bool  // R2 serves
-	began    time.Time
-	story    string
+	// noLeftover, when set, says why R1 left no copy of an in-flight
+	// payment's event in the log: R2's inbox then had nothing of R1's to
+	// drop, and the failover proved nothing about it (G2).
+	noLeftover string
+	began      time.Time
+	story      string
 }
 
 func closedErr(err error) chan error {
@@ -69,16 +75,28 @@ func (f *failed) wait() error {
 	return f.err
 }
 
-// Fired is 1 once R2 serves and had a charge of R1's to resume: a failover
-// that left R2 nothing in flight proves nothing about resuming (G2).
+// Fired is 1 once R2 serves, had a charge of R1's to resume, and R1's relay
+// published its leftover copy of an in-flight payment's event (read from
+// the Kafka log): a failover that left R2 nothing in flight proves nothing
+// about resuming, and one without R1's copy nothing about R2's inbox (G2).
 func (f *failed) Fired() int64 {
-	if f.wait() == nil && f.over && f.tookPSP && f.inFlight > 0 {
+	if f.wait() == nil && f.over && f.tookPSP && f.inFlight > 0 && f.noLeftover == "" {
 		return 1
 	}
 	return 0
 }
 
-func (f *failed) Undo() error { return f.wait() }
+// Undo waits for R2 to serve. A failover that ran but left no copy of R1's
+// returns why, so the run's inconclusive verdict names the reason.
+func (f *failed) Undo() error {
+	if err := f.wait(); err != nil {
+		return err
+	}
+	if f.noLeftover != "" {
+		return errors.New(f.noLeftover)
+	}
+	return nil
+}
 
 // takeOver is the failover's sequence, each step for a reason:
 //  1. wait for the PSP to charge the intent and hold its reply: a charge R1
@@ -132,9 +150,15 @@ func (rg *regions) takeOver(ctx context.Context, hold *faults.PSPInjection, f *f
 			return fmt.Errorf("cut the replication: %w", err)
 		}
 	}
-	if err := rg.r2.Ledger.Pool.QueryRow(ctx, `SELECT count(*) FROM payments WHERE state IN ('PENDING', 'UNKNOWN')`).Scan(&f.inFlight); err != nil {
+	var inFlight []string
+	rows, err := rg.r2.Ledger.Pool.Query(ctx, `SELECT payment_id FROM payments WHERE state IN ('PENDING', 'UNKNOWN')`)
+	if err == nil {
+		inFlight, err = pgx.CollectRows(rows, pgx.RowTo[string])
+	}
+	if err != nil {
 		return fmt.Errorf("R2's payments in flight: %w", err)
 	}
+	f.inFlight = int64(len(inFlight))
 	logf("replication cut: R2 holds every claim and credit of R1, %d payments in flight (the PSP charged the intent and held its reply: %v)",
 		f.inFlight, f.tookPSP)
 	if err := hold.Undo(); err != nil {
@@ -143,8 +167,24 @@ func (rg *regions) takeOver(ctx context.Context, hold *faults.PSPInjection, f *f
 	if err := sweep.Undo(); err != nil {
 		return fmt.Errorf("release R1's resolver: %w", err)
 	}
-	if err := rg.awaitSettled(ctx, storytime.D(30)); err != nil {
-		logf("%v (going on: R2 resumes what R1 left)", err)
+	settleErr := rg.awaitSettled(ctx, storytime.D(30))
+	if settleErr != nil {
+		logf("%v (going on: R2 resumes what R1 left)", settleErr)
+	}
+	// R1's leftover copy, read from the log, not inferred from R1's empty
+	// outbox. Any event of a payment in flight at the cut is R1's: R2 had
+	// caught up with R1 before the cut, so no such event existed then, and
+	// R2's relay starts only after this.
+	left, lerr := rg.leftoverPublished(ctx, inFlight)
+	if len(left) == 0 {
+		f.noLeftover = fmt.Sprintf("R1's relay published no event of the %d payment(s) R2 held in flight at the cut %v",
+			len(inFlight), inFlight)
+		if err := errors.Join(settleErr, lerr); err != nil {
+			f.noLeftover += ": " + err.Error()
+		}
+		logf("%s: R2's inbox gets no copy of R1's to drop; the failover does not count as fired", f.noLeftover)
+	} else {
+		logf("R1 left its copy of %v in the payments log", left)
 	}
 	for _, t := range rg.r1.Tiers() {
 		if !t.Proc.Exited() {

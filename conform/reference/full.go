@@ -80,6 +80,9 @@ func startFull(ctx context.Context, st *refstack.Stack, svc *services.Stack, psp
 	}
 	f.adm = kadm.NewClient(f.kc)
 	payments, changes := f.paymentsTopic(), "changes-"+st.Cfg.Name
+	if f.rg != nil {
+		f.rg.brokers, f.rg.topic = brokers, payments
+	}
 	for _, t := range []string{payments, changes} {
 		resp, err := f.adm.CreateTopic(ctx, 1, 1, nil, t)
 		if err == nil {

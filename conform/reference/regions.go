@@ -49,6 +49,10 @@ type regions struct {
 	// delivery starts a Region's relay and worker (full.startDelivery).
 	delivery func(ctx context.Context, st *refstack.Stack) error
 	webhook  func(st *refstack.Stack) error
+	// brokers and topic reach the payments log both Regions' relays
+	// publish to: the failover reads R1's leftover copy there.
+	brokers string
+	topic   string
 }
 
 // startRegions starts R2's servers and stack beside r1 and makes R2 follow

@@ -25,10 +25,13 @@ func (p stackProc) Kill() error {
 	_ = p.t.Proc.Wait(10 * time.Second)
 	return nil
 }
-func (p stackProc) Exited() bool  { return p.t.Proc.Exited() }
-func (p stackProc) Admin() string { return p.t.Admin }
-func (p stackProc) Pause() error  { return p.t.Proc.Pause() }
-func (p stackProc) Resume() error { return p.t.Proc.Resume() }
+func (p stackProc) Exited() bool { return p.t.Proc.Exited() }
+
+// ExitCode lets a crash failpoint tell its own crash from any other death.
+func (p stackProc) ExitCode() (int, bool) { return p.t.Proc.ExitCode() }
+func (p stackProc) Admin() string         { return p.t.Admin }
+func (p stackProc) Pause() error          { return p.t.Proc.Pause() }
+func (p stackProc) Resume() error         { return p.t.Proc.Resume() }
 func (p stackProc) Restart(ctx context.Context) error {
 	return p.st.Restart(ctx, p.t)
 }
@@ -88,6 +91,14 @@ func (p activeProc) Restart(ctx context.Context) error {
 func (p activeProc) Exited() bool {
 	sp, err := p.proc()
 	return err != nil || sp.Exited()
+}
+
+func (p activeProc) ExitCode() (int, bool) {
+	sp, err := p.proc()
+	if err != nil {
+		return 0, false
+	}
+	return sp.ExitCode()
 }
 
 func (p activeProc) Admin() string {

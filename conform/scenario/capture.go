@@ -10,14 +10,15 @@ import (
 	"github.com/idemcheck/idemcheck/conform/pspfront"
 )
 
-// Kinds the authorize/capture check names from the PSP's ground truth (the
-// authorizations the PSP front saw, fakepsp's captures and refunds), not
-// from a history: SCENARIOS.md, "Kinds only idemcheck run names".
-const (
-	KindDoubleAuthorization = "double-authorization"
-	KindDoubleCapture       = "double-capture"
-	KindOverRefund          = "over-refund"
-)
+// KindDoubleAuthorization is the kind the authorize/capture check names
+// from the PSP's ground truth (the authorizations the PSP front saw), not
+// from a history: SCENARIOS.md, "Kinds only idemcheck run names". The
+// check's other findings are the checker's kinds. It names no
+// double-capture and no over-refund: fakepsp, as Stripe, refuses a second
+// capture of one authorization and a refund beyond what is left of the
+// charge, so neither can happen; a second charge for one payment (a capture
+// "retried" as a new charge) is a double-charge.
+const KindDoubleAuthorization = "double-authorization"
 
 // RuleCapture is what the authorize/capture check's findings cite.
 const RuleCapture = "payment check: authorize, capture, refund; SCENARIOS.md B6"
@@ -28,8 +29,9 @@ const copiesPerStep = 3
 // CaptureCheck: authorize (a create with manual capture), capture, refund,
 // each step first with the PSP's reply lost on every attempt with its PSP
 // key, then as concurrent copies, then retried to a final answer. One
-// authorization, one capture, at most the captured amount refunded, and no
-// client told a step failed that the PSP carried out.
+// authorization, one charge, one refund per refund request, no step
+// answered succeeded that never reached the PSP, and no client told a step
+// failed that the PSP carried out.
 func CaptureCheck() *Check {
 	return &Check{ID: "S-capture", Title: "authorize, capture, refund; each step's PSP reply lost, then concurrent copies",
 		Level: Safety, Rule: RuleCapture, Needs: needCapture, Run: runCapture}
@@ -120,60 +122,70 @@ func authorizeStep(ctx context.Context, e *Env, t *T, in Intent) (string, []stri
 func captureStep(ctx context.Context, e *Env, t *T, in Intent, pay string, auths []string) ([]checker.Op, []*driver.Attempt, bool) {
 	key := e.newKey()
 	atts, fired := t.lostThenCopies(ctx, e.Cfg.Capture, "capture", in, pay, key, auths)
+	name := e.D.Intent(in.Caller, in.Key)
+	// What the PSP holds decides, whether or not the fault fired: a capture
+	// answered succeeded that never reached the PSP is a lost effect even
+	// when there was no PSP request to lose the reply of.
+	e.Settle(ctx)
+	caps, _ := e.ChargesFor(ctx, in)
+	if len(caps) == 0 {
+		if s := firstSucceeded(atts); s != nil {
+			f := t.Safety(checker.KindLostEffect, RuleCapture, "the capture of %s was answered succeeded (#%d) but no capture reached the PSP", pay, s.Seq)
+			f.Intent, f.Amount, f.Seqs = name, in.Meaning.Amount, seqsOf(atts)
+			return nil, atts, false
+		}
+	}
 	if fired == 0 {
 		t.Inconclusive("the capture's PSP reply was never lost", "the target sent no capture of %s to the PSP and answered %s: is the capture request right?",
 			strings.Join(auths, ", "), describeResp(atts[0]))
 		return nil, atts, false
 	}
-	e.Settle(ctx)
-	caps, _ := e.ChargesFor(ctx, in)
-	name := e.D.Intent(in.Caller, in.Key)
 	if len(caps) > 1 {
-		f := t.Safety(KindDoubleCapture, RuleCapture, "%d captures at the PSP for payment %s (PSP keys %s): the buyer was charged more than once",
+		// fakepsp refuses a second capture of one authorization, so a second
+		// charge here is a new one: the buyer paid twice for one payment.
+		f := t.Safety(checker.KindDoubleCharge, RuleCapture, "%d charges at the PSP for payment %s (PSP keys %s): the buyer was charged more than once",
 			len(caps), pay, strings.Join(pspKeys(caps), ", "))
 		f.Intent, f.Amount, f.Charges, f.Seqs = name, in.Meaning.Amount, caps, seqsOf(atts)
 	}
 	if len(caps) == 0 {
-		if s := firstSucceeded(atts); s != nil {
-			f := t.Safety(checker.KindLostEffect, RuleCapture, "the capture of %s was answered succeeded (#%d) but no capture reached the PSP", pay, s.Seq)
-			f.Intent, f.Amount, f.Seqs = name, in.Meaning.Amount, seqsOf(atts)
-		}
 		return nil, atts, false
 	}
 	toldFailed(t, atts, caps, "capture", pay, key, name, in.Meaning.Amount)
 	return caps, atts, true
 }
 
-// refundStep refunds pay the same way and holds the refunds against the
-// captured amount.
+// refundStep refunds pay the same way: one PSP refund per refund request,
+// and none answered succeeded that the PSP never made.
 func refundStep(ctx context.Context, e *Env, t *T, in Intent, pay string, auths []string, caps []checker.Op) ([]checker.Op, string) {
 	key := e.newKey()
 	atts, fired := t.lostThenCopies(ctx, e.Cfg.Refund, "refund", in, pay, key, auths)
+	name := e.D.Intent(in.Caller, in.Key)
+	// As for the capture: the PSP's refunds decide, fault or no fault.
+	e.Settle(ctx)
+	refunds := refundsOf(e, caps)
+	captured, refunded := sumAmounts(caps), sumAmounts(refunds)
+	if len(refunds) == 0 {
+		if s := firstSucceeded(atts); s != nil {
+			f := t.Safety(checker.KindLostEffect, RuleCapture, "the refund of %s was answered succeeded (#%d) but no refund reached the PSP", pay, s.Seq)
+			f.Intent, f.Amount, f.Seqs = name, in.Meaning.Amount, seqsOf(atts)
+			return nil, "the refund was answered succeeded and never reached the PSP"
+		}
+	}
 	if fired == 0 {
 		t.Inconclusive("the refund's PSP reply was never lost", "the target sent no refund of %s to the PSP and answered %s: is the refund request right?",
 			strings.Join(auths, ", "), describeResp(atts[0]))
 		return nil, "the refund never reached the PSP"
 	}
-	e.Settle(ctx)
-	refunds := refundsOf(e, caps)
-	name := e.D.Intent(in.Caller, in.Key)
-	captured, refunded := sumAmounts(caps), sumAmounts(refunds)
-	if refunded > captured {
-		f := t.Safety(KindOverRefund, RuleCapture, "%d refunded for payment %s, %d captured (refunds %s)", refunded, pay, captured, strings.Join(pspKeys(refunds), ", "))
-		f.Intent, f.Amount, f.Charges, f.Seqs = name, in.Meaning.Amount, append(append([]checker.Op(nil), caps...), refunds...), seqsOf(atts)
-	}
+	// No over-refund is looked for: fakepsp, as Stripe, refuses a refund
+	// beyond what is left of the charge, and refunds holds only the
+	// captures' own, so they never sum past the captured amount.
 	if len(refunds) > 1 {
 		f := t.Safety(checker.KindDoubleRefund, RuleCapture, "%d PSP refunds for one refund request of payment %s (PSP keys %s): a repeated refund moved money again",
 			len(refunds), pay, strings.Join(pspKeys(refunds), ", "))
 		f.Intent, f.Amount, f.Charges, f.Seqs = name, in.Meaning.Amount, refunds, seqsOf(atts)
 	}
 	if len(refunds) == 0 {
-		if s := firstSucceeded(atts); s != nil {
-			f := t.Safety(checker.KindLostEffect, RuleCapture, "the refund of %s was answered succeeded (#%d) but no refund reached the PSP", pay, s.Seq)
-			f.Intent, f.Amount, f.Seqs = name, in.Meaning.Amount, seqsOf(atts)
-		} else {
-			t.Inconclusive("no refund reached the PSP and none was answered succeeded", "is the refund request right (refund.path, refund.key)?")
-		}
+		t.Inconclusive("no refund reached the PSP and none was answered succeeded", "is the refund request right (refund.path, refund.key)?")
 	}
 	return refunds, fmt.Sprintf("%d refund(s) of %d for %d captured", len(refunds), refunded, captured)
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/idemcheck/idemcheck/checker"
 	"github.com/idemcheck/idemcheck/checker/matchers"
 	"github.com/idemcheck/idemcheck/faults"
+	"github.com/idemcheck/idemcheck/suites/kit"
 	"github.com/idemcheck/idemcheck/targets/mutant"
 	"github.com/idemcheck/idemcheck/targets/relay"
 	"github.com/idemcheck/idemcheck/targets/worker"
@@ -47,7 +48,7 @@ var _ = Describe("D. Queues and logs", func() {
 			w, _ := run(ctx, "worker-no-inbox")
 			Expect(w.creditsPerEvent(ctx)).To(Equal(map[string]int{ev7: 3}))
 			Expect(w.readBalance(ctx, "m1")).To(Equal(int64(21000)))
-			Expect(w.history(ctx)).To(matchers.HaveViolation(checker.KindDoubleCredit, opts))
+			Expect(w.history(ctx)).To(kit.HaveExactKindsWith(opts, checker.KindDoubleCredit))
 		})
 		It("caught: relay-delete-before-publish deletes the row first, so the crash between its steps loses ev_7 (lost-effect)", func(ctx SpecContext) {
 			w := newWorld(ctx)
@@ -63,7 +64,7 @@ var _ = Describe("D. Queues and logs", func() {
 			Expect(copiesOf(ctx, w.topic, ev7, true)).To(BeZero())
 			Expect(w.creditsPerEvent(ctx)).To(Equal(map[string]int{"pay_8:SUCCEEDED": 1}))
 			Expect(w.readBalance(ctx, "m1")).To(Equal(int64(12500)))
-			Expect(w.history(ctx)).To(matchers.HaveViolation(checker.KindLostEffect, opts))
+			Expect(w.history(ctx)).To(kit.HaveExactKindsWith(opts, checker.KindLostEffect))
 		})
 	})
 
@@ -99,7 +100,7 @@ var _ = Describe("D. Queues and logs", func() {
 			w := run(ctx, "no-inbox")
 			Expect(w.creditsPerEvent(ctx)).To(Equal(map[string]int{ev7: 2}))
 			Expect(w.readBalance(ctx, "m1")).To(Equal(int64(18000)))
-			Expect(w.history(ctx)).To(matchers.HaveViolation(checker.KindDoubleCredit, opts))
+			Expect(w.history(ctx)).To(kit.HaveExactKindsWith(opts, checker.KindDoubleCredit))
 		})
 	})
 
@@ -142,7 +143,7 @@ var _ = Describe("D. Queues and logs", func() {
 			w := run(ctx, "consumer-relies-on-producer-dedup")
 			Expect(w.creditsPerEvent(ctx)).To(Equal(map[string]int{ev7: 2, "pay_6:SUCCEEDED": 1}))
 			Expect(w.readBalance(ctx, "m1")).To(Equal(int64(18000)))
-			Expect(w.history(ctx)).To(matchers.HaveViolation(checker.KindDoubleCredit, opts))
+			Expect(w.history(ctx)).To(kit.HaveExactKindsWith(opts, checker.KindDoubleCredit))
 		})
 	})
 
@@ -195,7 +196,7 @@ var _ = Describe("D. Queues and logs", func() {
 			Expect([]int{c, u}).To(Equal([]int{1, 2}), "read_committed, read_uncommitted copies")
 			Expect(w.creditsPerEvent(ctx)).To(Equal(map[string]int{ev7: 2}))
 			Expect(w.readBalance(ctx, "m1")).To(Equal(int64(18000)))
-			Expect(w.history(ctx)).To(matchers.HaveViolation(checker.KindDoubleCredit, opts))
+			Expect(w.history(ctx)).To(kit.HaveExactKindsWith(opts, checker.KindDoubleCredit))
 		})
 	})
 })

@@ -9,6 +9,7 @@ import (
 	"github.com/idemcheck/idemcheck/checker"
 	"github.com/idemcheck/idemcheck/checker/matchers"
 	"github.com/idemcheck/idemcheck/faults"
+	"github.com/idemcheck/idemcheck/suites/kit"
 	"github.com/idemcheck/idemcheck/targets/dedup"
 	"github.com/idemcheck/idemcheck/targets/worker"
 )
@@ -51,7 +52,7 @@ var _ = Describe("E. Notifications", func() {
 			s := w.screen(ctx, "u1")
 			Expect(s.Shown).To(HaveLen(3))
 			Expect(s.Alerts).To(Equal(3))
-			Expect(w.history(ctx)).To(matchers.HaveViolation(checker.KindNotificationStacked, opts))
+			Expect(w.history(ctx)).To(kit.HaveExactKindsWith(opts, checker.KindNotificationStacked))
 		})
 		It("caught (b): a replace id without the record shows one but alerts three times (notification-stacked)", func(ctx SpecContext) {
 			w, afterW2 := run(ctx, "replace-id-no-record")
@@ -59,7 +60,7 @@ var _ = Describe("E. Notifications", func() {
 			s := w.screen(ctx, "u1")
 			Expect(s.Shown).To(HaveLen(1))
 			Expect(s.Alerts).To(Equal(3))
-			Expect(w.history(ctx)).To(matchers.HaveViolation(checker.KindNotificationStacked, opts))
+			Expect(w.history(ctx)).To(kit.HaveExactKindsWith(opts, checker.KindNotificationStacked))
 		})
 	})
 
@@ -101,7 +102,7 @@ var _ = Describe("E. Notifications", func() {
 			Expect(w.screen(ctx, "u1").Shown).To(BeEmpty())
 			st, _ := w.notifState(ctx, ev7)
 			Expect(st).To(Equal(worker.StatePending))
-			Expect(w.history(ctx)).To(matchers.HaveViolation(checker.KindLostEffect, opts))
+			Expect(w.history(ctx)).To(kit.HaveExactKindsWith(opts, checker.KindLostEffect))
 		})
 	})
 
@@ -151,7 +152,7 @@ var _ = Describe("E. Notifications", func() {
 			Expect(w.verdicts(ctx, r1, r2)).To(Equal([]string{"SENT/unguarded", "SENT/unguarded"}))
 			s := w.screen(ctx, w.recipient())
 			Expect(s.Shown).To(HaveLen(2))
-			Expect(w.history(ctx)).To(matchers.HaveViolation(checker.KindNotificationStacked, opts))
+			Expect(w.history(ctx)).To(kit.HaveExactKindsWith(opts, checker.KindNotificationStacked))
 		})
 	})
 })

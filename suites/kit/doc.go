@@ -19,4 +19,9 @@
 // matchers of checker/matchers:
 //
 //	Expect(w.History(ctx)).To(matchers.HaveNoViolations())
+//
+// and a caught spec with the exact kinds it expects, nothing besides
+// (matchers.HaveExactViolations when the count is fixed too):
+//
+//	Expect(w.History(ctx)).To(kit.HaveExactKinds(checker.KindDoubleCredit))
 package kit

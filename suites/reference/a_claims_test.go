@@ -10,6 +10,7 @@ import (
 	"github.com/idemcheck/idemcheck/checker"
 	"github.com/idemcheck/idemcheck/checker/matchers"
 	"github.com/idemcheck/idemcheck/faults"
+	"github.com/idemcheck/idemcheck/suites/kit"
 	"github.com/idemcheck/idemcheck/targets/api"
 	"github.com/idemcheck/idemcheck/targets/ledger"
 	"github.com/idemcheck/idemcheck/targets/mutant"
@@ -141,7 +142,7 @@ var _ = Describe("A. Keys and claims, concurrent and crashed owners", func() {
 			Expect(r.Code).To(Equal(http.StatusOK), r.String())
 			Expect(w.stat("takeovers")).To(Equal(int64(1)))
 			Expect(w.psp.Charges()).To(HaveLen(2))
-			Expect(w.history(ctx)).To(matchers.HaveViolation(checker.KindDoubleCharge, opts))
+			Expect(w.history(ctx)).To(kit.HaveExactKindsWith(opts, checker.KindDoubleCharge))
 		}, SpecTimeout(time.Minute))
 	})
 

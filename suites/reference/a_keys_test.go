@@ -11,6 +11,7 @@ import (
 	"github.com/idemcheck/idemcheck/checker"
 	"github.com/idemcheck/idemcheck/checker/matchers"
 	"github.com/idemcheck/idemcheck/fakepsp"
+	"github.com/idemcheck/idemcheck/suites/kit"
 	"github.com/idemcheck/idemcheck/targets/keystore"
 	"github.com/idemcheck/idemcheck/targets/ledger"
 	"github.com/idemcheck/idemcheck/targets/mutant"
@@ -121,7 +122,7 @@ var _ = Describe("A. Keys and claims", func() {
 			Expect(w.psp.Charges()).To(HaveLen(2))
 			Expect(pspKeys(w.psp.Charges())[0]).To(Equal(id + ":charge"))
 			Expect(pspKeys(w.psp.Charges())[1]).To(HavePrefix(id + ":resolve-"))
-			Expect(w.history(ctx)).To(matchers.HaveViolation(checker.KindDoubleCharge, opts))
+			Expect(w.history(ctx)).To(kit.HaveExactKindsWith(opts, checker.KindDoubleCharge))
 		}, SpecTimeout(2*time.Minute))
 	})
 })

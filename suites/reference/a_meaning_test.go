@@ -9,6 +9,7 @@ import (
 
 	"github.com/idemcheck/idemcheck/checker"
 	"github.com/idemcheck/idemcheck/checker/matchers"
+	"github.com/idemcheck/idemcheck/suites/kit"
 	"github.com/idemcheck/idemcheck/targets/ledger"
 	"github.com/idemcheck/idemcheck/targets/mutant"
 	"github.com/idemcheck/idemcheck/targets/phone"
@@ -56,7 +57,7 @@ var _ = Describe("A. Keys and claims, meaning and scope", func() {
 			_, changed, reordered := a5(ctx, w)
 			Expect(changed.Code).To(Equal(http.StatusUnprocessableEntity))
 			Expect(reordered.Code).To(Equal(http.StatusUnprocessableEntity), reordered.String())
-			Expect(w.history(ctx)).To(matchers.HaveViolation(checker.KindFalseMismatch, opts))
+			Expect(w.history(ctx)).To(kit.HaveExactKindsWith(opts, checker.KindFalseMismatch))
 		}, SpecTimeout(time.Minute))
 
 		It("caught: without a fingerprint check the 3500 request gets the 3000 answer", func(ctx SpecContext) {
@@ -65,7 +66,7 @@ var _ = Describe("A. Keys and claims, meaning and scope", func() {
 			Expect(changed.Code).To(Equal(http.StatusOK), changed.String())
 			Expect(changed.PaymentID).To(Equal(pid("u1", "K1")))
 			Expect(w.psp.Charges()).To(HaveLen(1))
-			Expect(w.history(ctx)).To(matchers.HaveViolation(checker.KindMismatchAccepted, opts))
+			Expect(w.history(ctx)).To(kit.HaveExactKindsWith(opts, checker.KindMismatchAccepted))
 		}, SpecTimeout(time.Minute))
 	})
 
@@ -116,7 +117,7 @@ var _ = Describe("A. Keys and claims, meaning and scope", func() {
 			Expect(r2.Code).To(Equal(http.StatusOK), r2.String())
 			Expect(r2.PaymentID).To(Equal(r1.PaymentID), "u2 received u1's payment")
 			Expect(w.psp.Charges()).To(HaveLen(1))
-			Expect(w.history(ctx)).To(matchers.HaveViolation(checker.KindInconsistentAnswer, opts))
+			Expect(w.history(ctx)).To(kit.HaveExactKindsWith(opts, checker.KindInconsistentAnswer))
 		}, SpecTimeout(time.Minute))
 	})
 

@@ -47,6 +47,12 @@ func runG1(ctx context.Context, routerMutants ...mutant.Switch) *g1 {
 	Expect(w.state(ctx, w.r1, g.pid)).To(Equal(ledger.Pending))
 	// The story's clock: A1 arrived at 0.02, its resend leaves at 0.45.
 	time.Sleep(time.Until(t0.Add(storytime.D(0.45 - storytime.Arrival))))
+	// The lag is in effect, read at R2 itself: at the resend R2's replica
+	// has no row of pay_7 and R2's key store no claim of K1. With instant
+	// replication R1's PENDING row would be there by now, and neither
+	// spec would test what it says.
+	Expect(w.state(ctx, w.r2, g.pid)).To(BeEmpty(), "R2's replica already holds R1's claim at 0.45: the Region lag was not in effect")
+	Expect(w.record(ctx, w.r2, "K1")).To(BeNil(), "R2's key store holds K1 before the resend")
 	g.a1p = resend.Send(ctx, "K1", order, true)
 	hold.Release()
 	select {
@@ -73,10 +79,14 @@ var _ = Describe("G1: two active Regions, one claim, 1.0 s of replication lag (s
 		Expect(g.a1p.Code).To(Equal(http.StatusConflict))
 		Expect(g.a1p.Outcome).To(Equal(checker.OutcomeInProgress))
 		Eventually(func() int { return w.countCredits(ctx, w.r1) }).WithTimeout(eventually(5)).Should(Equal(1))
-		// R2 ran nothing: the router sent it nothing, so no outbox row of
-		// R2 can ever become a credit.
-		Expect(w.routerServed()).To(HaveKeyWithValue("R1", int64(2)))
-		Expect(w.routerServed()).NotTo(HaveKey("R2"))
+		// R2 ran nothing, read from what R2's API and the PSP keep, not from
+		// the router that says where it sent what: R2's key store never got
+		// a claim of K1 (key records are Regional, mrec replicates only the
+		// payments), and the PSP's own log has one call under pay_7's key,
+		// A1's; R1's 409 to A1' made none.
+		Expect(w.record(ctx, w.r2, "K1")).To(BeNil(), "R2's API claimed K1")
+		Expect(w.psp.CallsWithKey(g.pid + ":charge")).To(HaveLen(1))
+		Expect(w.psp.Calls()).To(HaveLen(1), "a PSP call besides A1's")
 		Expect(w.countCredits(ctx, w.r2)).To(Equal(0))
 		Expect(w.psp.Charges()).To(HaveLen(1))
 		Expect(w.balance(ctx, w.r1, true)).To(Equal(int64(15000)))
@@ -95,10 +105,17 @@ var _ = Describe("G1: two active Regions, one claim, 1.0 s of replication lag (s
 		Eventually(func() int { return w.countCredits(ctx, w.r1) }).WithTimeout(eventually(5)).Should(Equal(1))
 		Eventually(func() int { return w.countCredits(ctx, w.r2) }).WithTimeout(eventually(5)).Should(Equal(1))
 		Expect(w.psp.Charges()).To(HaveLen(1))
+		// R2 ran the path, from R2's own key store and the PSP's log: R2's
+		// API claimed K1, and its call under the derived key was replayed.
+		Expect(w.record(ctx, w.r2, "K1")).NotTo(BeNil(), "R2's API never claimed K1")
+		calls := w.psp.CallsWithKey(g.pid + ":charge")
+		Expect(calls).To(HaveLen(2))
+		Expect([]bool{calls[0].Replayed, calls[1].Replayed}).To(ConsistOf(false, true))
 		// Each Region's balance shows one credit: last writer wins would
 		// hide the duplicate in a global balance table, the credits do not.
 		Expect(w.balance(ctx, w.r1, false)).To(Equal(int64(15000)))
 		Expect(w.balance(ctx, w.r2, false)).To(Equal(int64(15000)))
-		Expect(w.check(ctx, w.r1, w.r2)).To(matchers.HaveViolation(checker.KindDoubleCredit))
+		// Exactly one finding: m1 credited twice for one charge.
+		Expect(w.check(ctx, w.r1, w.r2)).To(matchers.HaveExactViolations(checker.KindDoubleCredit))
 	}, SpecTimeout(3*time.Minute))
 })

@@ -11,6 +11,7 @@ import (
 	"github.com/idemcheck/idemcheck/checker/matchers"
 	"github.com/idemcheck/idemcheck/fakepsp"
 	"github.com/idemcheck/idemcheck/faults"
+	"github.com/idemcheck/idemcheck/suites/kit"
 	"github.com/idemcheck/idemcheck/targets/api"
 	"github.com/idemcheck/idemcheck/targets/keystore"
 	"github.com/idemcheck/idemcheck/targets/ledger"
@@ -211,7 +212,11 @@ var _ = Describe("G2: R1 fails mid-replication; R2, 1.0 s behind, takes over (se
 			keys = append(keys, c.Input.PSPKey)
 		}
 		Expect(keys).To(ContainElements(g.pid+":charge", g.pid+":R2:1"))
-		Expect(w.check(ctx, w.r2)).To(matchers.HaveViolation(checker.KindDoubleCharge))
+		// Only double-charge: R2's credits stay one per event id (the
+		// charges differ, the event ids do not). How many depends on whether
+		// R2 resumed K2 with its per-Region key too, so the kinds are exact
+		// and the count is not.
+		Expect(w.check(ctx, w.r2)).To(kit.HaveExactKinds(checker.KindDoubleCharge))
 	}, SpecTimeout(3*time.Minute))
 
 	It("caught (random-event-id, R1): R1's leftover copy matches nothing in the inbox: credited again, m1 = 18000", func(ctx SpecContext) {
@@ -227,6 +232,9 @@ var _ = Describe("G2: R1 fails mid-replication; R2, 1.0 s behind, takes over (se
 		}
 		Eventually(perPayment).WithTimeout(eventually(5)).Should(HaveKeyWithValue(g.pid, 2))
 		Expect(w.balance(ctx, w.r2, true)).To(Equal(int64(18000)))
-		Expect(w.check(ctx, w.r2)).To(matchers.HaveViolation(checker.KindDoubleCredit))
+		// Only double-credit: one charge per payment. K2's event is
+		// credited twice too when R1 settled K2 before it died (a race the
+		// spec leaves open), so the kinds are exact and the count is not.
+		Expect(w.check(ctx, w.r2)).To(kit.HaveExactKinds(checker.KindDoubleCredit))
 	}, SpecTimeout(3*time.Minute))
 })

@@ -2,7 +2,6 @@ package regions
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
@@ -286,14 +285,3 @@ func (w *world) admin(method, path string) {
 
 // eventually bounds a wait in story seconds, plus room for a loaded machine.
 func eventually(story float64) time.Duration { return storytime.D(story) + 20*time.Second }
-
-// routerServed is how many requests the router sent to each Region.
-func (w *world) routerServed() map[string]int64 {
-	GinkgoHelper()
-	resp, err := http.Get(w.routerAdmin + "/router")
-	Expect(err).NotTo(HaveOccurred())
-	defer resp.Body.Close()
-	m := map[string]int64{}
-	Expect(json.NewDecoder(resp.Body).Decode(&m)).To(Succeed())
-	return m
-}

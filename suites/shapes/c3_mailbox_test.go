@@ -192,7 +192,8 @@ var _ = Describe("C3: condition on the durable record: a parse redelivered after
 		Expect(c.afterMove).To(Equal([]string{"Archive", mailbox.Inbox}))
 		Expect(c.afterDel).To(Equal([]string{mailbox.Inbox}))
 		res := c.w.check(mailbox.StoreOps(c.deliveries)...)
-		Expect(res).To(matchers.HaveViolation(checker.KindEffectResurrected))
-		Expect(res.ByKind(checker.KindEffectResurrected)).To(HaveLen(2), "one after the move, one after the delete")
+		// Exactly two findings, both effect-resurrected: one after the move,
+		// one after the delete; nothing else.
+		Expect(res).To(matchers.HaveExactViolations(checker.KindEffectResurrected, checker.KindEffectResurrected))
 	})
 })

@@ -123,7 +123,7 @@ func describeStory(title, report string, o opts, end func(ctx SpecContext, r *ru
 		}, SpecTimeout(time.Minute))
 
 		It("the phone retries K1 at 10 s and hears processing, rendered from the payment; m2's payment is declined", func(ctx SpecContext) {
-			tl := r.tl
+			w, tl := r.w, r.tl
 			a2 := r.ph.Send(ctx, "K1", phone.Story(), true)
 			Expect([]any{a2.Code, a2.Outcome, a2.PaymentID, a2.Region}).To(Equal([]any{http.StatusAccepted, checker.OutcomeProcessing, r.pid, "R1"}), a2.String())
 			tl.Repeat("phone-1", "retry with K1: 202 processing from R1", "create K1", "the key record's pointer: the answer is rendered from the UNKNOWN payment, no second claim, no PSP call")
@@ -136,11 +136,21 @@ func describeStory(title, report string, o opts, end func(ctx SpecContext, r *ru
 			d := r.ph2.Send(ctx, "K1", declined(), false)
 			Expect([]any{d.Code, d.Outcome, d.PaymentID}).To(Equal([]any{http.StatusPaymentRequired, checker.OutcomeFailed, r.pid2}), d.String())
 			tl.Mark("phone-2", "u2 pays m2 500: the PSP declines, FAILED")
+			// The Region lag, read at R2 itself: R1 committed FAILED before
+			// it answered, so R2 cannot show it sooner than the lag after the
+			// answer (less the moments the answer took). With instant
+			// replication R2 would show it at once; a lag never observed
+			// would leave "R2 never saw R1's last second" proving nothing.
+			answered := time.Now()
+			Expect(w.state(ctx, w.pool2, r.pid2)).NotTo(Equal(ledger.Failed), "R2 shows R1's FAILED as R1 answers: no Region lag")
+			Eventually(func() string { return w.state(ctx, w.pool2, r.pid2) }).WithTimeout(eventually(5)).WithPolling(10 * time.Millisecond).Should(Equal(ledger.Failed))
+			behind := time.Since(answered)
+			Expect(behind).To(BeNumerically(">=", w.lag()/2), "R2 saw R1's FAILED %v after R1 answered; the lag is %v", behind, w.lag())
+			tl.Mark("R2", fmt.Sprintf("shows m2's FAILED payment %v after R1 answered it (the Region lag, %v)", behind.Round(time.Millisecond), w.lag()))
 		}, SpecTimeout(time.Minute))
 
 		It("R2, 1.0 s behind, sees pay_7 UNKNOWN; R1 fails mid-replication: its resolver settles and its relay publishes ev_7, which R2 never sees", func(ctx SpecContext) {
 			w, tl := r.w, r.tl
-			Eventually(func() string { return w.state(ctx, w.pool2, r.pid2) }).WithTimeout(eventually(5)).WithPolling(20 * time.Millisecond).Should(Equal(ledger.Failed))
 			Expect(w.state(ctx, w.pool2, r.pid)).To(Equal(ledger.Unknown))
 			Eventually(func() string {
 				if rec := w.record(ctx, srv.r2.Valkey.Endpoint(), "K1"); rec != nil {
@@ -279,6 +289,8 @@ func describeStory(title, report string, o opts, end func(ctx SpecContext, r *ru
 			Expect([]any{fin.Code, fin.Outcome, fin.PaymentID, fin.Region}).To(Equal([]any{http.StatusOK, checker.OutcomeSucceeded, r.pid, "R2"}), fin.String())
 			tl.Repeat("phone-1", "retry with K1: 200 succeeded from R2", "create K1", "R2's ledger row: the same payment id")
 			claims := apiStat(r, "claims")
+			// The PSP's own log, not the API's counter, says what reached it.
+			calls, keyed := len(w.psp.Calls()), len(w.psp.CallsWithKey(r.pid+":charge"))
 			// The tiers that read time on the request path: the LB's stamp,
 			// the API servers' key window, the resolver's and the webhook's
 			// leases (the relay and the worker read no story time).
@@ -289,7 +301,8 @@ func describeStory(title, report string, o opts, end func(ctx SpecContext, r *ru
 			back := r.ph.Send(ctx, "K1", phone.Story(), true)
 			Expect([]any{back.Code, back.Outcome, back.PaymentID, back.Region}).To(Equal([]any{http.StatusOK, checker.OutcomeSucceeded, r.pid, "R2"}), back.String())
 			Expect(apiStat(r, "claims")).To(Equal(claims+1), "the expired key record was not claimed again")
-			Expect(apiStat(r, "psp_calls")).To(BeZero())
+			Expect(w.psp.Calls()).To(HaveLen(calls), "the buyer's return reached the PSP")
+			Expect(w.psp.CallsWithKey(r.pid + ":charge")).To(HaveLen(keyed))
 			tl.Repeat("phone-1", "the buyer comes back with K1 (every R2 clock +7200 s)", "create K1",
 				"the key record expired (3600 s window); the durable guard, pay_7's row under UNIQUE (caller, key), answers SUCCEEDED; nothing reaches the PSP")
 			rec := w.record(ctx, srv.r2.Valkey.Endpoint(), "K1")

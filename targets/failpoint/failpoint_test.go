@@ -5,6 +5,8 @@ import (
 	"os"
 	"testing"
 	"time"
+
+	"github.com/idemcheck/idemcheck/faults"
 )
 
 func TestParse(t *testing.T) {
@@ -94,5 +96,13 @@ func TestRegisterIsIdempotent(t *testing.T) {
 	}
 	if err := Hit("tier-own-point"); !errors.Is(err, ErrInjected) {
 		t.Fatalf("armed point did not fire: %v", err)
+	}
+}
+
+// TestCrashCodeIsTheFaultsOwn: the fault catalogue counts a crash failpoint
+// as fired only on this exit status, and cannot import this package.
+func TestCrashCodeIsTheFaultsOwn(t *testing.T) {
+	if CrashCode != faults.CrashExitCode {
+		t.Fatalf("failpoint.CrashCode %d, faults.CrashExitCode %d", CrashCode, faults.CrashExitCode)
 	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"log"
 	"net/http"
@@ -23,23 +24,55 @@ func (s *server) capture(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, 200, p)
 		return
 	}
+	if s.flaw == "capture-no-psp" {
+		// "Captured": the batch job that would capture it never runs.
+		p := payment{ID: "pay_" + id, Status: "succeeded"}
+		s.store(scope, p)
+		writeJSON(w, 200, p)
+		return
+	}
 	params := &stripe.PaymentIntentCaptureParams{}
 	if s.stableKeys && s.flaw != "capture-fresh-key" {
 		params.SetIdempotencyKey(pspKey(scope))
 	}
 	pi, err := s.sc.V1PaymentIntents.Capture(r.Context(), id, params)
+	if err != nil && s.flaw == "capture-recharge" {
+		// The capture "failed", so charge the card again: with its reply
+		// lost, the capture went through all the same.
+		pi, err = s.recharge(r, id)
+	}
 	if err != nil {
 		s.pspError(w, err)
 		return
 	}
-	p := payment{ID: "pay_" + pi.ID, Status: "succeeded", Amount: pi.AmountReceived}
+	p := payment{ID: "pay_" + id, Status: "succeeded", Amount: pi.AmountReceived}
 	s.store(scope, p)
 	writeJSON(w, 200, p)
 }
 
-// refund refunds a captured payment in full.
+// recharge is capture-recharge's fallback: a new automatic-capture
+// PaymentIntent for the authorization's order, under stripe-go's own key.
+func (s *server) recharge(r *http.Request, id string) (*stripe.PaymentIntent, error) {
+	s.mu.Lock()
+	o := s.orders[id]
+	s.mu.Unlock()
+	if o == nil {
+		return nil, errors.New("recharge: no authorization " + id)
+	}
+	return s.sc.V1PaymentIntents.Create(r.Context(), &stripe.PaymentIntentCreateParams{Amount: o.Amount, Currency: o.Currency,
+		PaymentMethod: o.PaymentMethod, Confirm: stripe.Bool(true), Metadata: o.Metadata})
+}
+
+// refund refunds a captured payment, in full unless the body names an
+// amount ({"amount": N}).
 func (s *server) refund(w http.ResponseWriter, r *http.Request) {
 	id, ok := strings.CutPrefix(r.PathValue("id"), "pay_")
+	var body struct {
+		Amount int64 `json:"amount"`
+	}
+	if r.ContentLength != 0 {
+		ok = ok && json.NewDecoder(r.Body).Decode(&body) == nil && body.Amount >= 0
+	}
 	if !ok {
 		writeJSON(w, 400, map[string]any{"status": "invalid"})
 		return
@@ -49,8 +82,30 @@ func (s *server) refund(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, 200, p)
 		return
 	}
+	if s.flaw == "refund-no-psp" {
+		// "Refunded": the batch job that would refund it never runs.
+		p := payment{ID: "pay_" + id, Status: "refunded", Amount: body.Amount}
+		s.store(scope, p)
+		writeJSON(w, 200, p)
+		return
+	}
+	if s.flaw == "refund-by-cancel" {
+		cp := &stripe.PaymentIntentCancelParams{}
+		cp.SetIdempotencyKey(pspKey(scope))
+		if _, err := s.sc.V1PaymentIntents.Cancel(r.Context(), id, cp); err != nil {
+			s.pspError(w, err)
+			return
+		}
+		p := payment{ID: "pay_" + id, Status: "refunded"}
+		s.store(scope, p)
+		writeJSON(w, 200, p)
+		return
+	}
 	params := &stripe.RefundCreateParams{PaymentIntent: stripe.String(id)}
-	if s.stableKeys {
+	if body.Amount > 0 {
+		params.Amount = stripe.Int64(body.Amount)
+	}
+	if s.stableKeys && s.flaw != "refund-fresh-key" {
 		params.SetIdempotencyKey(pspKey(scope))
 	}
 	rf, err := s.sc.V1Refunds.Create(r.Context(), params)

@@ -10,10 +10,30 @@
 // client's own (caller, idempotency key, step), so a client's retry replays
 // at the PSP. A create whose body says "capture_method": "manual" only
 // authorizes; POST /payments/{id}/capture and /refund follow (capture.go).
-// --flaw capture-fresh-key leaves the capture to stripe-go's own key per
-// attempt even with --stable-keys: a capture whose reply is lost is retried
-// under a new key, and Stripe refuses it (already captured), so the client
-// is told the capture failed although the money moved.
+// --flaw names one bug of the authorize/capture/refund path, each the one
+// thing wrong with an otherwise --stable-keys service, so that S-capture has
+// a service for every kind it names (capture.go):
+//
+//   - capture-fresh-key: the capture uses stripe-go's own key per attempt: a
+//     capture whose reply is lost is retried under a new key, Stripe refuses
+//     it (already captured), and the client is told the capture failed
+//     although the money moved (failed-but-charged).
+//   - authorize-fresh-key: the authorize does, so a client's retry after a
+//     lost reply authorizes again (double-authorization).
+//   - authorize-captures: the authorize captures at once, so the order is
+//     charged before any capture request (S-capture is inconclusive).
+//   - capture-recharge: a capture that errors falls back to charging the
+//     payment method afresh, although the capture went through (a second
+//     charge for one payment: double-charge).
+//   - capture-no-psp, refund-no-psp: the step is answered succeeded and never
+//     sent to the PSP, left to a batch job that never runs (lost-effect).
+//   - refund-fresh-key: the refund uses stripe-go's own key per attempt; with
+//     a partial amount in the request ({"amount": N}) a retry after a lost
+//     reply refunds again (double-refund).
+//   - refund-by-cancel: the refund cancels the PaymentIntent, as for an
+//     uncaptured authorization; Stripe refuses to cancel a captured payment,
+//     so nothing is refunded and the client hears so (S-capture is
+//     inconclusive: no refund to judge).
 package main
 
 import (
@@ -28,6 +48,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -48,14 +69,21 @@ type server struct {
 	flaw       string
 	mu         sync.Mutex
 	done       map[string]payment // by step, caller and key
+	// orders are the authorizations' create params by PaymentIntent id,
+	// for capture-recharge's fallback charge.
+	orders map[string]*stripe.PaymentIntentCreateParams
 }
+
+// flaws are the --flaw values (see the package comment).
+var flaws = []string{"none", "capture-fresh-key", "authorize-fresh-key", "authorize-captures", "capture-recharge",
+	"capture-no-psp", "refund-no-psp", "refund-fresh-key", "refund-by-cancel"}
 
 func main() {
 	stable := flag.Bool("stable-keys", false, "derive every PSP idempotency key from the client's caller and key")
-	flaw := flag.String("flaw", "none", "none or capture-fresh-key (the capture draws a new PSP key per attempt)")
+	flaw := flag.String("flaw", "none", "one of "+strings.Join(flaws, ", ")+" (see the package comment)")
 	flag.Parse()
-	if *flaw != "none" && *flaw != "capture-fresh-key" {
-		log.Fatalf("--flaw %q: want none or capture-fresh-key", *flaw)
+	if !slices.Contains(flaws, *flaw) {
+		log.Fatalf("--flaw %q: want one of %s", *flaw, strings.Join(flaws, ", "))
 	}
 	psp, key := os.Getenv("PSP_URL"), os.Getenv("PSP_KEY")
 	if psp == "" || key == "" {
@@ -65,7 +93,7 @@ func main() {
 		HTTPClient:    &http.Client{Timeout: 2 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}},
 		LeveledLogger: &stripe.LeveledLogger{Level: stripe.LevelInfo}}
 	s := &server{sc: stripe.NewClient(key, stripe.WithBackends(stripe.NewBackendsWithConfig(cfg))), done: map[string]payment{},
-		stableKeys: *stable, flaw: *flaw}
+		stableKeys: *stable, flaw: *flaw, orders: map[string]*stripe.PaymentIntentCreateParams{}}
 	ln, err := net.Listen("tcp", "127.0.0.1:"+os.Getenv("PORT"))
 	if err != nil {
 		log.Fatal(err)
@@ -116,7 +144,7 @@ func (s *server) create(w http.ResponseWriter, r *http.Request) {
 	if m.CaptureMethod == "manual" {
 		params.CaptureMethod = stripe.String(string(stripe.PaymentIntentCaptureMethodManual))
 	}
-	if s.stableKeys {
+	if s.stableKeys && !(m.CaptureMethod == "manual" && s.flaw == "authorize-fresh-key") {
 		params.SetIdempotencyKey(pspKey(scope))
 	}
 	pi, err := s.sc.V1PaymentIntents.Create(r.Context(), params)
@@ -125,6 +153,20 @@ func (s *server) create(w http.ResponseWriter, r *http.Request) {
 		log.Printf("psp: %v", err)
 		writeJSON(w, 503, map[string]any{"status": "error"})
 		return
+	}
+	if pi.Status == stripe.PaymentIntentStatusRequiresCapture {
+		s.mu.Lock()
+		s.orders[pi.ID] = params
+		s.mu.Unlock()
+		if s.flaw == "authorize-captures" {
+			cp := &stripe.PaymentIntentCaptureParams{}
+			cp.SetIdempotencyKey(pspKey(scope + "\x00capture"))
+			if pi, err = s.sc.V1PaymentIntents.Capture(r.Context(), pi.ID, cp); err != nil {
+				log.Printf("psp: %v", err)
+				writeJSON(w, 503, map[string]any{"status": "error"})
+				return
+			}
+		}
 	}
 	p = payment{ID: "pay_" + pi.ID, Status: "succeeded", Amount: m.Amount}
 	switch pi.Status {
