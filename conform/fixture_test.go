@@ -16,7 +16,7 @@ import (
 	"github.com/idemcheck/idemcheck/conform/scenario"
 )
 
-var paysvcBin, stripesvcBin string
+var paysvcBin, stripesvcBin, creditsvcBin string
 
 func TestMain(m *testing.M) {
 	if cfg := os.Getenv("IDEMCHECK_TEST_RUN"); cfg != "" {
@@ -32,7 +32,8 @@ func TestMain(m *testing.M) {
 	}
 	paysvcBin = filepath.Join(dir, "paysvc")
 	stripesvcBin = filepath.Join(dir, "stripesvc")
-	out, err := exec.Command("go", "build", "-o", dir, "./testdata/services/paysvc", "./testdata/services/stripesvc").CombinedOutput()
+	creditsvcBin = filepath.Join(dir, "creditsvc")
+	out, err := exec.Command("go", "build", "-o", dir, "./testdata/services/paysvc", "./testdata/services/stripesvc", "./testdata/services/creditsvc").CombinedOutput()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "build the test services: %v\n%s", err, out)
 		os.Exit(2)

@@ -84,6 +84,20 @@ type Options struct {
 	// until it answers again.
 	WebhookProc  scenario.Instance
 	WebhookReady func(ctx context.Context) error
+	// StartConsumers, when set, starts the consumer of the config's
+	// consumer section on the run's topic and group (the reference's
+	// workers) instead of target.command.
+	StartConsumers func(ctx context.Context, brokers []string, topic, group string) (*Consumers, error)
+}
+
+// Consumers are the processes a StartConsumers started: Ready waits until
+// process i consumes again, Stop ends them all.
+type Consumers struct {
+	Procs []scenario.Instance
+	Ready func(ctx context.Context, i int) error
+	Stop  func()
+	// Points: see scenario.Queue.
+	Points []faults.Failpoint
 }
 
 // ValidateIDs refuses a check ID in Only or Skip that names no check, before

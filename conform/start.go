@@ -110,6 +110,12 @@ func startTarget(ctx context.Context, cfg *config.Config, o Options, tmp, logDir
 	if code := links(cfg, e, env, o.Stderr); code != 0 {
 		return tg, code
 	}
+	if cfg.Consumer != nil {
+		undo, code := startQueue(ctx, cfg, o, e, env)
+		if tg.undo = append(tg.undo, undo); code != 0 {
+			return tg, code
+		}
+	}
 	bases := cfg.Target.BaseURLs
 	if o.Bases != nil {
 		bases = o.Bases
@@ -150,6 +156,11 @@ func startTarget(ctx context.Context, cfg *config.Config, o Options, tmp, logDir
 		c := *cfg.Ledger.Credits
 		c.URL = expand(c.URL)
 		e.Credits = creditReader{&c}
+	}
+	if e.Queue != nil && cfg.Consumer.Credits != nil {
+		c := *cfg.Consumer.Credits
+		c.URL = expand(c.URL)
+		e.Queue.Credits = creditReader{&c}
 	}
 	d := driver.New(cfg, bases)
 	e.D = d

@@ -52,6 +52,13 @@ func TestCatalogue(t *testing.T) {
 		"crash-streamjob-after-checkpoint-commit": FamilyFailpoint,
 
 		"region-failover": FamilyRegion,
+
+		"window-owner-killed-in-charge":                    FamilyWindow,
+		"window-owner-frozen-in-charge":                    FamilyWindow,
+		"window-psp-500-saved-no-webhook":                  FamilyWindow,
+		"window-psp-reply-lost-every-execution-no-webhook": FamilyWindow,
+		"window-psp-held-past-timeout-no-webhook":          FamilyWindow,
+		"window-lb-held-past-deadline":                     FamilyWindow,
 	}
 	got := map[string]Family{}
 	for _, f := range All() {
@@ -75,7 +82,7 @@ func TestCatalogue(t *testing.T) {
 		}
 	}
 	for fam, list := range map[Family][]Fault{FamilyNetwork: networkFaults, FamilyProcess: processFaults, FamilyPSP: pspFaults, FamilyFailpoint: failpointFaults,
-		FamilyRegion: regionFaults} {
+		FamilyRegion: regionFaults, FamilyWindow: windowFaults} {
 		for _, f := range list {
 			if f.Family() != fam {
 				t.Errorf("%s is listed with the %s faults but says it is %s", f.Name(), fam, f.Family())

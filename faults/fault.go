@@ -10,13 +10,17 @@ import (
 // Family groups the faults by what they act on.
 type Family string
 
-// The five families, one file of this package each.
+// The six families, one file of this package each.
 const (
 	FamilyNetwork   Family = "network"   // Toxiproxy links (net_faults.go)
 	FamilyProcess   Family = "process"   // tier processes: kill, pause, restart (proc_faults.go)
 	FamilyPSP       Family = "psp"       // fakepsp's fault kinds, over its control API (psp_faults.go)
 	FamilyFailpoint Family = "failpoint" // points in tier code, over the tiers' admin API (failpoint_faults.go)
 	FamilyRegion    Family = "region"    // a standby Region taking over (region_faults.go)
+	// FamilyWindow strikes when the intent's request reaches a point seen
+	// from outside the tier under test, and keeps the settlers away while
+	// the retries come (window_faults.go).
+	FamilyWindow Family = "window"
 )
 
 // Fault is one fault the harness can inject, after etcd's robustness
@@ -158,7 +162,7 @@ func (sys *System) TiersOf(kind string) []Tier {
 // A new fault is one value in its family's list; chaos draws from All.
 func All() []Fault {
 	var out []Fault
-	for _, fam := range [][]Fault{networkFaults, processFaults, pspFaults, failpointFaults, regionFaults} {
+	for _, fam := range [][]Fault{networkFaults, processFaults, pspFaults, failpointFaults, regionFaults, windowFaults} {
 		out = append(out, fam...)
 	}
 	return out

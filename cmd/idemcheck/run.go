@@ -43,6 +43,8 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	quiet := fs.Bool("quiet", false, "no per-request log lines")
 	ref := fs.Bool("reference", false, "the main job: start the reference stack on local servers and run every check against it")
 	mut := fs.String("mutant", "", "with --reference: switch guards off (comma-separated names of package targets/mutant)")
+	kill := fs.Bool("kill-matrix", false, "with --reference --chaos: run every switch chaos accepts (or those of --mutant, each alone) and no switch, --kill-seeds seeds each, and print the kill matrix")
+	killSeeds := fs.Int("kill-seeds", 5, "with --kill-matrix: seeds per switch (--seed, --seed+1, ...)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: idemcheck run [--config FILE] [--strict] [--require-all-safety] [--json FILE] [--junit FILE] [--html DIR] [--only IDS] [--skip IDS] [--chaos --seed N --duration D]")
 		fmt.Fprintln(stderr, "       idemcheck run --list-checks | --list-mutants")
@@ -96,6 +98,19 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	if *mut != "" && !*ref {
 		fmt.Fprintln(stderr, "idemcheck run: --mutant needs --reference")
 		return conform.ExitUsage
+	}
+	if *kill {
+		if !*ref || !*chaos {
+			fmt.Fprintln(stderr, "idemcheck run: --kill-matrix needs --reference --chaos")
+			return conform.ExitUsage
+		}
+		d := 20 * time.Second // the matrix's default, unless --duration was given
+		fs.Visit(func(f *flag.Flag) {
+			if f.Name == "duration" {
+				d = *duration
+			}
+		})
+		return killMatrix(ctx, *mut, seed, *killSeeds, d, stdout, stderr)
 	}
 	if *ref {
 		code, _ := reference.Run(ctx, o, *mut)

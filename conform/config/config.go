@@ -48,6 +48,9 @@ type Config struct {
 	// Webhook, optional, is the service's handler of the PSP's events
 	// (webhook.go): it enables the webhook checks, with ledger.credits.
 	Webhook *Webhook `yaml:"webhook"`
+	// Consumer, optional, is the service's Kafka consumer of payment
+	// records (consumer.go): it enables the queue checks, with ledger.credits.
+	Consumer *Consumer `yaml:"consumer"`
 
 	// File is the path the config was read from; Positions maps a dotted
 	// field path (create.path, callers[1].name) to its line.

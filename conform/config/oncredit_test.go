@@ -24,11 +24,12 @@ outcomes:
 effects: {fakepsp: true}
 `
 
-// TestOneCreditSectionsNameFileLineField: every bad value of the webhook
-// and ledger.credits sections is an error naming the file, the line and the
-// field, and a good section loads.
+// TestOneCreditSectionsNameFileLineField: every bad value of the webhook,
+// ledger.credits and consumer sections is an error naming the file, the
+// line and the field, and a good section loads.
 func TestOneCreditSectionsNameFileLineField(t *testing.T) {
 	credits := "ledger:\n  credits: {url: \"http://127.0.0.1:${PORT_0}/credits?pi={{psp_payment_id}}\", list: data}\n"
+	consumer := "consumer:\n  message: '{\"event_id\": \"{{event_id}}\", \"psp_payment_id\": \"{{psp_payment_id}}\", \"amount\": {{amount}}}'\n"
 	for _, c := range []struct{ name, yaml, field, msg string }{
 		{"webhook path", "webhook: {path: hooks}\n", "webhook.path", "must start with /"},
 		{"webhook both", "webhook: {path: /h, url: \"http://127.0.0.1:1/h\"}\n", "webhook", "not both"},
@@ -37,6 +38,11 @@ func TestOneCreditSectionsNameFileLineField(t *testing.T) {
 		{"webhook tolerance", "webhook: {path: /h, tolerance: soon}\n", "webhook.tolerance", "not a duration"},
 		{"credits url", "ledger:\n  credits: {url: \"http://127.0.0.1:1/credits\"}\n", "ledger.credits.url", "must name the payment"},
 		{"credits query", "ledger:\n  credits: {dsn: \"postgres://x\", query: \"SELECT amount FROM c\"}\n", "ledger.credits.query", "$1"},
+		{"consumer topic", credits + "consumer:\n  topic: payments\n  message: '{\"event_id\": \"{{event_id}}\", \"psp_payment_id\": \"{{psp_payment_id}}\", \"amount\": {{amount}}}'\n", "consumer.topic", "{{run}}"},
+		{"consumer placeholder", credits + "consumer:\n  message: '{\"event_id\": \"{{event_id}}\", \"amount\": {{amount}}, \"x\": \"{{shop}}\"}'\n", "consumer.message", "unknown placeholder {{shop}}"},
+		{"consumer env", credits + consumer + "  env: {topic: \"my topic\"}\n", "consumer.env.topic", "not an environment variable name"},
+		{"consumer credits", credits + consumer + "  credits: {url: \"http://127.0.0.1:1/c\"}\n", "consumer.credits.url", "must name the payment"},
+		{"consumer credits both", credits + consumer + "  credits: {url: \"http://127.0.0.1:1/c?p={{payment_id}}\", dsn: \"postgres://x\"}\n", "consumer.credits", "not both"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			text := base + c.yaml
@@ -56,7 +62,7 @@ func TestOneCreditSectionsNameFileLineField(t *testing.T) {
 			}
 		})
 	}
-	good := base + "webhook: {path: /webhooks/stripe, events: [payment_intent.succeeded, \"charge.*\"]}\n" + credits
+	good := base + "webhook: {path: /webhooks/stripe, events: [payment_intent.succeeded, \"charge.*\"]}\n" + credits + consumer
 	cfg, err := Parse("cfg.yaml", []byte(good))
 	if err != nil {
 		t.Fatalf("a good config is refused: %v", err)

@@ -128,6 +128,22 @@ effects:
 #   dedup_window: 0s                # how long it remembers an event id, if documented
 #   timeout: 3s                     # one delivery; a later answer is a lost acknowledgement
 
+# Optional: your service's Kafka consumer of payment records. idemcheck makes
+# a topic of its own per run, gives the command its brokers, topic and group,
+# and the Q-* checks produce retried, redelivered and poison records to it,
+# counting the credits (ledger.credits) they caused. Deleted at the end.
+# consumer:
+#   # brokers: ["127.0.0.1:9092"]    # default: idemcheck starts a local Kafka
+#   topic: "idemcheck-{{run}}"       # {{run}} is the run's own name
+#   group: "idemcheck-{{run}}"       # the consumer group the service joins
+#   partitions: 4
+#   key: "{{payment_id}}"
+#   message: '{"event_id": "{{event_id}}", "payment_id": "{{payment_id}}", "amount": {{amount}}, "merchant": "{{merchant}}"}'
+#   poison: '{"idemcheck": "poison", "amount": '   # a record the consumer cannot parse
+#   env: {brokers: KAFKA_BROKERS, topic: KAFKA_TOPIC, group: KAFKA_GROUP}
+#   create_first: false             # true: make each record's payment through create first
+#   # credits: {...}                # as ledger.credits, if the consumer credits elsewhere
+
 # Optional Toxiproxy links for the service's own dependencies; the command gets
 # <NAME>_ADDR (e.g. DB_ADDR) to connect through.
 # toxiproxy:

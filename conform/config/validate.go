@@ -24,7 +24,8 @@ var VectorIDs = []string{
 var SafetyIDs = []string{
 	"A2", "A5", "A6", "A1", "S-5xx-after-charge", "A7", "S-restart", "A3", "A4", "S-replicas",
 	"B5", "S-deps", "S-multistep", "S-capture",
-	"W-dup", "W-concurrent", "W-lost-ack", "W-kill", "W-order", "W-early", "W-forged", "B4",
+	"W-dup", "W-concurrent", "W-lost-ack", "W-kill", "W-order", "W-early", "W-forged",
+	"Q-dup", "Q-kill", "Q-rebalance", "Q-poison", "B4",
 }
 
 // Placeholders idemcheck fills in request templates.
@@ -77,6 +78,7 @@ func (c *Config) Validate() Errors {
 	v.ledger()
 	v.credits()
 	v.webhook()
+	v.consumer()
 	if c.Concurrency == 0 {
 		c.Concurrency = 8
 	} else if c.Concurrency < 2 || c.Concurrency > 64 {

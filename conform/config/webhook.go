@@ -115,20 +115,24 @@ func (v *validator) credits() {
 	if v.c.Ledger == nil || v.c.Ledger.Credits == nil {
 		return
 	}
-	c := v.c.Ledger.Credits
+	v.creditsRead("ledger.credits", v.c.Ledger.Credits)
+}
+
+// creditsRead checks one credits read (ledger.credits, consumer.credits).
+func (v *validator) creditsRead(field string, c *Credits) {
 	if (c.URL == "") == (c.DSN == "") {
-		v.bad("ledger.credits", "set url (a GET answering a JSON list) or dsn and query (SQL), not both")
+		v.bad(field, "set url (a GET answering a JSON list) or dsn and query (SQL), not both")
 	}
 	if c.URL != "" {
 		if u, err := url.Parse(portless(c.URL)); err != nil || u.Host == "" {
-			v.bad("ledger.credits.url", "%q is not a URL", c.URL)
+			v.bad(field+".url", "%q is not a URL", c.URL)
 		}
 		if !slices.ContainsFunc([]string{"order_id", "payment_id", "psp_payment_id"}, func(p string) bool { return strings.Contains(c.URL, "{{"+p+"}}") }) {
-			v.bad("ledger.credits.url", "must name the payment with {{order_id}}, {{payment_id}} or {{psp_payment_id}}: idemcheck reads one payment's credits")
+			v.bad(field+".url", "must name the payment with {{order_id}}, {{payment_id}} or {{psp_payment_id}}: idemcheck reads one payment's credits")
 		}
 	}
 	if c.DSN != "" && !regexp.MustCompile(`\$[123]\b`).MatchString(c.Query) {
-		v.bad("ledger.credits.query", "must select one payment's rows with $1 (order id), $2 (payment id) or $3 (PSP payment id)")
+		v.bad(field+".query", "must select one payment's rows with $1 (order id), $2 (payment id) or $3 (PSP payment id)")
 	}
 	if c.AmountField == "" {
 		c.AmountField = "amount"

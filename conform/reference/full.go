@@ -337,7 +337,7 @@ func splitMutants(list string, full bool) (switches, workerMutant string, err er
 		m = strings.TrimSpace(m)
 		if _, ok := worker.Mutants[m]; ok {
 			if !full {
-				return "", "", fmt.Errorf("worker mutant %q needs the full stack (run --reference --chaos)", m)
+				return "", "", fmt.Errorf("worker mutant %q needs the worker, which runs only for the consumer checks (Q-*) or with --chaos", m)
 			}
 			if workerMutant != "" {
 				return "", "", fmt.Errorf("two worker mutants, %q and %q: the worker takes one", workerMutant, m)

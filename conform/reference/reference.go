@@ -40,9 +40,9 @@ var storyRE = regexp.MustCompile(`\$\{story ([0-9.]+)\}`)
 // ConfigText is the reference API's config with its placeholders filled.
 // Without a webhook URL the webhook section is left out (a stack without
 // the webhook tier, or the whole stack, whose chaos check delivers itself).
-func ConfigText(apiURLs []string) string { return configText2(apiURLs, "", "") }
+func ConfigText(apiURLs []string) string { return configText2(apiURLs, "", "", false) }
 
-func configText2(apiURLs []string, webhookURL, pgDSN string) string {
+func configText2(apiURLs []string, webhookURL, pgDSN string, consumer bool) string {
 	var urls []string
 	for _, u := range apiURLs {
 		urls = append(urls, fmt.Sprintf("%q", u))
@@ -51,6 +51,11 @@ func configText2(apiURLs []string, webhookURL, pgDSN string) string {
 	if webhookURL == "" {
 		text = webhookBlock.ReplaceAllString(text, "")
 	}
+	if webhookURL == "" || !consumer {
+		// The consumer's credits are read through the webhook block's
+		// ledger.credits.
+		text = consumerBlock.ReplaceAllString(text, "")
+	}
 	text = strings.NewReplacer("${WEBHOOK_URL}", fmt.Sprintf("%q", webhookURL), "${PG_DSN}", fmt.Sprintf("%q", pgDSN)).Replace(text)
 	return storyRE.ReplaceAllStringFunc(text, func(m string) string {
 		sec, _ := strconv.ParseFloat(storyRE.FindStringSubmatch(m)[1], 64)
@@ -58,7 +63,10 @@ func configText2(apiURLs []string, webhookURL, pgDSN string) string {
 	})
 }
 
-var webhookBlock = regexp.MustCompile(`(?s)# webhook-begin.*# webhook-end\n`)
+var (
+	webhookBlock  = regexp.MustCompile(`(?s)# webhook-begin.*# webhook-end\n`)
+	consumerBlock = regexp.MustCompile(`(?s)# consumer-begin.*# consumer-end\n`)
+)
 
 // Config is the idemcheck config that describes the reference API
 // (reference.yaml, embedded).
@@ -68,8 +76,8 @@ func Config(apiURLs []string) (*config.Config, error) {
 
 // configWithWebhook is Config with the webhook tier as the config's webhook
 // handler and the ledger's journal as its credits.
-func configWithWebhook(apiURLs []string, webhookURL, pgDSN string) (*config.Config, error) {
-	return config.Parse("reference.yaml", []byte(configText2(apiURLs, webhookURL, pgDSN)))
+func configWithWebhook(apiURLs []string, webhookURL, pgDSN string, consumer bool) (*config.Config, error) {
+	return config.Parse("reference.yaml", []byte(configText2(apiURLs, webhookURL, pgDSN, consumer)))
 }
 
 // tierInstance lets checks kill, pause and restart one API server.
@@ -85,8 +93,12 @@ func (ti tierInstance) Kill() error {
 	_ = ti.t.Proc.Wait(10 * time.Second)
 	return nil
 }
-func (ti tierInstance) Pause() error  { return ti.t.Proc.Pause() }
-func (ti tierInstance) Resume() error { return ti.t.Proc.Resume() }
+
+// ExitCode says how the process's current incarnation ended (a crash
+// failpoint's own code, a kill).
+func (ti tierInstance) ExitCode() (int, bool) { return ti.t.Proc.ExitCode() }
+func (ti tierInstance) Pause() error          { return ti.t.Proc.Pause() }
+func (ti tierInstance) Resume() error         { return ti.t.Proc.Resume() }
 func (ti tierInstance) Restart() error {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -128,13 +140,23 @@ func RunStack(ctx context.Context, o conform.Options, sk Stack) (int, *report.Re
 		o.Stderr = os.Stderr
 	}
 	sk.Full = sk.Full || o.Chaos
-	switches, workerMutant, err := splitMutants(sk.Mutants, sk.Full)
+	// The default stack's consumer checks run against the reference's own
+	// workers; the full stack judges its worker behind the API instead.
+	queue := !sk.Full && !sk.NoWebhook && wantsQueue(o)
+	switches, workerMutant, err := splitMutants(sk.Mutants, sk.Full || queue)
+	if err == nil && workerMutant != "" && !sk.Full {
+		err = queueMutant(workerMutant)
+	}
 	set, err2 := mutant.Parse(switches)
 	if err == nil {
 		err = err2
 	}
 	if err == nil {
 		err = runsEveryTierOf(set, sk.Full, o.Chaos)
+	}
+	if why := chaosRefuses(set); err == nil && o.Chaos && why != "" {
+		// A masked switch would pass chaos silently (killmatrix_kinds.go).
+		err = fmt.Errorf("--chaos refuses it: %s", why)
 	}
 	if err != nil {
 		fmt.Fprintf(o.Stderr, "idemcheck run --mutant: %v\n", err)
@@ -150,7 +172,7 @@ func RunStack(ctx context.Context, o conform.Options, sk Stack) (int, *report.Re
 	}
 	svc := sk.Services
 	if svc == nil {
-		svc, err = services.Start(ctx, services.Options{Postgres: true, Valkey: true, Kafka: sk.Full, Log: o.Stderr})
+		svc, err = services.Start(ctx, services.Options{Postgres: true, Valkey: true, Kafka: sk.Full || queue, Log: o.Stderr})
 		if err != nil {
 			fmt.Fprintf(o.Stderr, "idemcheck run: reference stack unreachable: starting the servers: %v\n", err)
 			return conform.ExitUnreachable, nil
@@ -240,7 +262,13 @@ func RunStack(ctx context.Context, o conform.Options, sk Stack) (int, *report.Re
 	if st.Webhook != nil && !sk.Full {
 		// The webhook tier is the config's webhook handler: the W checks
 		// deliver to it and read the journal's credits.
-		cfg, err = configWithWebhook(urls, st.Webhook.URL+webhook.Path, st.DSN)
+		cfg, err = configWithWebhook(urls, st.Webhook.URL+webhook.Path, st.DSN, queue)
+		if err == nil && queue {
+			if svc.Kafka != nil {
+				cfg.Consumer.Brokers = []string{svc.Kafka.Endpoint()}
+			}
+			o.StartConsumers = consumerStarter(st, workerMutant)
+		}
 		wh := st.Webhook
 		o.WebhookProc = tierInstance{st: st, t: wh}
 		o.WebhookReady = func(ctx context.Context) error { return ready(ctx, wh.URL) }

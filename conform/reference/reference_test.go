@@ -161,7 +161,7 @@ func TestEmbeddedConfigParses(t *testing.T) {
 	if c.Webhook != nil || c.Ledger != nil {
 		t.Fatalf("without a webhook tier the config must have no webhook section: %+v", c.Webhook)
 	}
-	w, err := configWithWebhook([]string{"http://127.0.0.1:1"}, "http://127.0.0.1:3/webhooks/psp", "postgres://127.0.0.1:4/x")
+	w, err := configWithWebhook([]string{"http://127.0.0.1:1"}, "http://127.0.0.1:3/webhooks/psp", "postgres://127.0.0.1:4/x", false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,14 +14,7 @@ func runA5(ctx context.Context, e *Env, t *T) {
 	changed := in
 	changed.Meaning.Amount = e.NewIntent(0).Meaning.Amount
 	m := t.Send(ctx, "same key, amount changed", changed, nil)
-	// A different amount answered as a success, or with the first payment,
-	// was taken as the first request whatever the status says.
-	samePayment := first.PaymentID != "" && m.PaymentID == first.PaymentID
-	if m.Outcome == checker.OutcomeSucceeded || m.Outcome == checker.OutcomeProcessing || (samePayment && m.Outcome != checker.OutcomeMismatch) {
-		f := t.Safety(checker.KindMismatchAccepted, "SCENARIOS.md A5; HISTORY.md mismatch",
-			"the key first used for amount %d was accepted for amount %d: answered %s", in.Meaning.Amount, changed.Meaning.Amount, describeResp(m))
-		f.Intent, f.Seqs = m.Intent, []int{first.Seq, m.Seq}
-	}
+	mismatchAccepted(t, first, m, in, changed)
 	// The same request with its JSON members reordered is the same payment.
 	r := t.Send(ctx, "same request, members reordered", in, func(s *driver.Send) { s.Reorder = true })
 	refused(t, first, r, "a true retry with its JSON members reordered")
@@ -34,6 +27,19 @@ func runA5(ctx context.Context, e *Env, t *T) {
 	}
 	t.Judge(ctx, nil, in, changed) // a charge of the changed amount is mismatch-accepted
 	t.Passf("%s", why)
+}
+
+// mismatchAccepted flags a request of another amount under first's key
+// (changed) that was answered as a success, or with the first payment: it
+// was taken as the first request whatever the status says. The chaos
+// check's changed-amount shape uses it too.
+func mismatchAccepted(t *T, first, m *driver.Attempt, in, changed Intent) {
+	samePayment := first.PaymentID != "" && m.PaymentID == first.PaymentID
+	if m.Outcome == checker.OutcomeSucceeded || m.Outcome == checker.OutcomeProcessing || (samePayment && m.Outcome != checker.OutcomeMismatch) {
+		f := t.Safety(checker.KindMismatchAccepted, "SCENARIOS.md A5; HISTORY.md mismatch",
+			"the key first used for amount %d was accepted for amount %d: answered %s", in.Meaning.Amount, changed.Meaning.Amount, describeResp(m))
+		f.Intent, f.Seqs = m.Intent, []int{first.Seq, m.Seq}
+	}
 }
 
 // refused flags a true retry the target refused: answered a mismatch (by

@@ -3,7 +3,6 @@ package scenario
 import (
 	"context"
 	"fmt"
-	"math/rand/v2"
 	"slices"
 	"sort"
 	"strings"
@@ -18,73 +17,6 @@ import (
 
 // NoFault is the schedule's name for an intent sent without a fault.
 const NoFault = "none"
-
-// Planned is one intent of the chaos schedule.
-type Planned struct {
-	N      int
-	Caller int
-	// Fault is a name of the fault catalogue (faults.All), or NoFault.
-	Fault  string
-	Copies int
-	// Delay before the intent's first send, to mix timings deterministically.
-	Delay time.Duration
-	// KeyOf, when set, is an earlier intent of another caller whose client
-	// key this one sends too: two callers that happen to make the same key
-	// are two payments (A6).
-	KeyOf int
-}
-
-func (p Planned) String() string {
-	s := fmt.Sprintf("intent %03d caller %d fault %-36s copies %d delay %s", p.N, p.Caller, p.Fault, p.Copies, p.Delay)
-	if p.KeyOf > 0 {
-		s += fmt.Sprintf(" key of intent %03d", p.KeyOf)
-	}
-	return s
-}
-
-// Schedule is the chaos plan: a pure function of seed, the faults that apply
-// (names, in catalogue order), callers and length, so the same seed on the
-// same system replays the same faults on the same intents. One intent in
-// three goes without a fault, so traffic keeps flowing between faults, and
-// about one in twelve reuses the key another caller sent.
-func Schedule(seed uint64, names []string, callers, n int) []Planned {
-	kinds := []string{NoFault}
-	for range (len(names) + 1) / 2 {
-		kinds = append(kinds, NoFault)
-	}
-	kinds = append(kinds, names...)
-	out := make([]Planned, n)
-	keyUsers := map[int]map[int]bool{} // intent index -> callers sending its key
-	for i := range out {
-		r := rand.New(rand.NewPCG(seed, uint64(i)+1))
-		copies := 1
-		if r.IntN(3) == 0 {
-			copies = 2 + r.IntN(3)
-		}
-		out[i] = Planned{N: i + 1, Caller: r.IntN(max(callers, 1)), Fault: kinds[r.IntN(len(kinds))], Copies: copies,
-			Delay: time.Duration(r.IntN(200)) * time.Millisecond}
-		// Drawn after the rest, so the fields above stay what they were.
-		if i > 0 && r.IntN(8) == 0 {
-			if j := r.IntN(i); out[j].KeyOf == 0 && out[j].Caller != out[i].Caller && !keyUsers[j][out[i].Caller] {
-				out[i].KeyOf = j + 1
-				keyUsers[j] = keyUsersOf(keyUsers[j], out[j].Caller, out[i].Caller)
-			}
-		}
-	}
-	return out
-}
-
-// keyUsersOf adds callers to the set of those sending one intent's key: a key
-// goes to each caller once, or one caller would send one key for two intents.
-func keyUsersOf(set map[int]bool, callers ...int) map[int]bool {
-	if set == nil {
-		set = map[int]bool{}
-	}
-	for _, c := range callers {
-		set[c] = true
-	}
-	return set
-}
 
 // ChaosCheck mixes seeded faults with concurrent traffic for about d and
 // checks the whole history with the checker. onSchedule receives the plan.
@@ -149,12 +81,14 @@ func runChaos(ctx context.Context, e *Env, t *T, d time.Duration, onSchedule fun
 		}
 	}
 	n := max(8, int(d/(250*time.Millisecond)))
-	plan := PlaceOnce(Schedule(e.Seed, names, len(e.Cfg.Callers), n), e.Seed, once)
+	shapes, off := chaosShapes(e)
+	plan := PlaceOnce(Schedule(e.Seed, names, len(e.Cfg.Callers), n, shapes...), e.Seed, once)
 	drawn := strings.Join(names, ", ")
 	for _, f := range once {
 		drawn += fmt.Sprintf("; %s once", f.Name())
 	}
-	lines := []string{fmt.Sprintf("seed %d, %d intents; faults drawn from: %s", e.Seed, len(plan), drawn)}
+	lines := []string{fmt.Sprintf("seed %d, %d intents; faults drawn from: %s; shapes drawn from: %s", e.Seed, len(plan), drawn, strings.Join(shapes, ", "))}
+	lines = append(lines, shapesNotDrawn(e, off)...)
 	for _, p := range plan {
 		lines = append(lines, p.String())
 	}
@@ -177,6 +111,7 @@ func runChaos(ctx context.Context, e *Env, t *T, d time.Duration, onSchedule fun
 			intents[i].Key = intents[p.KeyOf-1].Key
 		}
 	}
+	sr := newShapeRun(e, plan)
 	tl := &tally{planned: map[string]int{}, fired: map[string]int{}, failed: map[string]string{}}
 	var next atomic.Int64
 	// A process or failpoint fault runs alone among the faults: two kills of
@@ -186,6 +121,9 @@ func runChaos(ctx context.Context, e *Env, t *T, d time.Duration, onSchedule fun
 	var procMu sync.RWMutex
 	var wg sync.WaitGroup
 	hard := time.Now().Add(3*d + 30*time.Second)
+	// The service's consumer gets its own stream of records and faults
+	// (q_chaos.go), sharing procMu with the process faults.
+	waitQueue := startQueueChaos(ctx, e, t, d, &procMu)
 	for w := 0; w < chaosWorkers; w++ {
 		wg.Add(1)
 		go func() {
@@ -196,14 +134,21 @@ func runChaos(ctx context.Context, e *Env, t *T, d time.Duration, onSchedule fun
 					return
 				}
 				tl.ran.Add(1)
-				chaosIntent(ctx, e, t, sys, plan[i], intents[i], &procMu, tl)
+				chaosIntent(ctx, e, t, sys, plan[i], intents[i], &procMu, tl, sr)
 			}
 		}()
 	}
 	wg.Wait()
-	t.Judge(ctx, nil, intents...)
+	if waitQueue != nil {
+		waitQueue()
+	}
+	// The changed-amount retries go last: the judge takes an order's first
+	// intent's amount as the order's and the others as its mismatches.
+	t.Judge(ctx, nil, append(intents, sr.changedIntents()...)...)
+	sr.judgeRefunds(ctx, e, t)
 	judgeChaosCredits(ctx, e, t, intents)
 	credits, notes, sink := judgeBehind(ctx, e, t)
+	sr.verdict(t, off)
 	chaosVerdict(t, tl, len(plan))
 	if e.Behind != nil {
 		t.Counted("%d credits, %d notifications, %d sink rows behind the API", credits, notes, sink)
@@ -245,7 +190,7 @@ func chaosVerdict(t *T, tl *tally, intents int) {
 }
 
 // chaosIntent runs one planned intent under its fault.
-func chaosIntent(ctx context.Context, e *Env, t *T, sys *faults.System, p Planned, in Intent, procMu *sync.RWMutex, tl *tally) {
+func chaosIntent(ctx context.Context, e *Env, t *T, sys *faults.System, p Planned, in Intent, procMu *sync.RWMutex, tl *tally, sr *shapeRun) {
 	time.Sleep(p.Delay)
 	f := faults.Lookup(p.Fault)
 	scope := faults.Scope{N: p.N, Amount: in.Meaning.Amount, Times: 1}
@@ -253,9 +198,12 @@ func chaosIntent(ctx context.Context, e *Env, t *T, sys *faults.System, p Planne
 	var inj faults.Injection
 	var injErr error
 	// A process fault strikes while the intent's requests are in flight; the
-	// others are in place before the first send.
+	// others are in place before the first send. A window fault pins the
+	// LB, takes the webhook tier down and freezes the resolver: it runs
+	// alone among the faults, as a process fault does.
 	during := make(chan struct{})
-	exclusive := f != nil && (f.Family() == faults.FamilyProcess || f.Family() == faults.FamilyFailpoint || f.Family() == faults.FamilyRegion)
+	exclusive := f != nil && (f.Family() == faults.FamilyProcess || f.Family() == faults.FamilyFailpoint || f.Family() == faults.FamilyRegion ||
+		f.Family() == faults.FamilyWindow)
 	switch {
 	case f == nil:
 		close(during)
@@ -280,6 +228,7 @@ func chaosIntent(ctx context.Context, e *Env, t *T, sys *faults.System, p Planne
 	if r, ok := inj.(faults.Router); ok && injErr == nil {
 		via = r.Via()
 	}
+	hold := sr.holdOwner(ctx, e, p, in)
 	first := make([]*driver.Attempt, p.Copies)
 	var wg sync.WaitGroup
 	for c := 0; c < p.Copies; c++ {
@@ -291,10 +240,18 @@ func chaosIntent(ctx context.Context, e *Env, t *T, sys *faults.System, p Planne
 				if via == "" {
 					s.Instance = c
 				}
+				if p.Shape == ShapeLateRetry {
+					// The copies outlive the late retry, so it meets them in flight.
+					s.Timeout = 4 * e.Cfg.TimeoutD()
+				}
 			})
 		}()
 	}
+	late := sr.lateRetry(ctx, t, p, in, via, hold)
 	wg.Wait()
+	if late != nil {
+		first = append(first, late)
+	}
 	<-during
 	fired := false
 	if inj != nil {
@@ -323,16 +280,19 @@ func chaosIntent(ctx context.Context, e *Env, t *T, sys *faults.System, p Planne
 	for _, a := range first {
 		final = final || Final(a)
 	}
-	var last *driver.Attempt
-	if !final {
-		if atts := t.RetryUntilFinal(ctx, fmt.Sprintf("intent %d retry", p.N), in, 20, 200*time.Millisecond, nil); len(atts) > 0 {
-			last = atts[len(atts)-1]
-		}
+	atts := append([]*driver.Attempt(nil), first...)
+	if pause := sr.pause(ctx, t, p, in); pause != nil {
+		atts = append(atts, pause)
+		final = final || Final(pause)
 	}
-	for _, a := range append(first, last) {
+	if !final {
+		atts = append(atts, t.RetryUntilFinal(ctx, fmt.Sprintf("intent %d retry", p.N), in, 20, 200*time.Millisecond, nil)...)
+	}
+	for _, a := range atts {
 		if a != nil && a.Outcome == checker.OutcomeSucceeded {
 			tl.ok.Add(1)
 			break
 		}
 	}
+	sr.followUp(ctx, e, t, p, in, atts, late)
 }

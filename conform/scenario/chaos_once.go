@@ -29,7 +29,9 @@ func PlaceOnce(plan []Planned, seed uint64, once []faults.Fault) []Planned {
 			k++
 		}
 		taken[k] = true
-		plan[k].Fault = f.Name()
+		// Plain: what follows a failover reaches another Region, and the
+		// fault's own verdict is about the failover, not a shape.
+		plan[k].Fault, plan[k].Shape, plan[k].Stretch = f.Name(), ShapePlain, 0
 		var ends []string
 		if o, ok := f.(faults.Once); ok {
 			ends = o.Ends()

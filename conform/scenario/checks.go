@@ -65,7 +65,7 @@ func SafetyChecks() []*Check {
 		DepsCheck(),
 		MultiStepCheck(),
 		CaptureCheck(),
-	}, append(WebhookChecks(),
+	}, append(append(WebhookChecks(), QueueChecks()...),
 		// B4 last: it may advance the target's clocks by the whole horizon.
 		&Check{ID: "B4", Title: "retry at the retry horizon; key window against the horizon", Level: Safety, Rule: "SCENARIOS.md B4; payment check: key lifetime", Needs: needHorizon, Run: runB4})...)
 }

@@ -46,6 +46,9 @@ type Env struct {
 	// merchant credits (ledger.credits).
 	Hooks   *Hooks
 	Credits CreditReader
+	// Queue, when set, is the service's Kafka consumer (queue.go), judged
+	// from the same Credits.
+	Queue *Queue
 	// Procs are the started instances (empty when the target runs on its own).
 	Procs []Instance
 	// WaitReady polls instance i until it answers again after a restart.

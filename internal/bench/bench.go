@@ -45,7 +45,7 @@ type Options struct {
 }
 
 // Sections are the measurements, in the order they run.
-var Sections = []string{"api", "delivery", "checker", "stream", "regions", "chaos"}
+var Sections = []string{"api", "delivery", "checker", "stream", "regions", "chaos", "killmatrix"}
 
 // Row is one figure of the table: a measured value next to its reference.
 type Row struct {
@@ -69,6 +69,7 @@ var sections = []section{
 	{"stream", need{kafka: true}, runStream},
 	{"regions", need{r2: true}, runRegions},
 	{"chaos", need{}, runChaos},
+	{"killmatrix", need{kafka: true}, runKillMatrix},
 }
 
 // runner is the state of one bench run.

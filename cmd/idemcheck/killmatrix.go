@@ -1,0 +1,72 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"strings"
+	"time"
+
+	"github.com/idemcheck/idemcheck/conform"
+	"github.com/idemcheck/idemcheck/conform/reference"
+)
+
+// killMatrix is `idemcheck run --reference --chaos --kill-matrix`: every
+// switch chaos accepts and the reference with none (or the switches of
+// --mutant, where "none" is the reference with no switch),
+// each under seeds seed, seed+1, ... for d; it prints the matrix and exits 0
+// only when every switch was caught with its exact kinds in every seed and
+// the no-switch runs found nothing.
+func killMatrix(ctx context.Context, mutants string, seed uint64, seeds int, d time.Duration, stdout, stderr io.Writer) int {
+	if seeds <= 0 {
+		fmt.Fprintln(stderr, "idemcheck run --kill-matrix: --kill-seeds must be at least 1")
+		return conform.ExitUsage
+	}
+	if seed == 0 {
+		seed = rand.Uint64N(1<<53) + 1
+	}
+	m := reference.Matrix{Duration: d, Log: io.Discard}
+	for i := range seeds {
+		m.Seeds = append(m.Seeds, seed+uint64(i))
+	}
+	if mutants != "" {
+		accepted, refused := reference.ChaosSwitches()
+		for _, sw := range strings.Split(mutants, ",") {
+			sw = strings.TrimSpace(sw)
+			if sw == "none" {
+				m.Switches = append(m.Switches, "") // the reference with no switch
+				continue
+			}
+			if why, ok := refused[sw]; ok {
+				fmt.Fprintf(stderr, "idemcheck run --kill-matrix: %s\n", why)
+				return conform.ExitUsage
+			}
+			if !contains(accepted, sw) {
+				fmt.Fprintf(stderr, "idemcheck run --kill-matrix: unknown switch %q (chaos accepts: %s)\n", sw, strings.Join(accepted, ", "))
+				return conform.ExitUsage
+			}
+			m.Switches = append(m.Switches, sw)
+		}
+	}
+	fmt.Fprintf(stderr, "idemcheck run --kill-matrix: seeds %d..%d, %s each (rerun: --seed %d --kill-seeds %d --duration %s)\n",
+		seed, seed+uint64(seeds)-1, d, seed, seeds, d)
+	runs := m.Run(ctx, func(r reference.MatrixRun) { fmt.Fprintf(stderr, "kill matrix: %s\n", r) })
+	reference.PrintMatrix(stdout, runs)
+	s := reference.Summarize(runs)
+	fmt.Fprintf(stdout, "kill matrix: %d of %d switch runs caught with their kinds (kill rate %.2f), detect p50 %.1f s, max %.1f s; no switch: %d of %d runs clean\n",
+		s.Caught, s.Runs, s.KillRate, s.DetectP50, s.DetectMax, s.CleanRuns, s.NoSwitchRuns)
+	if s.Caught != s.Runs || s.CleanRuns != s.NoSwitchRuns || ctx.Err() != nil {
+		return conform.ExitViolation
+	}
+	return conform.ExitPass
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,170 @@
+package config
+
+import (
+	"net"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// Consumer is the service's Kafka consumer of payment records: idemcheck
+// creates a topic of its own for the run, gives its name to the started
+// command, and the queue checks (Q-*) produce records to it as producers
+// really do (retried, redelivered, behind a poison record) and count the
+// credits (ledger.credits) they caused.
+type Consumer struct {
+	// Brokers are the bootstrap addresses of a Kafka cluster to use; empty:
+	// idemcheck starts a local Kafka for the run and stops it after.
+	Brokers []string `yaml:"brokers"`
+	// Topic and Group name the run's topic and the consumer group the
+	// service joins; both must contain {{run}}, which idemcheck replaces
+	// with a name of its own per run (the topic is created and deleted,
+	// the group deleted), so no run reads another's records or offsets.
+	Topic string `yaml:"topic"`
+	Group string `yaml:"group"`
+	// Partitions of the run's topic (default 4): the rebalance check needs
+	// more than one, so that both instances own some.
+	Partitions int `yaml:"partitions"`
+	// Key and Message are the record's key and value templates:
+	// {{payment_id}}, {{psp_payment_id}}, {{event_id}}, {{amount}},
+	// {{merchant}}, {{order_id}}.
+	Key     string `yaml:"key"`
+	Message string `yaml:"message"`
+	// Poison is the value of the malformed record Q-poison sends between
+	// good ones (default: JSON cut off in the middle).
+	Poison string `yaml:"poison"`
+	// Env names the variables the started command gets the brokers
+	// (comma-separated), the topic and the group in.
+	Env ConsumerEnv `yaml:"env"`
+	// CreateFirst makes each record's payment through the create request
+	// first, and the record carries the payment id the service answered:
+	// for a consumer that credits only payments its own database knows.
+	CreateFirst bool `yaml:"create_first"`
+	// Credits, when the consumer credits elsewhere than ledger.credits
+	// reads (another table), reads the consumer's credits of one payment;
+	// the same shape as ledger.credits.
+	Credits *Credits `yaml:"credits"`
+}
+
+// ConsumerCredits is what reads the consumer's credits: its own credits
+// section, else ledger.credits (nil: neither).
+func (c *Config) ConsumerCredits() *Credits {
+	switch {
+	case c.Consumer != nil && c.Consumer.Credits != nil:
+		return c.Consumer.Credits
+	case c.Ledger != nil:
+		return c.Ledger.Credits
+	}
+	return nil
+}
+
+// ConsumerEnv names the started command's Kafka variables.
+type ConsumerEnv struct {
+	Brokers string `yaml:"brokers"`
+	Topic   string `yaml:"topic"`
+	Group   string `yaml:"group"`
+}
+
+// QueuePlaceholders are what consumer.key and consumer.message may use.
+var QueuePlaceholders = []string{"payment_id", "psp_payment_id", "event_id", "amount", "merchant", "order_id"}
+
+// DefaultPoison is a record no JSON consumer can parse.
+const DefaultPoison = `{"idemcheck": "poison", "amount": `
+
+var envNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+func (v *validator) consumer() {
+	q := v.c.Consumer
+	if q == nil {
+		return
+	}
+	for i, b := range q.Brokers {
+		if _, _, err := net.SplitHostPort(b); err != nil {
+			v.bad("consumer.brokers", "brokers[%d] %q is not host:port", i, b)
+		}
+	}
+	if q.Topic == "" {
+		q.Topic = "idemcheck-{{run}}"
+	}
+	if q.Group == "" {
+		q.Group = "idemcheck-{{run}}"
+	}
+	for _, f := range []struct{ name, val string }{{"consumer.topic", q.Topic}, {"consumer.group", q.Group}} {
+		if !strings.Contains(f.val, "{{run}}") {
+			v.bad(f.name, "must contain {{run}}: each run creates its own topic and group and deletes them, so a run never reads another's records or offsets")
+		} else if !regexp.MustCompile(`^[A-Za-z0-9._-]*$`).MatchString(strings.ReplaceAll(f.val, "{{run}}", "")) {
+			v.bad(f.name, "%q may hold only letters, digits, '.', '_' and '-' besides {{run}}", f.val)
+		}
+	}
+	if q.Partitions == 0 {
+		q.Partitions = 4
+	} else if q.Partitions < 1 || q.Partitions > 64 {
+		v.bad("consumer.partitions", "must be between 1 and 64, got %d", q.Partitions)
+	}
+	if q.Key == "" {
+		q.Key = "{{payment_id}}"
+	}
+	if q.Poison == "" {
+		q.Poison = DefaultPoison
+	}
+	for _, f := range []struct{ name, val string }{{"consumer.key", q.Key}, {"consumer.message", q.Message}} {
+		for _, m := range placeholderRE.FindAllStringSubmatch(f.val, -1) {
+			if !slices.Contains(QueuePlaceholders, m[1]) {
+				v.bad(f.name, "unknown placeholder {{%s}} (known: %s)", m[1], strings.Join(QueuePlaceholders, ", "))
+			}
+		}
+	}
+	switch {
+	case strings.TrimSpace(q.Message) == "":
+		v.bad("consumer.message", "required: the record the service consumes, e.g. {\"event_id\": \"{{event_id}}\", \"payment_id\": \"{{payment_id}}\", \"amount\": {{amount}}}")
+	case !strings.Contains(q.Message, "{{event_id}}") || !strings.Contains(q.Message, "{{amount}}"):
+		v.bad("consumer.message", "must carry {{event_id}} (what a consumer dedups by) and {{amount}} (what it credits)")
+	}
+	if q.Poison == q.Message {
+		v.bad("consumer.poison", "is the message itself: a poison record must be one the consumer cannot process")
+	}
+	if q.Env.Brokers == "" {
+		q.Env.Brokers = "KAFKA_BROKERS"
+	}
+	if q.Env.Topic == "" {
+		q.Env.Topic = "KAFKA_TOPIC"
+	}
+	if q.Env.Group == "" {
+		q.Env.Group = "KAFKA_GROUP"
+	}
+	for _, f := range []struct{ name, val string }{{"consumer.env.brokers", q.Env.Brokers}, {"consumer.env.topic", q.Env.Topic}, {"consumer.env.group", q.Env.Group}} {
+		if !envNameRE.MatchString(f.val) {
+			v.bad(f.name, "%q is not an environment variable name", f.val)
+		}
+	}
+	v.consumerCredits(q)
+}
+
+// consumerCredits: the credits of a consumed record are read by what the
+// record carries, so ledger.credits must name the payment with a
+// placeholder the record fills.
+func (v *validator) consumerCredits(q *Consumer) {
+	if q.Credits != nil {
+		v.creditsRead("consumer.credits", q.Credits)
+	}
+	c := v.c.ConsumerCredits()
+	if c == nil {
+		return // every Q check is n/a, saying why
+	}
+	carried := func(p string) bool {
+		return strings.Contains(q.Message, "{{"+p+"}}") || strings.Contains(q.Key, "{{"+p+"}}")
+	}
+	names := []string{"order_id", "payment_id", "psp_payment_id"}
+	ok := false
+	for i, p := range names {
+		if c.URL != "" && strings.Contains(c.URL, "{{"+p+"}}") && carried(p) {
+			ok = true
+		}
+		if c.DSN != "" && regexp.MustCompile(`\$`+string(rune('1'+i))+`\b`).MatchString(c.Query) && carried(p) {
+			ok = true
+		}
+	}
+	if !ok {
+		v.bad("consumer.message", "carries none of the ids ledger.credits names the payment by ({{order_id}} / $1, {{payment_id}} / $2, {{psp_payment_id}} / $3): idemcheck could not read a record's credits")
+	}
+}

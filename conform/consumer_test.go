@@ -1,0 +1,217 @@
+package conform
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/conform/scenario"
+	"github.com/idemcheck/idemcheck/targets/services"
+)
+
+var queueIDs = []string{"Q-dup", "Q-kill", "Q-rebalance", "Q-poison"}
+
+// queueConfig runs two creditsvc instances; brokers "" lets idemcheck
+// start its own Kafka.
+func queueConfig(flaw, brokers string) string {
+	b := ""
+	if brokers != "" {
+		b = fmt.Sprintf("brokers: [%q]", brokers)
+	}
+	return fmt.Sprintf(`target:
+  base_urls: ["http://127.0.0.1:${PORT_0}", "http://127.0.0.1:${PORT_1}"]
+  command: [%q, "--flaw", %q]
+  instances: 2
+  ready: /healthz
+  start_timeout: 15s
+create:
+  path: /payments
+  key: {header: Idempotency-Key}
+  body: '{"order_id": "{{order_id}}", "amount": {{amount}}}'
+callers: [{name: u1}]
+outcomes:
+  payment_id: id
+  rules:
+    - {status: [201], outcome: succeeded}
+effects:
+  http_counter: {url: "http://127.0.0.1:${PORT_0}/count", field: count}
+ledger:
+  credits: {url: "http://127.0.0.1:${PORT_0}/credits?payment_id={{payment_id}}", list: data}
+consumer:
+  %s
+  message: '{"event_id": "{{event_id}}", "payment_id": "{{payment_id}}", "amount": {{amount}}, "merchant": "{{merchant}}", "order_id": "{{order_id}}"}'
+timeout: 3s
+settle: 150ms
+converge_within: 6s
+quiesce: 100ms
+`, creditsvcBin, flaw, b)
+}
+
+// TestConsumerFlawsCaught: each consumer flaw is caught with exactly its
+// kind by exactly the checks that can see it; the run leaves no topic and
+// no group on the brokers.
+func TestConsumerFlawsCaught(t *testing.T) {
+	broker := testKafka(t)
+	const dc, lost = checker.KindDoubleCredit, checker.KindLostEffect
+	cases := []struct {
+		flaw string
+		want map[string][]string
+	}{
+		// Every redelivery credits again: the retried record, the one
+		// redelivered after the kill, those redelivered at each rebalance.
+		{"no-dedup", map[string][]string{"Q-dup": {dc}, "Q-kill": {dc}, "Q-rebalance": {dc}}},
+		// One process remembers the copy it just credited; a restarted one,
+		// or the instance a partition moves to, does not.
+		{"memory-dedup", map[string][]string{"Q-kill": {dc}, "Q-rebalance": {dc}}},
+		{"commit-before-credit", map[string][]string{"Q-kill": {lost}}},
+		{"poison-stops", map[string][]string{"Q-poison": {lost}}},
+	}
+	for _, c := range cases {
+		t.Run(c.flaw, func(t *testing.T) {
+			code, rep, out := runText(t, queueConfig(c.flaw, broker), Options{Only: queueIDs})
+			if rep == nil {
+				t.Fatalf("no report (exit %d): %s", code, out)
+			}
+			if got := findingKinds(rep.Results, queueIDs); fmt.Sprint(got) != fmt.Sprint(c.want) {
+				t.Errorf("kinds by check = %v, want %v\n%s", got, c.want, out)
+			}
+			for _, r := range rep.Results {
+				if _, flagged := c.want[r.ID]; slices.Contains(queueIDs, r.ID) && !flagged && r.Verdict != scenario.Pass {
+					t.Errorf("%s: %s %s", r.ID, r.Verdict, r.Why)
+				}
+			}
+			if code != ExitViolation {
+				t.Errorf("exit %d, want %d", code, ExitViolation)
+			}
+			assertNoQueueLeft(t, broker)
+		})
+	}
+}
+
+// TestConsumerCorrectPasses: with no brokers configured idemcheck starts
+// its own Kafka, and the correct consumer passes every Q check.
+func TestConsumerCorrectPasses(t *testing.T) {
+	code, rep, out := runText(t, queueConfig("none", ""), Options{Only: queueIDs})
+	if code != ExitPass {
+		t.Fatalf("exit %d, want 0\n%s", code, out)
+	}
+	var ids []string
+	for _, r := range rep.Results {
+		if !slices.Contains(queueIDs, r.ID) {
+			continue // recount: n/a with a plain counter
+		}
+		ids = append(ids, r.ID)
+		if r.Verdict != scenario.Pass {
+			t.Errorf("%s: %s %s", r.ID, r.Verdict, r.Why)
+		}
+	}
+	if !slices.Equal(ids, queueIDs) {
+		t.Errorf("checks run %v, want %v", ids, queueIDs)
+	}
+	if !strings.Contains(out, "services: kafka") {
+		t.Errorf("idemcheck did not start its own Kafka:\n%s", out)
+	}
+}
+
+// testKafka starts a Kafka for the test's runs to share, stopped after it.
+func testKafka(t *testing.T) string {
+	t.Helper()
+	st, err := services.Start(context.Background(), services.Options{Kafka: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = st.Stop(context.Background()) })
+	return st.Kafka.Endpoint()
+}
+
+// assertNoQueueLeft: no topic or group of a queue run is left on the broker.
+func assertNoQueueLeft(t *testing.T, broker string) {
+	t.Helper()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(broker))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	adm := kadm.NewClient(cl)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	topics, err := adm.ListTopics(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	groups, err := adm.ListGroups(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range append(topics.Names(), groups.Groups()...) {
+		if strings.HasPrefix(n, "idemcheck-q-") {
+			t.Errorf("left on the broker after the run: %s", n)
+		}
+	}
+}
+
+// TestConsumerNeedsCommand: a consumer section on a service idemcheck does
+// not start cannot be given the run's topic: exit 2 naming the line,
+// before any Kafka starts.
+func TestConsumerNeedsCommand(t *testing.T) {
+	yaml := strings.Replace(queueConfig("none", ""), fmt.Sprintf("  command: [%q, \"--flaw\", %q]\n", creditsvcBin, "none"), "", 1)
+	yaml = strings.Replace(yaml, `["http://127.0.0.1:${PORT_0}", "http://127.0.0.1:${PORT_1}"]`, `["http://127.0.0.1:1"]`, 1)
+	yaml = strings.Replace(yaml, "  instances: 2\n", "", 1)
+	yaml = strings.ReplaceAll(yaml, "${PORT_0}", "1")
+	code, _, out := runText(t, yaml, Options{Only: queueIDs})
+	if code != ExitUsage || !strings.Contains(out, "consumer: needs target.command") || strings.Contains(out, "services: kafka") {
+		t.Fatalf("exit %d, want %d naming consumer: needs target.command before any Kafka:\n%s", code, ExitUsage, out)
+	}
+}
+
+// TestConsumerChaos: run --chaos on a service with a consumer section
+// streams records with the consumer faults beside the API traffic and
+// judges every record's credits: the correct consumer passes, and the one
+// without dedup is named double-credit by the chaos check.
+func TestConsumerChaos(t *testing.T) {
+	broker := testKafka(t)
+	for _, c := range []struct {
+		flaw string
+		code int
+		kind string
+	}{{"none", ExitPass, ""}, {"no-dedup", ExitViolation, checker.KindDoubleCredit}} {
+		t.Run(c.flaw, func(t *testing.T) {
+			code, rep, out := runText(t, queueConfig(c.flaw, broker), Options{Chaos: true, Duration: 5 * time.Second, Seed: 9})
+			if rep == nil {
+				t.Fatalf("no report (exit %d): %s", code, out)
+			}
+			var kinds []string
+			for _, r := range rep.Results {
+				for _, f := range r.Findings {
+					if !slices.Contains(kinds, f.Kind) {
+						kinds = append(kinds, f.Kind)
+					}
+				}
+				if c.kind == "" && r.Verdict != scenario.Pass && r.Verdict != scenario.NA {
+					t.Errorf("%s: %s %s", r.ID, r.Verdict, r.Why)
+				}
+			}
+			want := []string{}
+			if c.kind != "" {
+				want = []string{c.kind}
+			}
+			if code != c.code || !slices.Equal(append([]string{}, kinds...), want) {
+				t.Errorf("exit %d kinds %v, want exit %d kinds %v\n%s", code, kinds, c.code, want, out)
+			}
+			// A pass counts the stream's records and faults; a violation
+			// names the consumer's record.
+			if r := rep.Results[0]; r.ID != "chaos" || c.kind == "" && !strings.Contains(r.Why, "consumer stream:") ||
+				c.kind != "" && !slices.ContainsFunc(r.Findings, func(f scenario.Finding) bool { return f.Rule == scenario.RuleQueue }) {
+				t.Errorf("the chaos verdict does not judge the consumer stream: %s", r.Why)
+			}
+			assertNoQueueLeft(t, broker)
+		})
+	}
+}

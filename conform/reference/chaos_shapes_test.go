@@ -1,0 +1,89 @@
+package reference
+
+import (
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/idemcheck/idemcheck/conform"
+	"github.com/idemcheck/idemcheck/conform/report"
+	"github.com/idemcheck/idemcheck/conform/scenario"
+)
+
+// kindsOf are the finding kinds of a run, with how many findings each.
+func kindsOf(rep *report.Report) map[string]int {
+	kinds := map[string]int{}
+	if rep != nil {
+		for _, r := range rep.Results {
+			for _, f := range r.Findings {
+				kinds[f.Kind]++
+			}
+		}
+	}
+	return kinds
+}
+
+// TestFullStackChaosShapesCatchMeaningMutants: the two A5 switches that
+// chaos passed before it drew request shapes (its retries only ever resent
+// the same bytes) are caught under chaos with their documented kinds: a
+// reordered retry refused by a fingerprint of the raw bytes, a retry of
+// another amount accepted without a fingerprint check. One mild fault
+// (psp-slow) keeps the runs short; the shapes do the catching.
+func TestFullStackChaosShapesCatchMeaningMutants(t *testing.T) {
+	cases := []struct{ mutant, kind string }{
+		{"fingerprint-raw-bytes", "false-mismatch"},
+		{"no-fingerprint-check", "mismatch-accepted"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.mutant, func(t *testing.T) {
+			code, rep := chaosRun(t, 3, 6*time.Second, Stack{Mutants: tc.mutant}, []string{"psp-slow"})
+			kinds := kindsOf(rep)
+			if code != conform.ExitViolation || kinds[tc.kind] == 0 {
+				t.Fatalf("mutant %s: exit %d, kinds %v; want exit 1 naming %s", tc.mutant, code, kinds, tc.kind)
+			}
+			for k := range kinds {
+				if k != tc.kind {
+					t.Errorf("mutant %s: also named %s (%d findings): a shape made a finding the switch does not explain", tc.mutant, k, kinds[k])
+				}
+			}
+		})
+	}
+}
+
+// TestFullStackChaosShapesPass: with no switch, every shape the reference
+// config enables is drawn and carried out under every fault of the
+// catalogue, and the run has no finding: a changed amount is expected to
+// be refused, a reordered retry to replay, a refund repeated or copied to
+// refund once. IDEMCHECK_SEED picks the seed.
+//
+// IDEMCHECK_CHAOS_FAULTS (comma-separated catalogue names) narrows the
+// faults, to tell a shape's false alarm from a fault's.
+func TestFullStackChaosShapesPass(t *testing.T) {
+	var only []string
+	if v := os.Getenv("IDEMCHECK_CHAOS_FAULTS"); v != "" {
+		only = strings.Split(v, ",")
+	}
+	code, rep := chaosRun(t, chaosSeed(t), 10*time.Second, Stack{}, only)
+	expectPass(t, code, rep)
+	sched := strings.Join(rep.Schedule, "\n")
+	for _, s := range []string{scenario.ShapeReordered, scenario.ShapeChangedAmount, scenario.ShapeLookup,
+		scenario.ShapeRefundFull, scenario.ShapeRefundRepeat, scenario.ShapeRefundConcurrent, scenario.ShapeLateRetry, scenario.ShapePauseRetry} {
+		if !strings.Contains(sched, "shape "+s) {
+			t.Errorf("the schedule never drew %s", s)
+		}
+	}
+	if !strings.Contains(sched, "volatile-retry not drawn: no create.volatile_fields in the config") {
+		t.Errorf("the schedule does not say why volatile-retry was not drawn:\n%s", sched)
+	}
+	why := ""
+	for _, r := range rep.Results {
+		if r.ID == "chaos" {
+			why = r.Why
+		}
+	}
+	t.Logf("chaos verdict: %s", why)
+	if !strings.Contains(why, "shapes carried out: ") || !strings.Contains(why, "refund-full") {
+		t.Errorf("the verdict does not name the shapes carried out: %s", why)
+	}
+}

@@ -1,0 +1,87 @@
+package reference
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/idemcheck/idemcheck/conform"
+	"github.com/idemcheck/idemcheck/faults"
+	"github.com/idemcheck/idemcheck/targets/push"
+	"github.com/idemcheck/idemcheck/targets/refstack"
+	"github.com/idemcheck/idemcheck/targets/worker"
+)
+
+// consumerInstances is how many workers share the run's group: Q-rebalance
+// needs a second one to take partitions over.
+const consumerInstances = 2
+
+// wantsQueue says whether the run selects a consumer (Q-*) check; the
+// reference starts Kafka and its workers only then.
+func wantsQueue(o conform.Options) bool {
+	for _, id := range []string{"Q-dup", "Q-kill", "Q-rebalance", "Q-poison"} {
+		if (len(o.Only) == 0 || slices.Contains(o.Only, id)) && !slices.Contains(o.Skip, id) {
+			return true
+		}
+	}
+	return false
+}
+
+// queueMutant refuses a worker switch the consumer checks cannot see: they
+// judge credits, so only a switch that turns the inbox off is caught there;
+// the notification guards need the full stack's phone.
+func queueMutant(m string) error {
+	g, err := worker.GuardsFor(m)
+	if err != nil || !g.Inbox {
+		return nil
+	}
+	return fmt.Errorf("worker mutant %q turns off a notification guard, which the consumer checks (they count credits) cannot see: run it with --chaos, whose phone sees every push", m)
+}
+
+// consumerStarter starts the reference's workers on the run's topic and
+// group, with a push provider of their own in this process (they notify
+// the payer of each credit; nothing here judges the pushes).
+func consumerStarter(st *refstack.Stack, mutant string) func(ctx context.Context, brokers []string, topic, group string) (*conform.Consumers, error) {
+	return func(ctx context.Context, brokers []string, topic, group string) (*conform.Consumers, error) {
+		if err := worker.Migrate(ctx, st.Ledger.Pool); err != nil {
+			return nil, fmt.Errorf("worker tables: %w", err)
+		}
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, err
+		}
+		srv := &http.Server{Handler: push.NewServer().Handler(), ReadHeaderTimeout: 5 * time.Second}
+		go func() { _ = srv.Serve(ln) }()
+		cs := &conform.Consumers{Ready: func(context.Context, int) error { return nil }}
+		var tiers []*refstack.Tier
+		cs.Stop = func() {
+			for _, t := range tiers {
+				_ = t.Proc.Stop(5 * time.Second)
+			}
+			_ = srv.Close()
+		}
+		for i := range consumerInstances {
+			// The name is the static member id: distinct per instance.
+			name := fmt.Sprintf("worker-q%d", i+1)
+			args := []string{"-name", name, "-postgres", st.DSN, "-brokers", strings.Join(brokers, ","), "-topic", topic, "-group", group,
+				"-push", "http://" + ln.Addr().String(), "-valkey", st.Cfg.ValkeyAddr}
+			if mutant != "" {
+				args = append(args, "-mutant", mutant)
+			}
+			t, err := st.StartTier(ctx, worker.TierName, name, "", args)
+			if t != nil {
+				tiers = append(tiers, t)
+			}
+			if err != nil {
+				return cs, err
+			}
+			cs.Procs = append(cs.Procs, tierInstance{st: st, t: t})
+			cs.Points = append(cs.Points, faults.FailpointAt(t.Admin, worker.BeforeOffsetCommit))
+		}
+		return cs, nil
+	}
+}

@@ -1,0 +1,129 @@
+package scenario
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/idemcheck/idemcheck/checker"
+)
+
+// pollEvery is how often Q-kill looks for the credit and the commit: the
+// kill must land between the two, and a consumer's commit typically
+// trails its credit by a batch or a timer (hundreds of milliseconds).
+const pollEvery = 5 * time.Millisecond
+
+// killTries bounds the records Q-kill sends to land one kill in the window.
+const killTries = 3
+
+// runQKill: every consumer process SIGKILLed the moment one record's
+// credit appears, or its offset commit, whichever comes first, then
+// restarted. Killed after the credit and before the commit, the broker
+// redelivers (a dedup kept in memory credits again); killed after the
+// commit and before the credit, the record is never delivered again.
+func runQKill(ctx context.Context, e *Env, t *T) {
+	q := e.Queue
+	if !q.requireFormed(ctx, e, t) {
+		return
+	}
+	if len(q.Points) > 0 {
+		runQKillAt(ctx, e, t)
+		return
+	}
+	var recs []*qRecord
+	landed := ""
+	for try := 0; try < killTries && landed == ""; try++ {
+		r := newQRecord(ctx, e, t)
+		if r == nil {
+			return
+		}
+		if err := q.produce(ctx, e, r); err != nil {
+			t.Errorf("%v", err)
+			return
+		}
+		recs = append(recs, r)
+		credited, passed, ok := q.firstOf(ctx, e, r)
+		if !ok {
+			t.Inconclusive(fmt.Sprintf("record %s was neither credited nor committed within %s", r, e.Cfg.ConvergeD()),
+				"does the service consume $%s in the group named by $%s?", q.Cfg.Env.Topic, q.Cfg.Env.Group)
+			return
+		}
+		start := checker.Now()
+		if !killAll(t, q.procs(e)) {
+			return
+		}
+		// What the broker and the ledger hold once every process is dead is
+		// where the kill really landed.
+		credited2, passed2, _ := q.state(ctx, e, r)
+		credited, passed = credited || credited2, passed || passed2
+		if !q.restartAll(ctx, e, t) {
+			return
+		}
+		switch {
+		case credited && passed:
+			e.Logf("  %s was credited and committed within %s: the kill came after both", r, pollEvery)
+		case credited:
+			landed = fmt.Sprintf("killed after the credit of %s, before its offset commit", r)
+		default:
+			landed = fmt.Sprintf("killed after the offset commit past %s, before its credit", r)
+		}
+		e.NoteFault("SIGKILL every consumer: "+landed, start, checker.Now())
+	}
+	if landed == "" {
+		t.Inconclusive(fmt.Sprintf("each of %d records was credited and committed within one %s look: no kill landed between them", killTries, pollEvery),
+			"the consumer commits at once after each credit; Q-kill cannot place a kill between the two")
+	}
+	if !q.requireCommitted(ctx, t, recs, redeliveryWait(e)) {
+		return
+	}
+	t.judgeQueue(ctx, recs, nil)
+	t.Passf("%s; %d instance(s) restarted, the group committed past all %d record(s)", landed, len(q.procs(e)), len(recs))
+}
+
+// firstOf polls until the record is credited or the group committed past
+// it, and says which had happened by then.
+func (q *Queue) firstOf(ctx context.Context, e *Env, r *qRecord) (credited, passed, ok bool) {
+	deadline := time.Now().Add(e.Cfg.ConvergeD())
+	for {
+		credited, passed, ok = q.state(ctx, e, r)
+		if ok && (credited || passed) {
+			return credited, passed, true
+		}
+		if time.Now().After(deadline) || sleepCtx(ctx, pollEvery) != nil {
+			return false, false, false
+		}
+	}
+}
+
+// state reads whether the record is credited and committed past.
+func (q *Queue) state(ctx context.Context, e *Env, r *qRecord) (credited, passed, ok bool) {
+	rows, err := q.credits(ctx, e, r.ref)
+	at, err2 := q.committed(ctx)
+	return len(rows) > 0, len(notPassed([]*qRecord{r}, at)) == 0, err == nil && err2 == nil
+}
+
+// killAll SIGKILLs every instance.
+func killAll(t *T, procs []Instance) bool {
+	for i, p := range procs {
+		if err := p.Kill(); err != nil {
+			t.Errorf("kill instance %d: %v", i, err)
+			return false
+		}
+	}
+	return true
+}
+
+// restartAll starts every (killed) instance again.
+func (q *Queue) restartAll(ctx context.Context, e *Env, t *T) bool {
+	for i, p := range q.procs(e) {
+		if err := p.Restart(); err != nil {
+			t.Errorf("restart instance %d: %v", i, err)
+			return false
+		}
+		if err := q.ready(ctx, e, i); err != nil {
+			t.Errorf("instance %d did not come back after the kill: %v", i, err)
+			return false
+		}
+	}
+	return true
+}

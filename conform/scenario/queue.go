@@ -1,0 +1,323 @@
+package scenario
+
+import (
+	"context"
+	"fmt"
+	"hash/fnv"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/conform/config"
+	"github.com/idemcheck/idemcheck/conform/driver"
+	"github.com/idemcheck/idemcheck/faults"
+)
+
+// Queue is the service's Kafka consumer, when the config has a consumer
+// section: the run's own topic and the group the service consumes it in.
+type Queue struct {
+	Cfg     *config.Consumer
+	Topic   string
+	Group   string
+	Brokers []string
+	// Client produces to explicit partitions (idemcheck picks them from
+	// the key, so a retried copy lands where its first copy did).
+	Client *kgo.Client
+	Adm    *kadm.Client
+	// Procs are the consumer's processes, when they are not the target's
+	// own (the reference's workers); Ready waits until process i is back.
+	Procs []Instance
+	Ready func(ctx context.Context, i int) error
+	// Credits reads the consumer's credits when they are not where
+	// ledger.credits reads (consumer.credits).
+	Credits CreditReader
+	// Points, when the consumer exposes them (the reference's workers),
+	// are each process's failpoint after its credit is durable and before
+	// its offset commit: Q-kill crashes a process there instead of racing
+	// a SIGKILL against a commit that follows the credit within a
+	// millisecond.
+	Points []faults.Failpoint
+}
+
+// credits reads the consumer's credits of one payment.
+func (q *Queue) credits(ctx context.Context, e *Env, ref PaymentRef) ([]int64, error) {
+	if q.Credits != nil {
+		return q.Credits.Credits(ctx, ref)
+	}
+	return e.Credits.Credits(ctx, ref)
+}
+
+// procs are the processes that consume the topic.
+func (q *Queue) procs(e *Env) []Instance {
+	if q.Procs != nil {
+		return q.Procs
+	}
+	return e.Procs
+}
+
+// ready waits until consumer process i serves again.
+func (q *Queue) ready(ctx context.Context, e *Env, i int) error {
+	if q.Ready != nil {
+		return q.Ready(ctx, i)
+	}
+	return e.WaitReady(ctx, i)
+}
+
+// RuleQueue is what the queue findings cite.
+const RuleQueue = "SCENARIOS.md Q; one credit per payment record"
+
+func needQueue(e *Env) string {
+	switch {
+	case e.Queue == nil:
+		return "needs a consumer section: the topic and group of the service's Kafka consumer"
+	case e.Credits == nil && e.Queue.Credits == nil:
+		return "needs ledger.credits (or consumer.credits): without reading the service's credits no queue check can tell one credit from two"
+	}
+	return ""
+}
+
+func needQueueProcs(e *Env) string {
+	if e.Queue != nil && len(e.Queue.procs(e)) == 0 {
+		return "needs target.command: idemcheck must own the consumer's processes to kill them"
+	}
+	return ""
+}
+
+func needQueueReplicas(e *Env) string {
+	if e.Queue != nil && len(e.Queue.procs(e)) < 2 {
+		return "needs target.instances 2 or more: a second consumer must join the group and one leave it"
+	}
+	return ""
+}
+
+// redeliveryWait bounds waiting for the group to pass a record after a
+// kill: a SIGKILLed member holds its partitions until its session times
+// out (45 s by Kafka's default), and only then are they redelivered.
+func redeliveryWait(e *Env) time.Duration { return max(e.Cfg.ConvergeD(), 60*time.Second) }
+
+// qRecord is one record a queue check produces: the payment it carries
+// and where the broker put it.
+type qRecord struct {
+	ref       PaymentRef
+	event     string
+	amount    int64
+	poison    bool
+	key       string
+	value     string
+	partition int32
+	offset    int64
+}
+
+func (r *qRecord) String() string { return fmt.Sprintf("%s@%d/%d", r.event, r.partition, r.offset) }
+
+// newQRecord makes up a payment no other record of the run carries. With
+// consumer.create_first the payment is made through the create request
+// first and the record carries the service's payment id; a create that
+// did not succeed makes the check inconclusive (nil).
+func newQRecord(ctx context.Context, e *Env, t *T) *qRecord {
+	in := e.NewIntent(0)
+	n := strings.TrimPrefix(in.Meaning.OrderID, "ord-")
+	r := &qRecord{ref: PaymentRef{OrderID: in.Meaning.OrderID, PaymentID: "qpay-" + n, PSPPaymentID: "pi_q" + strings.ReplaceAll(n, "-", "")},
+		event: "evt_q" + strings.ReplaceAll(n, "-", ""), amount: in.Meaning.Amount, offset: -1}
+	if e.Queue.Cfg.CreateFirst {
+		a := t.Send(ctx, "the record's payment, made first (consumer.create_first)", in, nil)
+		if a.Outcome != checker.OutcomeSucceeded || a.PaymentID == "" {
+			t.Inconclusive(fmt.Sprintf("the create of a record's payment did not succeed with a payment id (status %d, outcome %s)", a.Status, a.Outcome),
+				"consumer.create_first makes each record's payment through the create request first")
+			return nil
+		}
+		r.ref.PaymentID = a.PaymentID
+	}
+	vals := map[string]string{"payment_id": r.ref.PaymentID, "psp_payment_id": r.ref.PSPPaymentID, "order_id": r.ref.OrderID,
+		"event_id": r.event, "amount": fmt.Sprint(r.amount), "merchant": "acct_idemcheck_merchant"}
+	r.key, r.value = driver.Fill(e.Queue.Cfg.Key, vals), driver.Fill(e.Queue.Cfg.Message, vals)
+	h := fnv.New32a()
+	h.Write([]byte(r.key))
+	r.partition = int32(h.Sum32() % uint32(e.Queue.Cfg.Partitions))
+	return r
+}
+
+// poisonRecord is a record on partition p no consumer can process.
+func poisonRecord(e *Env, p int32) *qRecord {
+	return &qRecord{poison: true, event: "poison", key: "idemcheck-poison", value: e.Queue.Cfg.Poison, partition: p, offset: -1}
+}
+
+// copyOf is a second record with the same key and body: a producer retry
+// whose first send had landed.
+func copyOf(r *qRecord) *qRecord { c := *r; c.offset = -1; return &c }
+
+// produce sends each record and waits for the broker's acknowledgement,
+// which carries the offset it is stored at: the evidence it is in the log.
+func (q *Queue) produce(ctx context.Context, e *Env, recs ...*qRecord) error {
+	return q.produceLog(ctx, e, true, recs...)
+}
+
+func (q *Queue) produceLog(ctx context.Context, e *Env, log bool, recs ...*qRecord) error {
+	krs := make([]*kgo.Record, len(recs))
+	for i, r := range recs {
+		krs[i] = &kgo.Record{Topic: q.Topic, Partition: r.partition, Key: []byte(r.key), Value: []byte(r.value)}
+	}
+	// ProduceSync's results come in the order the broker answered, not
+	// the order given: each is matched to its record by identity.
+	index := make(map[*kgo.Record]int, len(krs))
+	for i, kr := range krs {
+		index[kr] = i
+	}
+	for _, pr := range q.Client.ProduceSync(ctx, krs...) {
+		r := recs[index[pr.Record]]
+		if pr.Err != nil {
+			return fmt.Errorf("produce %s to %s: %w", r.event, q.Topic, pr.Err)
+		}
+		r.offset = pr.Record.Offset
+	}
+	if log {
+		for _, r := range recs {
+			e.Logf("  produced %s (key %s) at partition %d offset %d", r.event, r.key, r.partition, r.offset)
+		}
+	}
+	return nil
+}
+
+// committed is the group's committed offset per partition of the topic
+// (the next offset it will read; -1: none).
+func (q *Queue) committed(ctx context.Context) (map[int32]int64, error) {
+	rs, err := q.Adm.FetchOffsetsForTopics(ctx, q.Group, q.Topic)
+	if err != nil {
+		return nil, err
+	}
+	out := map[int32]int64{}
+	for p, r := range rs[q.Topic] {
+		if r.Err == nil {
+			out[p] = r.At
+		}
+	}
+	return out, nil
+}
+
+// notPassed lists the records the group has not committed past.
+func notPassed(recs []*qRecord, at map[int32]int64) []*qRecord {
+	var out []*qRecord
+	for _, r := range recs {
+		if c, ok := at[r.partition]; !ok || c <= r.offset {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// waitCommitted waits, bounded, until the group committed past every
+// record. It returns those it never passed and the offsets last read.
+func (q *Queue) waitCommitted(ctx context.Context, recs []*qRecord, bound time.Duration) ([]*qRecord, map[int32]int64) {
+	deadline := time.Now().Add(bound)
+	for {
+		at, err := q.committed(ctx)
+		left := notPassed(recs, at)
+		if err == nil && len(left) == 0 {
+			return nil, at
+		}
+		if time.Now().After(deadline) || sleepCtx(ctx, 50*time.Millisecond) != nil {
+			return left, at
+		}
+	}
+}
+
+// requireCommitted makes the check inconclusive unless the group moved
+// past every record: a consumer that never read them proves nothing.
+func (q *Queue) requireCommitted(ctx context.Context, t *T, recs []*qRecord, bound time.Duration) bool {
+	left, at := q.waitCommitted(ctx, recs, bound)
+	if len(left) == 0 {
+		return true
+	}
+	t.Inconclusive(fmt.Sprintf("group %s never committed past %v within %s (committed %s)", q.Group, left, bound, offsetsWords(at)),
+		"does the service consume $%s in the group named by $%s, and commit its offsets?", q.Cfg.Env.Topic, q.Cfg.Env.Group)
+	return false
+}
+
+func offsetsWords(at map[int32]int64) string {
+	if len(at) == 0 {
+		return "nothing"
+	}
+	var ps []int
+	for p := range at {
+		ps = append(ps, int(p))
+	}
+	sort.Ints(ps)
+	var out []string
+	for _, p := range ps {
+		out = append(out, fmt.Sprintf("p%d=%d", p, at[int32(p)]))
+	}
+	return strings.Join(out, " ")
+}
+
+// members are the group's member ids, sorted.
+func (q *Queue) members(ctx context.Context) ([]string, error) {
+	ds, err := q.Adm.DescribeGroups(ctx, q.Group)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, m := range ds[q.Group].Members {
+		out = append(out, m.MemberID)
+	}
+	sort.Strings(out)
+	return out, ds.Error()
+}
+
+// waitMembers waits until the group has n members none of which is in
+// old, and returns them.
+func (q *Queue) waitMembers(ctx context.Context, n int, old []string, bound time.Duration) ([]string, bool) {
+	deadline := time.Now().Add(bound)
+	for {
+		ms, err := q.members(ctx)
+		fresh := 0
+		for _, m := range ms {
+			if !contains(old, m) {
+				fresh++
+			}
+		}
+		if err == nil && len(ms) == n && fresh > 0 {
+			return ms, true
+		}
+		if time.Now().After(deadline) || sleepCtx(ctx, 50*time.Millisecond) != nil {
+			return ms, false
+		}
+	}
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+// requireFormed waits until the group is Stable with one member per
+// started instance: records produced while the group still forms are
+// read by whichever member briefly owns their partition, which is not the
+// steady state a check's fault is meant to hit.
+func (q *Queue) requireFormed(ctx context.Context, e *Env, t *T) bool {
+	n := max(len(q.procs(e)), 1)
+	deadline := time.Now().Add(redeliveryWait(e))
+	state, count := "", 0
+	for {
+		ds, err := q.Adm.DescribeGroups(ctx, q.Group)
+		if err == nil {
+			g := ds[q.Group]
+			state, count = g.State, len(g.Members)
+			if state == "Stable" && (count == n || len(q.procs(e)) == 0 && count > 0) {
+				return true
+			}
+		}
+		if time.Now().After(deadline) || sleepCtx(ctx, 50*time.Millisecond) != nil {
+			t.Inconclusive(fmt.Sprintf("group %s was not Stable with %d member(s) within %s (state %q, %d member(s))", q.Group, n, redeliveryWait(e), state, count),
+				"does each instance consume $%s in the group named by $%s?", q.Cfg.Env.Topic, q.Cfg.Env.Group)
+			return false
+		}
+	}
+}

@@ -1,0 +1,137 @@
+package scenario
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/idemcheck/idemcheck/checker"
+)
+
+// qPayment is one payment the records of a check carry, with every copy
+// of it produced.
+type qPayment struct {
+	ref    PaymentRef
+	amount int64
+	copies []*qRecord
+}
+
+func paymentsOf(recs []*qRecord) []*qPayment {
+	var out []*qPayment
+	by := map[string]*qPayment{}
+	for _, r := range recs {
+		if r.poison {
+			continue
+		}
+		p := by[r.ref.PaymentID]
+		if p == nil {
+			p = &qPayment{ref: r.ref, amount: r.amount}
+			by[r.ref.PaymentID] = p
+			out = append(out, p)
+		}
+		p.copies = append(p.copies, r)
+	}
+	return out
+}
+
+// settleAll reads every payment's credits until none of them changed for
+// the settle period (at least half a second), bounded by converge_within:
+// one quiet period for the whole check, not one per payment.
+func settleAll(ctx context.Context, e *Env, ps []*qPayment) (map[string][]int64, error) {
+	quiet := max(e.Cfg.SettleD(), 500*time.Millisecond)
+	deadline := time.Now().Add(e.Cfg.ConvergeD())
+	read := func() (map[string][]int64, error) {
+		out := map[string][]int64{}
+		for _, p := range ps {
+			rows, err := e.Queue.credits(ctx, e, p.ref)
+			if err != nil {
+				return nil, err
+			}
+			out[p.ref.PaymentID] = rows
+		}
+		return out, nil
+	}
+	last, err := read()
+	if err != nil {
+		return nil, err
+	}
+	since := time.Now()
+	for time.Since(since) < quiet && time.Now().Before(deadline) {
+		if err := sleepCtx(ctx, quiet/5); err != nil {
+			return last, err
+		}
+		now, err := read()
+		if err != nil {
+			return nil, err
+		}
+		if fmt.Sprint(now) != fmt.Sprint(last) {
+			last, since = now, time.Now()
+		}
+	}
+	return last, nil
+}
+
+// judgeQueue holds each payment's credits, once quiet, against what was
+// produced: exactly one positive credit of the record's amount, however
+// many copies of it the broker delivered. stuck, when set, says why a
+// record never credited is lost (a partition stopped behind a poison).
+// It returns the rows read by payment id.
+func (t *T) judgeQueue(ctx context.Context, recs []*qRecord, stuck func(*qRecord) string) map[string][]int64 {
+	e := t.env
+	ps := paymentsOf(recs)
+	rows, err := settleAll(ctx, e, ps)
+	if err != nil {
+		t.Errorf("ledger.credits: %v", err)
+		return nil
+	}
+	credited := 0
+	for _, p := range ps {
+		var pos []int64
+		for _, r := range rows[p.ref.PaymentID] {
+			if r > 0 {
+				pos = append(pos, r)
+			}
+		}
+		evidence := fmt.Sprintf("credits read %v; record(s) %s", rows[p.ref.PaymentID], recordList(p.copies))
+		add := func(kind, format string, args ...any) {
+			f := t.Safety(kind, RuleQueue, "payment %s (event %s, order %s): %s. %s", p.ref.PaymentID, p.copies[0].event, p.ref.OrderID, fmt.Sprintf(format, args...), evidence)
+			f.Amount = p.amount
+		}
+		switch {
+		case len(pos) == 0:
+			why := "its record is in the topic and the group committed past it, but it was never credited"
+			if stuck != nil {
+				if s := stuck(p.copies[0]); s != "" {
+					why = s
+				}
+			}
+			add(checker.KindLostEffect, "%s", why)
+		case len(pos) > 1:
+			add(checker.KindDoubleCredit, "credited %d times for one payment (%d record(s) of it produced)", len(pos), len(p.copies))
+		case pos[0] != p.amount:
+			add(checker.KindWrongAmount, "credited %d for a record of %d", pos[0], p.amount)
+		default:
+			credited++
+		}
+	}
+	t.Counted("%d of %d payment(s) credited exactly once (%d record(s) produced)", credited, len(ps), len(recs))
+	return rows
+}
+
+func recordList(recs []*qRecord) string {
+	var out []string
+	for _, r := range recs {
+		out = append(out, fmt.Sprintf("partition %d offset %d", r.partition, r.offset))
+	}
+	return strings.Join(out, ", ")
+}
+
+// anyCredited reports whether some payment of recs has a credit row now.
+func anyCredited(ctx context.Context, e *Env, recs []*qRecord) bool {
+	return slices.ContainsFunc(paymentsOf(recs), func(p *qPayment) bool {
+		rows, err := e.Queue.credits(ctx, e, p.ref)
+		return err == nil && len(rows) > 0
+	})
+}
