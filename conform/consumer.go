@@ -49,8 +49,9 @@ func startQueue(ctx context.Context, cfg *config.Config, o Options, e *scenario.
 	b := make([]byte, 4)
 	_, _ = rand.Read(b)
 	// The seed names the run for a human; the random part keeps two runs
-	// with one seed on shared brokers apart.
-	run := fmt.Sprintf("q-%d-%s", seed, hex.EncodeToString(b))
+	// with one seed on shared brokers apart; the start time lets a later
+	// run sweep what a killed one left (queue_sweep.go).
+	run := fmt.Sprintf("q-%d-%s-t%d", seed, hex.EncodeToString(b), time.Now().Unix())
 	topic, group := strings.ReplaceAll(c.Topic, "{{run}}", run), strings.ReplaceAll(c.Group, "{{run}}", run)
 	cl, err := kgo.NewClient(kgo.SeedBrokers(brokers...), kgo.RecordPartitioner(kgo.ManualPartitioner()),
 		kgo.ProducerLinger(0), kgo.RetryTimeout(10*time.Second))
@@ -59,6 +60,9 @@ func startQueue(ctx context.Context, cfg *config.Config, o Options, e *scenario.
 	}
 	undo = append(undo, cl.Close)
 	adm := kadm.NewClient(cl)
+	if len(c.Brokers) > 0 {
+		sweepStaleQueues(ctx, adm, c, time.Now(), stderr)
+	}
 	cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	// -1: the cluster's default replication factor.

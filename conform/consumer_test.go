@@ -3,6 +3,7 @@ package conform
 import (
 	"context"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"testing"
@@ -214,4 +215,51 @@ func TestConsumerChaos(t *testing.T) {
 			assertNoQueueLeft(t, broker)
 		})
 	}
+}
+
+// TestConsumerSweepsStaleRuns: a topic and group that a SIGKILLed run left
+// on the user's brokers over an hour ago are deleted by the next run; one
+// of a run under way (fresh, with a member) is not touched.
+func TestConsumerSweepsStaleRuns(t *testing.T) {
+	broker := testKafka(t)
+	cl, err := kgo.NewClient(kgo.SeedBrokers(broker))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	adm := kadm.NewClient(cl)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	stale := fmt.Sprintf("idemcheck-q-1-deadbeef-t%d", time.Now().Add(-2*time.Hour).Unix())
+	fresh := fmt.Sprintf("idemcheck-q-1-0badcafe-t%d", time.Now().Unix())
+	for _, name := range []string{stale, fresh} {
+		if _, err := adm.CreateTopic(ctx, 1, -1, nil, name); err != nil {
+			t.Fatal(err)
+		}
+		offs := kadm.Offsets{}
+		offs.Add(kadm.Offset{Topic: name, Partition: 0, At: 0})
+		if _, err := adm.CommitOffsets(ctx, name, offs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, _, out := runText(t, queueConfig("none", broker), Options{Only: []string{"Q-dup"}})
+	if code != ExitPass || !strings.Contains(out, "sweeping topic "+stale) {
+		t.Fatalf("exit %d, want 0 with the stale run swept:\n%s", code, out)
+	}
+	topics, err := adm.ListTopics(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	groups, err := adm.ListGroups(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if topics.Has(stale) || slices.Contains(groups.Groups(), stale) {
+		t.Errorf("the stale run's topic or group is still there: topics %v groups %v", topics.Names(), groups.Groups())
+	}
+	if !topics.Has(fresh) {
+		t.Errorf("the fresh run's topic was swept: %v", topics.Names())
+	}
+	dropQueue(adm, fresh, fresh, io.Discard)
+	assertNoQueueLeft(t, broker)
 }

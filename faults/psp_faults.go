@@ -30,7 +30,7 @@ var (
 	PSPRateLimit         = PSPFault{Label: "psp-429", Kind: "rate_limit"}
 	PSPGate              = PSPFault{Label: "psp-gate-before-charge", Kind: "gate_before_charge"}
 	PSPSearchLag         = PSPFault{Label: "psp-search-lag", Kind: "search_lag", Delay: 2 * time.Second, Search: true}
-	PSPWebhookDuplicates = PSPFault{Label: "psp-webhook-duplicates", Kind: "webhook_duplicates", Extra: 2, Webhook: true}
+	PSPWebhookDuplicates = PSPFault{Label: "psp-webhook-duplicates", Kind: "webhook_duplicates", Extra: 2, Webhook: true, EveryEvent: true}
 	PSPWebhookOutOfOrder = PSPFault{Label: "psp-webhook-out-of-order", Kind: "webhook_out_of_order", Webhook: true}
 )
 
@@ -47,6 +47,11 @@ type PSPFault struct {
 	// replays it for the key's whole window, so a target that never guesses
 	// leaves the payment unknown: an intent under it cannot converge.
 	Unsettled bool
+	// EveryEvent fires on every matching event while armed, not on the
+	// scope's first: fakepsp counts a webhook fault per event, and the
+	// payment's first event (payment_intent.created) is not the one a
+	// handler credits on.
+	EveryEvent bool
 }
 
 func (f PSPFault) Name() string   { return f.Label }
@@ -81,7 +86,7 @@ func (f PSPFault) Arm(ctx context.Context, pspURL string, s Scope) (*PSPInjectio
 	if s.Op != "" {
 		body["op"] = s.Op
 	}
-	if s.Times != 0 {
+	if s.Times != 0 && !f.EveryEvent {
 		body["times"] = s.Times
 	}
 	if f.Delay > 0 {

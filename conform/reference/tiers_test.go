@@ -58,7 +58,7 @@ func TestFullStackAcceptsItsTiersMutants(t *testing.T) {
 	if err != nil || sw != "key-not-scoped" || wm != "worker-no-inbox" {
 		t.Fatalf("split: %q %q %v", sw, wm, err)
 	}
-	if _, _, err := splitMutants("worker-no-inbox", false); err == nil || !strings.Contains(err.Error(), "full stack") {
+	if _, _, err := splitMutants("worker-no-inbox", false); err == nil || !strings.Contains(err.Error(), "needs the worker") {
 		t.Fatalf("worker mutant without the full stack: %v", err)
 	}
 	if _, _, err := splitMutants("worker-no-inbox,no-inbox", true); err == nil {

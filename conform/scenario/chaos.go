@@ -139,14 +139,16 @@ func runChaos(ctx context.Context, e *Env, t *T, d time.Duration, onSchedule fun
 		}()
 	}
 	wg.Wait()
-	if waitQueue != nil {
-		waitQueue()
-	}
 	// The changed-amount retries go last: the judge takes an order's first
 	// intent's amount as the order's and the others as its mismatches.
 	t.Judge(ctx, nil, append(intents, sr.changedIntents()...)...)
 	sr.judgeRefunds(ctx, e, t)
 	judgeChaosCredits(ctx, e, t, intents)
+	if waitQueue != nil {
+		// After the API's judge: the consumer's credits it records are
+		// judged by the queue's own rule (judgeQueue), as the W checks' are.
+		waitQueue()
+	}
 	credits, notes, sink := judgeBehind(ctx, e, t)
 	sr.verdict(t, off)
 	chaosVerdict(t, tl, len(plan))

@@ -86,6 +86,7 @@ func (t *T) judgeQueue(ctx context.Context, recs []*qRecord, stuck func(*qRecord
 		t.Errorf("ledger.credits: %v", err)
 		return nil
 	}
+	readAt := checker.Now()
 	credited := 0
 	for _, p := range ps {
 		var pos []int64
@@ -94,6 +95,7 @@ func (t *T) judgeQueue(ctx context.Context, recs []*qRecord, stuck func(*qRecord
 				pos = append(pos, r)
 			}
 		}
+		t.recordQueueCredits(p, pos, readAt)
 		evidence := fmt.Sprintf("credits read %v; record(s) %s", rows[p.ref.PaymentID], recordList(p.copies))
 		add := func(kind, format string, args ...any) {
 			f := t.Safety(kind, RuleQueue, "payment %s (event %s, order %s): %s. %s", p.ref.PaymentID, p.copies[0].event, p.ref.OrderID, fmt.Sprintf(format, args...), evidence)
@@ -134,4 +136,19 @@ func anyCredited(ctx context.Context, e *Env, recs []*qRecord) bool {
 		rows, err := e.Queue.credits(ctx, e, p.ref)
 		return err == nil && len(rows) > 0
 	})
+}
+
+// recordQueueCredits adds a payment's credits, as read at readAt, to the
+// check's history as HISTORY.md credit ops of its payment id: the history
+// file then holds what the judge counted, and `idemcheck check` of it
+// names the same double credit.
+func (t *T) recordQueueCredits(p *qPayment, credits []int64, readAt int64) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for i, amount := range credits {
+		op := checker.Op{Process: "service-credits", Op: checker.OpCredit, Call: readAt, Return: checker.Int64(readAt),
+			PaymentID: p.ref.PaymentID, Input: checker.Input{Merchant: "service", Amount: checker.Int64(amount), EventID: fmt.Sprintf("%s:row-%d", p.copies[0].event, i+1)}}
+		t.history = append(t.history, op)
+		t.ops = append(t.ops, op)
+	}
 }

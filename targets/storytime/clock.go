@@ -2,6 +2,7 @@ package storytime
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"sync/atomic"
@@ -62,8 +63,15 @@ func SetOffset(adminURL string, d time.Duration) error {
 		return fmt.Errorf("clock %s: %w", adminURL, err)
 	}
 	defer resp.Body.Close()
+	if resp.StatusCode == http.StatusNotFound {
+		return fmt.Errorf("clock %s: %w", adminURL, ErrNoClock)
+	}
 	if resp.StatusCode != http.StatusOK {
 		return fmt.Errorf("clock %s: %s", adminURL, resp.Status)
 	}
 	return nil
 }
+
+// ErrNoClock: the tier's admin serves no story clock (a tier whose work
+// waits on no story time, such as the worker).
+var ErrNoClock = errors.New("the tier keeps no story clock")
