@@ -143,15 +143,8 @@ func assertNoQueueLeft(t *testing.T, broker string) {
 	adm := kadm.NewClient(cl)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	topics, err := adm.ListTopics(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	groups, err := adm.ListGroups(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, n := range append(topics.Names(), groups.Groups()...) {
+	topics, groups := brokerNames(ctx, t, adm)
+	for _, n := range append(topics.Names(), groups...) {
 		if strings.HasPrefix(n, "idemcheck-q-") {
 			t.Errorf("left on the broker after the run: %s", n)
 		}
@@ -246,6 +239,20 @@ func TestConsumerSweepsStaleRuns(t *testing.T) {
 	if code != ExitPass || !strings.Contains(out, "sweeping topic "+stale) {
 		t.Fatalf("exit %d, want 0 with the stale run swept:\n%s", code, out)
 	}
+	topics, groups := brokerNames(ctx, t, adm)
+	if topics.Has(stale) || slices.Contains(groups, stale) {
+		t.Errorf("the stale run's topic or group is still there: topics %v groups %v", topics.Names(), groups)
+	}
+	if !topics.Has(fresh) {
+		t.Errorf("the fresh run's topic was swept: %v", topics.Names())
+	}
+	dropQueue(adm, fresh, fresh, io.Discard)
+	assertNoQueueLeft(t, broker)
+}
+
+// brokerNames are the broker's topics and groups.
+func brokerNames(ctx context.Context, t *testing.T, adm *kadm.Client) (kadm.TopicDetails, []string) {
+	t.Helper()
 	topics, err := adm.ListTopics(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -254,12 +261,5 @@ func TestConsumerSweepsStaleRuns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if topics.Has(stale) || slices.Contains(groups.Groups(), stale) {
-		t.Errorf("the stale run's topic or group is still there: topics %v groups %v", topics.Names(), groups.Groups())
-	}
-	if !topics.Has(fresh) {
-		t.Errorf("the fresh run's topic was swept: %v", topics.Names())
-	}
-	dropQueue(adm, fresh, fresh, io.Discard)
-	assertNoQueueLeft(t, broker)
+	return topics, groups.Groups()
 }
