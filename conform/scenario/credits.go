@@ -23,11 +23,18 @@ const RuleOneCredit = "SCENARIOS.md W: one credit per payment"
 // the settle period (at least half a second: a handler may credit from a
 // queue), bounded by converge_within.
 func settleCredits(ctx context.Context, e *Env, ref PaymentRef) ([]int64, error) {
+	return settle(ctx, e, func() ([]int64, error) { return e.Credits.Credits(ctx, ref) }, slices.Equal[[]int64])
+}
+
+// settle calls read until its answer stays the same for the settle period
+// (at least half a second), bounded by converge_within, and returns the
+// last answer: one quiet period, however many rows read gathers.
+func settle[T any](ctx context.Context, e *Env, read func() (T, error), same func(a, b T) bool) (T, error) {
 	quiet := max(e.Cfg.SettleD(), 500*time.Millisecond)
 	deadline := time.Now().Add(e.Cfg.ConvergeD())
-	last, err := e.Credits.Credits(ctx, ref)
+	last, err := read()
 	if err != nil {
-		return nil, err
+		return last, err
 	}
 	since := time.Now()
 	for time.Since(since) < quiet && time.Now().Before(deadline) {
@@ -36,12 +43,12 @@ func settleCredits(ctx context.Context, e *Env, ref PaymentRef) ([]int64, error)
 			return last, ctx.Err()
 		case <-time.After(quiet / 5):
 		}
-		rows, err := e.Credits.Credits(ctx, ref)
+		now, err := read()
 		if err != nil {
-			return nil, err
+			return now, err
 		}
-		if !slices.Equal(rows, last) {
-			last, since = rows, time.Now()
+		if !same(now, last) {
+			last, since = now, time.Now()
 		}
 	}
 	return last, nil

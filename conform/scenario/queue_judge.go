@@ -3,9 +3,9 @@ package scenario
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/idemcheck/idemcheck/checker"
 )
@@ -37,11 +37,9 @@ func paymentsOf(recs []*qRecord) []*qPayment {
 }
 
 // settleAll reads every payment's credits until none of them changed for
-// the settle period (at least half a second), bounded by converge_within:
-// one quiet period for the whole check, not one per payment.
+// the settle period: one quiet period for the whole check, not one per
+// payment.
 func settleAll(ctx context.Context, e *Env, ps []*qPayment) (map[string][]int64, error) {
-	quiet := max(e.Cfg.SettleD(), 500*time.Millisecond)
-	deadline := time.Now().Add(e.Cfg.ConvergeD())
 	read := func() (map[string][]int64, error) {
 		out := map[string][]int64{}
 		for _, p := range ps {
@@ -53,24 +51,7 @@ func settleAll(ctx context.Context, e *Env, ps []*qPayment) (map[string][]int64,
 		}
 		return out, nil
 	}
-	last, err := read()
-	if err != nil {
-		return nil, err
-	}
-	since := time.Now()
-	for time.Since(since) < quiet && time.Now().Before(deadline) {
-		if err := sleepCtx(ctx, quiet/5); err != nil {
-			return last, err
-		}
-		now, err := read()
-		if err != nil {
-			return nil, err
-		}
-		if fmt.Sprint(now) != fmt.Sprint(last) {
-			last, since = now, time.Now()
-		}
-	}
-	return last, nil
+	return settle(ctx, e, read, func(a, b map[string][]int64) bool { return maps.EqualFunc(a, b, slices.Equal[[]int64]) })
 }
 
 // judgeQueue holds each payment's credits, once quiet, against what was
