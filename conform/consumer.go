@@ -14,7 +14,7 @@ import (
 
 	"github.com/idemcheck/idemcheck/conform/config"
 	"github.com/idemcheck/idemcheck/conform/scenario"
-	"github.com/idemcheck/idemcheck/targets/services"
+	"github.com/idemcheck/idemcheck/stack/services"
 )
 
 // startQueue readies the service's consumer before the service starts: a

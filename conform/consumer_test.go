@@ -14,7 +14,7 @@ import (
 
 	"github.com/idemcheck/idemcheck/checker"
 	"github.com/idemcheck/idemcheck/conform/scenario"
-	"github.com/idemcheck/idemcheck/targets/services"
+	"github.com/idemcheck/idemcheck/stack/services"
 )
 
 var queueIDs = []string{"Q-dup", "Q-kill", "Q-rebalance", "Q-poison"}

@@ -9,7 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/idemcheck/idemcheck/conform/config"
-	"github.com/idemcheck/idemcheck/targets/services"
+	"github.com/idemcheck/idemcheck/stack/services"
 )
 
 // The SQL form of the ledger read, against a real Postgres: one intent's

@@ -14,7 +14,7 @@ import (
 )
 
 // BenchmarkEndToEnd1M times exactly what `idemcheck bench` reports as
-// checker_1m_s (internal/bench/checker.go): RunGen writes a 1M-op history,
+// checker_1m_s (bench/checker.go): RunGen writes a 1M-op history,
 // Run reads and checks it, timed together. In the same run it times the
 // parts on their own (generate, write, read, check in memory), so the
 // figures are ratios of one run on one machine, not numbers across runs.

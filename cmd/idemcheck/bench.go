@@ -10,7 +10,7 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/idemcheck/idemcheck/internal/bench"
+	"github.com/idemcheck/idemcheck/bench"
 )
 
 // cmdBench is `idemcheck bench`: every path of the reference stack measured

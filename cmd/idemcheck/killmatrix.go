@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/idemcheck/idemcheck/conform"
-	"github.com/idemcheck/idemcheck/conform/reference"
+	"github.com/idemcheck/idemcheck/reference"
 )
 
 // killMatrix is `idemcheck run --reference --chaos --kill-matrix`: every

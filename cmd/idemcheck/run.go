@@ -13,7 +13,7 @@ import (
 
 	"github.com/idemcheck/idemcheck/conform"
 	"github.com/idemcheck/idemcheck/conform/config"
-	"github.com/idemcheck/idemcheck/conform/reference"
+	"github.com/idemcheck/idemcheck/reference"
 )
 
 // cmdRun is `idemcheck run`: conformance of a payment endpoint under faults.

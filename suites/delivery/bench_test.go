@@ -7,8 +7,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/idemcheck/idemcheck/bench/deliverybench"
 	"github.com/idemcheck/idemcheck/suites/kit"
-	"github.com/idemcheck/idemcheck/targets/deliverybench"
 )
 
 var (

@@ -9,11 +9,11 @@ import (
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/gomega"
 
+	"github.com/idemcheck/idemcheck/stack/phone"
+	"github.com/idemcheck/idemcheck/stack/refstack"
 	"github.com/idemcheck/idemcheck/targets/keystore"
 	"github.com/idemcheck/idemcheck/targets/ledger"
 	"github.com/idemcheck/idemcheck/targets/mutant"
-	"github.com/idemcheck/idemcheck/targets/phone"
-	"github.com/idemcheck/idemcheck/targets/refstack"
 )
 
 // Phone is the reference's client (the buyer's app), Order what it pays

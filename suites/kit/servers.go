@@ -15,8 +15,8 @@ import (
 	"github.com/valkey-io/valkey-go"
 
 	"github.com/idemcheck/idemcheck/faults"
+	"github.com/idemcheck/idemcheck/stack/services"
 	"github.com/idemcheck/idemcheck/targets/keystore"
-	"github.com/idemcheck/idemcheck/targets/services"
 )
 
 // Need names the servers a suite uses. The provider (local binaries, or

@@ -9,10 +9,10 @@ import (
 
 	"github.com/idemcheck/idemcheck/checker"
 	"github.com/idemcheck/idemcheck/checker/matchers"
+	"github.com/idemcheck/idemcheck/stack/phone"
 	"github.com/idemcheck/idemcheck/suites/kit"
 	"github.com/idemcheck/idemcheck/targets/ledger"
 	"github.com/idemcheck/idemcheck/targets/mutant"
-	"github.com/idemcheck/idemcheck/targets/phone"
 )
 
 var _ = Describe("A. Keys and claims, meaning and scope", func() {

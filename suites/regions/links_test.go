@@ -9,10 +9,10 @@ import (
 
 	"github.com/idemcheck/idemcheck/checker"
 	"github.com/idemcheck/idemcheck/faults"
+	"github.com/idemcheck/idemcheck/stack/phone"
 	"github.com/idemcheck/idemcheck/targets/api"
 	"github.com/idemcheck/idemcheck/targets/keystore"
 	"github.com/idemcheck/idemcheck/targets/ledger"
-	"github.com/idemcheck/idemcheck/targets/phone"
 )
 
 // cutAndHeal pays once in R1 while links are cut, shows R2 does not see the

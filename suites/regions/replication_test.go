@@ -13,8 +13,8 @@ import (
 
 	"github.com/idemcheck/idemcheck/faults"
 	"github.com/idemcheck/idemcheck/internal/freeport"
+	"github.com/idemcheck/idemcheck/stack/region"
 	"github.com/idemcheck/idemcheck/targets/mrec"
-	"github.com/idemcheck/idemcheck/targets/region"
 )
 
 // followR1 (G2) makes R2 a follower of R1: Postgres logical replication of

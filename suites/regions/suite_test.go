@@ -19,12 +19,12 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 
 	"github.com/idemcheck/idemcheck/faults"
+	"github.com/idemcheck/idemcheck/stack/region"
+	"github.com/idemcheck/idemcheck/stack/services"
 	"github.com/idemcheck/idemcheck/suites/kit"
 	_ "github.com/idemcheck/idemcheck/targets/all" // every tier of one Region
 	_ "github.com/idemcheck/idemcheck/targets/mrec"
-	"github.com/idemcheck/idemcheck/targets/region"
 	_ "github.com/idemcheck/idemcheck/targets/router"
-	"github.com/idemcheck/idemcheck/targets/services"
 	"github.com/idemcheck/idemcheck/targets/storytime"
 )
 

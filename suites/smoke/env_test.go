@@ -11,8 +11,8 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/idemcheck/idemcheck/faults"
+	"github.com/idemcheck/idemcheck/stack/services"
 	"github.com/idemcheck/idemcheck/suites/kit"
-	"github.com/idemcheck/idemcheck/targets/services"
 )
 
 // env is the smoke suite's servers, each behind its own Toxiproxy link.

@@ -14,7 +14,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/idemcheck/idemcheck/targets/services"
+	"github.com/idemcheck/idemcheck/stack/services"
 )
 
 // interruptChildEnv makes this test binary a child that starts servers,

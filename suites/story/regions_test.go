@@ -11,8 +11,8 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/idemcheck/idemcheck/faults"
-	"github.com/idemcheck/idemcheck/targets/refstack"
-	"github.com/idemcheck/idemcheck/targets/region"
+	"github.com/idemcheck/idemcheck/stack/refstack"
+	"github.com/idemcheck/idemcheck/stack/region"
 	"github.com/idemcheck/idemcheck/targets/worker"
 )
 

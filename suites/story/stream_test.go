@@ -11,8 +11,8 @@ import (
 
 	"github.com/idemcheck/idemcheck/checker"
 	"github.com/idemcheck/idemcheck/faults"
+	"github.com/idemcheck/idemcheck/stack/refstack"
 	"github.com/idemcheck/idemcheck/targets/connector"
-	"github.com/idemcheck/idemcheck/targets/refstack"
 	"github.com/idemcheck/idemcheck/targets/streamjob"
 )
 

@@ -20,10 +20,10 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 
 	"github.com/idemcheck/idemcheck/faults"
+	"github.com/idemcheck/idemcheck/stack/region"
+	"github.com/idemcheck/idemcheck/stack/services"
 	"github.com/idemcheck/idemcheck/suites/kit"
 	_ "github.com/idemcheck/idemcheck/targets/all" // every tier, so this binary can become any of them
-	"github.com/idemcheck/idemcheck/targets/region"
-	"github.com/idemcheck/idemcheck/targets/services"
 	"github.com/idemcheck/idemcheck/targets/storytime"
 )
 

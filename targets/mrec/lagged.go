@@ -9,7 +9,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/idemcheck/idemcheck/faults"
-	"github.com/idemcheck/idemcheck/targets/region"
+	"github.com/idemcheck/idemcheck/stack/region"
 )
 
 // Lagged runs one sender (R1) and one receiver (R2) in this process, the

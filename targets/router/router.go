@@ -21,8 +21,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/idemcheck/idemcheck/stack/phone"
 	"github.com/idemcheck/idemcheck/targets/mutant"
-	"github.com/idemcheck/idemcheck/targets/phone"
 )
 
 // NearestHeader is the phone's hint of its nearest Region (what GeoDNS or

@@ -17,7 +17,7 @@ import (
 	"github.com/idemcheck/idemcheck/conform"
 	"github.com/idemcheck/idemcheck/conform/report"
 	"github.com/idemcheck/idemcheck/conform/scenario"
-	"github.com/idemcheck/idemcheck/targets/services"
+	"github.com/idemcheck/idemcheck/stack/services"
 )
 
 // Matrix is a kill matrix (issue 30 item 3): for each switch, seeds of chaos,

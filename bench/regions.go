@@ -13,11 +13,11 @@ import (
 	"github.com/valkey-io/valkey-go"
 
 	"github.com/idemcheck/idemcheck/faults"
+	"github.com/idemcheck/idemcheck/stack/refstack"
+	"github.com/idemcheck/idemcheck/stack/region"
 	"github.com/idemcheck/idemcheck/targets/keystore"
 	"github.com/idemcheck/idemcheck/targets/ledger"
 	"github.com/idemcheck/idemcheck/targets/mrec"
-	"github.com/idemcheck/idemcheck/targets/refstack"
-	"github.com/idemcheck/idemcheck/targets/region"
 	"github.com/idemcheck/idemcheck/targets/storytime"
 )
 

@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/idemcheck/idemcheck/conform/reference"
+	"github.com/idemcheck/idemcheck/reference"
 )
 
 // runKillMatrix is the chaos section's kill matrix (issue 30): every switch

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/idemcheck/idemcheck/faults"
-	"github.com/idemcheck/idemcheck/targets/refstack"
+	"github.com/idemcheck/idemcheck/stack/refstack"
 )
 
 // stackProc is a reference tier as the fault catalogue's Proc: killed for

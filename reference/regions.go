@@ -15,10 +15,10 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/idemcheck/idemcheck/faults"
-	"github.com/idemcheck/idemcheck/targets/refstack"
-	"github.com/idemcheck/idemcheck/targets/region"
+	"github.com/idemcheck/idemcheck/stack/refstack"
+	"github.com/idemcheck/idemcheck/stack/region"
+	"github.com/idemcheck/idemcheck/stack/services"
 	"github.com/idemcheck/idemcheck/targets/router"
-	"github.com/idemcheck/idemcheck/targets/services"
 	"github.com/idemcheck/idemcheck/targets/storytime"
 	"github.com/idemcheck/idemcheck/targets/worker"
 )

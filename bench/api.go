@@ -14,9 +14,9 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/idemcheck/idemcheck/fakepsp"
+	"github.com/idemcheck/idemcheck/stack/phone"
+	"github.com/idemcheck/idemcheck/stack/refstack"
 	"github.com/idemcheck/idemcheck/targets/ledger"
-	"github.com/idemcheck/idemcheck/targets/phone"
-	"github.com/idemcheck/idemcheck/targets/refstack"
 )
 
 const (

@@ -13,7 +13,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/idemcheck/idemcheck/faults"
-	"github.com/idemcheck/idemcheck/targets/services"
+	"github.com/idemcheck/idemcheck/stack/services"
 )
 
 // servers are started once per bench run and shared by every section; each

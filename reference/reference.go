@@ -1,5 +1,5 @@
 // Package reference is the main job of `idemcheck run`: it starts the
-// reference stack (targets/refstack) on the real local servers, with
+// reference stack (stack/refstack) on the real local servers, with
 // idemcheck's fakepsp, and runs every black-box check against it; with a
 // mutant switched on, the same run must fail and name the violation.
 package reference
@@ -23,11 +23,11 @@ import (
 	"github.com/idemcheck/idemcheck/conform/scenario"
 	"github.com/idemcheck/idemcheck/fakepsp"
 	"github.com/idemcheck/idemcheck/faults"
+	"github.com/idemcheck/idemcheck/stack/refstack"
+	"github.com/idemcheck/idemcheck/stack/region"
+	"github.com/idemcheck/idemcheck/stack/services"
 	_ "github.com/idemcheck/idemcheck/targets/all" // this binary can become any tier
 	"github.com/idemcheck/idemcheck/targets/mutant"
-	"github.com/idemcheck/idemcheck/targets/refstack"
-	"github.com/idemcheck/idemcheck/targets/region"
-	"github.com/idemcheck/idemcheck/targets/services"
 	"github.com/idemcheck/idemcheck/targets/storytime"
 	"github.com/idemcheck/idemcheck/targets/webhook"
 )

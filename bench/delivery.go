@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/idemcheck/idemcheck/targets/deliverybench"
+	"github.com/idemcheck/idemcheck/bench/deliverybench"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 

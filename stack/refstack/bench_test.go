@@ -16,11 +16,11 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/idemcheck/idemcheck/fakepsp"
+	"github.com/idemcheck/idemcheck/stack/phone"
+	"github.com/idemcheck/idemcheck/stack/refstack"
+	"github.com/idemcheck/idemcheck/stack/services"
 	_ "github.com/idemcheck/idemcheck/targets/api" // tier
 	_ "github.com/idemcheck/idemcheck/targets/lb"  // tier
-	"github.com/idemcheck/idemcheck/targets/phone"
-	"github.com/idemcheck/idemcheck/targets/refstack"
-	"github.com/idemcheck/idemcheck/targets/services"
 	"github.com/idemcheck/idemcheck/targets/tier"
 )
 

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/idemcheck/idemcheck/conform"
-	"github.com/idemcheck/idemcheck/conform/reference"
+	"github.com/idemcheck/idemcheck/reference"
 )
 
 // runChaos runs `idemcheck run --reference --chaos` on the bench's servers

@@ -14,7 +14,7 @@ import (
 	"github.com/idemcheck/idemcheck/targets/tier"
 )
 
-// Run with: flock /tmp/idemcheck-realservers.lock go test ./conform/reference/
+// Run with: flock /tmp/idemcheck-realservers.lock go test ./reference/
 func TestMain(m *testing.M) {
 	tier.Dispatch()
 	os.Exit(m.Run())
