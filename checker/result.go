@@ -4,37 +4,6 @@ import (
 	"time"
 )
 
-// Violation kinds (SCENARIOS.md, "Violation kinds the checker names").
-const (
-	KindDoubleCharge        = "double-charge"
-	KindDoubleCredit        = "double-credit"
-	KindLostEffect          = "lost-effect"
-	KindInconsistentAnswer  = "inconsistent-answer"
-	KindMismatchAccepted    = "mismatch-accepted"
-	KindFalseMismatch       = "false-mismatch"
-	KindEffectAfterVoid     = "effect-after-void"
-	KindNotificationStacked = "notification-stacked"
-	// KindSinkDivergence: a stream sink total differs from the ledger (sink.go).
-	KindSinkDivergence = "sink-divergence"
-	// KindFailedButCharged: charged, not refunded, and the client's final
-	// answer is not succeeded (converge.go).
-	KindFailedButCharged = "failed-but-charged"
-	// KindWrongAmount: a charge whose amount or currency differs from the
-	// request that claimed the intent.
-	KindWrongAmount = "wrong-amount"
-	// KindDoubleRefund: the refunds of one charge exceed it, or one refund
-	// request was carried out twice.
-	KindDoubleRefund = "double-refund"
-)
-
-// Kinds lists every violation kind, in report order.
-var Kinds = []string{
-	KindDoubleCharge, KindDoubleCredit, KindLostEffect, KindInconsistentAnswer,
-	KindMismatchAccepted, KindFalseMismatch, KindEffectAfterVoid,
-	KindNotificationStacked, KindSinkDivergence, KindFailedButCharged,
-	KindWrongAmount, KindDoubleRefund,
-}
-
 // FaultWindow is a fault the harness injected, drawn on the HTML pictures.
 type FaultWindow struct {
 	Name string `json:"name"`

@@ -27,21 +27,6 @@ const (
 // OutcomeOK is a write, move or delete the server acknowledged.
 const OutcomeOK = "ok"
 
-// Violation kinds of the shape rules.
-const (
-	// KindStaleWriteApplied: an item's value read at quiescence is not the
-	// value of its device's latest acknowledged write (an older write was
-	// applied over it, or the newer one was dropped).
-	KindStaleWriteApplied = "stale-write-applied"
-	// KindEffectResurrected: a message is back in a folder the user moved it
-	// out of, or anywhere after the user deleted it.
-	KindEffectResurrected = "effect-resurrected"
-)
-
-// The shape kinds join the report order after the payment kinds; appending
-// here keeps result.go untouched.
-func init() { Kinds = append(Kinds, KindStaleWriteApplied, KindEffectResurrected) }
-
 // ShapeInput holds the input fields of the shape kinds; it is embedded in
 // Input, so its fields sit at the same level of a history line.
 type ShapeInput struct {

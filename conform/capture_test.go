@@ -77,8 +77,8 @@ func TestCaptureCheck(t *testing.T) {
 	}{
 		{name: "stable-keys", why: []string{"1 authorization(s)", "1 capture(s)", "1 refund(s) of 1002 for 1002 captured"}},
 		{name: "stable-keys, partial refund", cfg: partialRefund, why: []string{"1 authorization(s)", "1 capture(s)", "1 refund(s) of 500 for 1002 captured"}},
-		{name: "capture-fresh-key", args: []string{"--flaw", "capture-fresh-key"}, kind: scenario.KindFailedButCharged},
-		{name: "authorize-fresh-key", args: []string{"--flaw", "authorize-fresh-key"}, kind: scenario.KindDoubleAuthorization},
+		{name: "capture-fresh-key", args: []string{"--flaw", "capture-fresh-key"}, kind: checker.KindFailedButCharged},
+		{name: "authorize-fresh-key", args: []string{"--flaw", "authorize-fresh-key"}, kind: checker.KindDoubleAuthorization},
 		{name: "capture-recharge", args: []string{"--flaw", "capture-recharge"}, kind: checker.KindDoubleCharge},
 		{name: "capture-no-psp", args: []string{"--flaw", "capture-no-psp"}, kind: checker.KindLostEffect},
 		{name: "refund-no-psp", args: []string{"--flaw", "refund-no-psp"}, kind: checker.KindLostEffect},

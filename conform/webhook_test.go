@@ -54,8 +54,8 @@ func TestWebhookFlawsCaught(t *testing.T) {
 		{"ack-first", map[string][]string{"W-kill": {checker.KindLostEffect}}},
 		// Two event types credit one payment: every check's normal delivery.
 		{"two-types", map[string][]string{"W-dup": {dc}, "W-concurrent": {dc}, "W-lost-ack": {dc}, "W-kill": {dc}, "W-order": {dc}, "W-early": {dc}, "W-forged": {dc}}},
-		{"no-signature", map[string][]string{"W-forged": {scenario.KindForgedEvent}}},
-		{"no-tolerance", map[string][]string{"W-forged": {scenario.KindForgedEvent}}},
+		{"no-signature", map[string][]string{"W-forged": {checker.KindForgedEvent}}},
+		{"no-tolerance", map[string][]string{"W-forged": {checker.KindForgedEvent}}},
 		{"unknown-dropped", map[string][]string{"W-early": {checker.KindLostEffect}}},
 	}
 	for _, c := range cases {

@@ -11,11 +11,6 @@ import (
 	"github.com/idemcheck/idemcheck/fakepsp"
 )
 
-// KindForgedEvent: the handler accepted (2xx) a delivery whose signature
-// was wrong, missing, or outside the tolerance: anyone who can reach the
-// endpoint could credit themselves, or replay an old event.
-const KindForgedEvent = "forged-event-accepted"
-
 // RuleOneCredit is what the credit findings cite.
 const RuleOneCredit = "SCENARIOS.md W: one credit per payment"
 

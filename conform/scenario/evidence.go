@@ -168,7 +168,7 @@ func (t *T) judgeLedger(ctx context.Context, g *group, charges int, names []stri
 		f.Intent, f.Amount = names[0], g.amount
 	}
 	if len(rows) == 0 && (charges > 0 || succeeded) {
-		f := t.Safety(KindLedgerMissing, "payment check: every charge is in the ledger",
+		f := t.Safety(checker.KindLedgerMissing, "payment check: every charge is in the ledger",
 			"the PSP has %d charge(s) for order %s (answered succeeded: %v) but the service's ledger has none", charges, g.order, succeeded)
 		f.Intent, f.Amount = names[0], g.amount
 	}

@@ -7,14 +7,6 @@ import (
 	"github.com/idemcheck/idemcheck/checker"
 )
 
-// KindDoubleExecution: two copies of one request both executed as far as
-// the PSP (their PSP requests were open at the same moment) although the
-// PSP kept one charge: its idempotency absorbed what the service's own guard
-// let through, and any effect the PSP does not guard (a ledger row written
-// before the call, an email, a PSP key derived per execution, a PSP without
-// idempotency) would repeat.
-const KindDoubleExecution = "double-execution"
-
 // judgeExecutions names a double execution that the money did not show:
 // with a double charge the judge has already said more.
 func (t *T) judgeExecutions(in Intent, rule string) {
@@ -31,7 +23,7 @@ func (t *T) judgeExecutions(in Intent, rule string) {
 			reqs = append(reqs, fmt.Sprintf("%s %s key %q -> %d", x.Method, x.Path, x.Key, x.Status))
 		}
 	}
-	f := t.Safety(KindDoubleExecution, rule, "%d PSP requests of order %s were in flight at the same moment while its copies were: two copies executed, and only the PSP's idempotency kept one charge (PSP requests: %v)",
+	f := t.Safety(checker.KindDoubleExecution, rule, "%d PSP requests of order %s were in flight at the same moment while its copies were: two copies executed, and only the PSP's idempotency kept one charge (PSP requests: %v)",
 		n, in.Meaning.OrderID, reqs)
 	f.Intent, f.Amount = name, in.Meaning.Amount
 }

@@ -135,7 +135,7 @@ func (t *T) judgeCharges(g *group, charges []checker.Op, names []string, atts []
 				f.Charges, f.Intent, f.Amount = []checker.Op{c}, names[0], amt
 			}
 		default:
-			f := t.Safety(KindWrongAmount, "payment check: the charge is the amount requested",
+			f := t.Safety(checker.KindWrongAmount, "payment check: the charge is the amount requested",
 				"order %s asked for %d; the PSP charged %d (PSP key %q)", g.order, g.amount, amt, c.Input.PSPKey)
 			f.Charges, f.Intent, f.Amount, f.Seqs = []checker.Op{c}, names[0], g.amount, seqsFor(atts, names[0])
 			own = append(own, c)
@@ -185,20 +185,12 @@ func (t *T) judgeCharges(g *group, charges []checker.Op, names []string, atts []
 		if fin == nil || fin.Outcome == checker.OutcomeSucceeded {
 			continue
 		}
-		f := t.Safety(KindFailedButCharged, "payment check: the final answer names the charge (converge_within)",
+		f := t.Safety(checker.KindFailedButCharged, "payment check: the final answer names the charge (converge_within)",
 			"the PSP charged %s (PSP key %q) for key %s, and nothing refunded it, but the client's final answer after %s of retries was %s (answers: %s): the buyer paid and was not told",
 			chargeIDs(own), own[0].Input.PSPKey, keyOf(n), e.Cfg.ConvergeD(), describeResp(fin), answersOf(atts, n))
 		f.Amount, f.Charges, f.Intent, f.Seqs = g.amount, own, n, seqsFor(atts, n)
 	}
 }
-
-// Kinds the conform judge names besides the checker's.
-const (
-	KindWrongAmount      = "wrong-amount"
-	KindFailedButCharged = "failed-but-charged"
-	KindLedgerMissing    = "ledger-missing"
-	KindUnattributed     = "unattributed-charge"
-)
 
 // checkHistory runs the checker over this check's client ops and the
 // attributed PSP charges, and turns its violations into findings.

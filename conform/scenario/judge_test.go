@@ -112,7 +112,7 @@ func TestChargedWithoutAFinalSuccessIsFailedButCharged(t *testing.T) {
 		t.Judge(ctx, nil, in)
 	}}
 	r := RunCheck(context.Background(), e, c)
-	if r.Verdict != Violation || len(r.Findings) == 0 || r.Findings[0].Kind != KindFailedButCharged ||
+	if r.Verdict != Violation || len(r.Findings) == 0 || r.Findings[0].Kind != checker.KindFailedButCharged ||
 		!strings.Contains(r.Findings[0].Message, "ch_1") {
 		t.Fatalf("verdict %s findings %+v, want failed-but-charged naming ch_1", r.Verdict, r.Findings)
 	}

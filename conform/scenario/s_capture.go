@@ -10,16 +10,6 @@ import (
 	"github.com/idemcheck/idemcheck/conform/pspfront"
 )
 
-// KindDoubleAuthorization is the kind the authorize/capture check names
-// from the PSP's ground truth (the authorizations the PSP front saw), not
-// from a history: SCENARIOS.md, "Kinds only idemcheck run names". The
-// check's other findings are the checker's kinds. It names no
-// double-capture and no over-refund: fakepsp, as Stripe, refuses a second
-// capture of one authorization and a refund beyond what is left of the
-// charge, so neither can happen; a second charge for one payment (a capture
-// "retried" as a new charge) is a double-charge.
-const KindDoubleAuthorization = "double-authorization"
-
 // RuleCapture is what the authorize/capture check's findings cite.
 const RuleCapture = "payment check: authorize, capture, refund; SCENARIOS.md B6"
 
@@ -100,7 +90,7 @@ func authorizeStep(ctx context.Context, e *Env, t *T, in Intent) (string, []stri
 	fin := last(t.Converge(ctx, "authorize retried", in, mod))
 	auths := authorizations(e, in.Meaning.OrderID)
 	if len(auths) > 1 {
-		f := t.Safety(KindDoubleAuthorization, RuleCapture,
+		f := t.Safety(checker.KindDoubleAuthorization, RuleCapture,
 			"%d authorizations at the PSP for order %s (%s): a repeated authorize held the buyer's funds again", len(auths), in.Meaning.OrderID, strings.Join(auths, ", "))
 		f.Intent, f.Amount = e.D.Intent(in.Caller, in.Key), in.Meaning.Amount
 	}

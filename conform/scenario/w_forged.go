@@ -5,6 +5,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/idemcheck/idemcheck/checker"
 	"github.com/idemcheck/idemcheck/fakepsp"
 )
 
@@ -36,7 +37,7 @@ func runWForged(ctx context.Context, e *Env, t *T) {
 		case d.Err != "":
 		case d.Status >= 200 && d.Status < 300:
 			answered++
-			f := t.Safety(KindForgedEvent, RuleOneCredit, "the handler answered %d to %s %s sent %s: anyone who reaches the endpoint could send it",
+			f := t.Safety(checker.KindForgedEvent, RuleOneCredit, "the handler answered %d to %s %s sent %s: anyone who reaches the endpoint could send it",
 				d.Status, ev.Type, ev.ID, fg.via)
 			f.Intent = p.name
 		default:
@@ -60,7 +61,7 @@ func runWForged(ctx context.Context, e *Env, t *T) {
 		}
 	}
 	if rows, err := settleCredits(ctx, e, p.ref); err == nil && !slices.Equal(rows, before) {
-		f := t.Safety(KindForgedEvent, RuleOneCredit, "payment %s's credits went from %v to %v on forged deliveries alone, before any validly signed one: forged events moved money",
+		f := t.Safety(checker.KindForgedEvent, RuleOneCredit, "payment %s's credits went from %v to %v on forged deliveries alone, before any validly signed one: forged events moved money",
 			paymentWords(p), before, rows)
 		f.Intent = p.name
 	}
