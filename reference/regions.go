@@ -18,13 +18,14 @@ import (
 	"github.com/idemcheck/idemcheck/stack/refstack"
 	"github.com/idemcheck/idemcheck/stack/region"
 	"github.com/idemcheck/idemcheck/stack/services"
+	"github.com/idemcheck/idemcheck/targets/mrec"
 	"github.com/idemcheck/idemcheck/targets/router"
 	"github.com/idemcheck/idemcheck/targets/storytime"
 	"github.com/idemcheck/idemcheck/targets/worker"
 )
 
-// regions is the standby Region of a full chaos run (SCENARIOS.md G2, the
-// story's Part 9). R2 has its own Postgres and Valkey, which follow R1's
+// regions is the standby Region of a full chaos run (docs/SCENARIOS.md#G2).
+// R2 has its own Postgres and Valkey, which follow R1's
 // through two Toxiproxy links that carry the Region lag (logical replication
 // of the ledger schema, Valkey replication). R2's LB, API servers and webhook
 // wait on the replica; its resolver, relay and worker start when it takes
@@ -181,7 +182,7 @@ func (rg *regions) stop() {
 	if rg.follow != nil {
 		var err error
 		if rg.promoted {
-			err = errors.Join(region.DropSlot(ctx, rg.follow.Primary, rg.follow.Name, 30*time.Second),
+			err = errors.Join(mrec.DropSlot(ctx, rg.follow.Primary, rg.follow.Name, 30*time.Second),
 				region.DropPublication(ctx, rg.follow.Primary, rg.follow.Name))
 		} else {
 			err = rg.follow.Stop(ctx)

@@ -21,6 +21,7 @@ import (
 
 	"github.com/idemcheck/idemcheck/checker"
 	"github.com/idemcheck/idemcheck/targets/api"
+	"github.com/idemcheck/idemcheck/targets/router"
 	"github.com/idemcheck/idemcheck/targets/storytime"
 )
 
@@ -124,7 +125,7 @@ func (p *Phone) client() *http.Client {
 			t = storytime.D(storytime.PhoneTimeout)
 		}
 		// A fresh connection per attempt: net/http cannot then resend a copy
-		// behind the app's back (PITFALLS), so every copy sent is recorded.
+		// behind the app's back (docs/PITFALLS.md#net-http), so every copy sent is recorded.
 		p.hc = &http.Client{Timeout: t, Transport: &http.Transport{DisableKeepAlives: true}}
 	}
 	return p.hc
@@ -156,9 +157,9 @@ func (p *Phone) Keys() []string {
 // Intent is the checker's intent name of key: the scope.
 func (p *Phone) Intent(key string) string { return api.Scope(p.Caller, key, true) }
 
-// RegionHeader names, on an answer, the Region that served it; a Region
-// router sets it (the history's region field).
-const RegionHeader = "X-Idemcheck-Region"
+// RegionHeader names, on an answer, the Region that served it (the
+// history's region field).
+const RegionHeader = router.RegionHeader
 
 type wire struct {
 	PaymentID string `json:"payment_id"`
@@ -225,7 +226,7 @@ func (p *Phone) SendBody(ctx context.Context, key string, o Order, body []byte, 
 	}
 	r := p.do(ctx, http.MethodPost, "/payments", key, body)
 	if r.Code != 0 && r.Outcome == checker.OutcomeError && retry {
-		// An error on a retry is a question, not an answer (Part 1).
+		// An error on a retry is a question, not an answer (docs/SCENARIOS.md#B2).
 		if p.TrustsError {
 			r.Outcome = checker.OutcomeFailed
 		} else if rd := p.read(ctx, key, r.PaymentID); rd.Known() {

@@ -1,5 +1,5 @@
 // Package region wires a second Region to the first with the servers' own
-// replication, each through a Toxiproxy link that carries the lag (Part 9,
+// replication, each through a Toxiproxy link that carries the lag (docs/SCENARIOS.md#G1,
 // G2): Postgres logical replication (a publication of the stack's schema in
 // R1, a subscription in R2 whose connection string points at the link) and
 // Valkey replication (R2 is REPLICAOF the link in front of R1). It also
@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/idemcheck/idemcheck/targets/mrec"
 )
 
 // PGFollow is R2's subscription to R1's publication of one schema.
@@ -162,7 +164,7 @@ func (f *PGFollow) dropSubscription(ctx context.Context) error {
 // let go) and the publication. The links to R1 must pass again by now.
 func (f *PGFollow) Stop(ctx context.Context) error {
 	errs := []error{f.dropSubscription(ctx)}
-	errs = append(errs, DropSlot(ctx, f.Primary, f.Name, 30*time.Second))
+	errs = append(errs, mrec.DropSlot(ctx, f.Primary, f.Name, 30*time.Second))
 	errs = append(errs, DropPublication(ctx, f.Primary, f.Name))
 	return errors.Join(errs...)
 }
@@ -170,42 +172,6 @@ func (f *PGFollow) Stop(ctx context.Context) error {
 // DropPublication drops publication name on dsn if it exists.
 func DropPublication(ctx context.Context, dsn, name string) error {
 	return exec(ctx, dsn, `DROP PUBLICATION IF EXISTS `+pgx.Identifier{name}.Sanitize())
-}
-
-// DropSlot drops slot name on dsn if it exists, retrying while a walsender
-// still holds it (it notices a closed connection within moments).
-func DropSlot(ctx context.Context, dsn, name string, within time.Duration) error {
-	c, err := pgx.Connect(ctx, dsn)
-	if err != nil {
-		return err
-	}
-	defer c.Close(context.WithoutCancel(ctx))
-	deadline := time.Now().Add(within)
-	for {
-		var exists, active bool
-		var pid *int32
-		err := c.QueryRow(ctx, `SELECT true, active, active_pid FROM pg_replication_slots WHERE slot_name = $1`, name).Scan(&exists, &active, &pid)
-		if errors.Is(err, pgx.ErrNoRows) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		if !active {
-			_, err = c.Exec(ctx, `SELECT pg_drop_replication_slot($1)`, name)
-			if err == nil {
-				return nil
-			}
-		} else if pid != nil && time.Now().After(deadline.Add(-within/2)) {
-			// The walsender is stuck behind a link that holds its socket:
-			// end it, it belongs to this run's replication.
-			_, _ = c.Exec(ctx, `SELECT pg_terminate_backend($1)`, *pid)
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("region: slot %s still held on %s after %v: %v", name, dsn, within, err)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
 }
 
 // Leftovers lists the subscriptions, replication slots and publications on

@@ -23,6 +23,7 @@ import (
 	"github.com/idemcheck/idemcheck/stack/services"
 	"github.com/idemcheck/idemcheck/suites/kit"
 	"github.com/idemcheck/idemcheck/targets/ledger"
+	"github.com/idemcheck/idemcheck/targets/mrec"
 	"github.com/idemcheck/idemcheck/targets/mutant"
 	"github.com/idemcheck/idemcheck/targets/push"
 	"github.com/idemcheck/idemcheck/targets/relay"
@@ -107,7 +108,7 @@ func newWorld(ctx context.Context, o worldOpts) *world {
 	w.r1 = &regionStack{name: "R1", svc: srv.r1, mutants: set(o.r1), topic: topic, group: "workers-" + w.name, worker: "worker-1"}
 	w.r2 = &regionStack{name: "R2", svc: srv.r2, mutants: set(o.r2), topic: topic, group: "workers-" + w.name, worker: "worker-1"}
 	if o.mode == activeActive {
-		// Active Regions keep their own queues and inboxes (Part 9: Regional
+		// Active Regions keep their own queues and inboxes (SCENARIOS.md G1: Regional
 		// dedup windows do not cross Regions).
 		w.r1.topic, w.r1.group, w.r1.worker = topic+"-R1", w.r1.group+"-R1", "worker-R1"
 		w.r2.topic, w.r2.group, w.r2.worker = topic+"-R2", w.r2.group+"-R2", "worker-R2"
@@ -250,7 +251,7 @@ func (w *world) teardown(ctx SpecContext) {
 		Expect(region.PromoteValkey(ctx, w.r2.svc.Valkey.Endpoint())).To(Succeed())
 	}
 	for r, slot := range w.slots {
-		Expect(region.DropSlot(ctx, r.svc.Postgres.Endpoint(), slot, 30*time.Second)).To(Succeed())
+		Expect(mrec.DropSlot(ctx, r.svc.Postgres.Endpoint(), slot, 30*time.Second)).To(Succeed())
 	}
 	for i := len(w.down) - 1; i >= 0; i-- {
 		w.down[i](ctx)

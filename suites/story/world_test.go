@@ -24,6 +24,7 @@ import (
 	"github.com/idemcheck/idemcheck/stack/refstack"
 	"github.com/idemcheck/idemcheck/stack/region"
 	"github.com/idemcheck/idemcheck/targets/ledger"
+	"github.com/idemcheck/idemcheck/targets/mrec"
 	"github.com/idemcheck/idemcheck/targets/mutant"
 	"github.com/idemcheck/idemcheck/targets/push"
 	"github.com/idemcheck/idemcheck/targets/resolver"
@@ -290,7 +291,7 @@ func (w *world) teardown(ctx SpecContext) {
 		Expect(region.PromoteValkey(ctx, srv.r2.Valkey.Endpoint())).To(Succeed())
 	}
 	if w.dsn2 != "" {
-		Expect(region.DropSlot(ctx, w.dsn2, w.slot, 30*time.Second)).To(Succeed())
+		Expect(mrec.DropSlot(ctx, w.dsn2, w.slot, 30*time.Second)).To(Succeed())
 	}
 	for i := len(w.down) - 1; i >= 0; i-- {
 		w.down[i](ctx)

@@ -9,7 +9,6 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/idemcheck/idemcheck/faults"
-	"github.com/idemcheck/idemcheck/stack/region"
 )
 
 // Lagged runs one sender (R1) and one receiver (R2) in this process, the
@@ -21,7 +20,7 @@ func Lagged(ctx context.Context, r1, r2 *pgxpool.Pool, r1DSN string, toxi *fault
 	if _, err := r1.Exec(ctx, `SELECT pg_create_logical_replication_slot($1, 'test_decoding')`, slot); err != nil {
 		return nil, err
 	}
-	dropSlot := func() error { return region.DropSlot(context.Background(), r1DSN, slot, 30*time.Second) }
+	dropSlot := func() error { return DropSlot(context.Background(), r1DSN, slot, 30*time.Second) }
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		_ = dropSlot()

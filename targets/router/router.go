@@ -1,4 +1,4 @@
-// Package router is the reference stack's Region router (Part 9): it sends
+// Package router is the reference stack's Region router (docs/SCENARIOS.md#G1): it sends
 // each request to one Region's load balancer. The reference routes by the
 // caller's home Region, so every copy of one caller's request meets the same
 // claim store and a resend during replication lag finds IN_PROGRESS (G1). The
@@ -21,9 +21,12 @@ import (
 	"sync"
 	"time"
 
-	"github.com/idemcheck/idemcheck/stack/phone"
 	"github.com/idemcheck/idemcheck/targets/mutant"
 )
+
+// RegionHeader names, on an answer, the Region that served it; the phone
+// records it as the history's region field.
+const RegionHeader = "X-Idemcheck-Region"
 
 // NearestHeader is the phone's hint of its nearest Region (what GeoDNS or
 // anycast would decide); only the mutant reads it.
@@ -115,14 +118,14 @@ func (rt *Router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "router: "+err.Error(), http.StatusBadGateway)
 		return
 	}
-	req.GetBody = nil // never replayed by net/http (PITFALLS)
+	req.GetBody = nil // never replayed by net/http (docs/PITFALLS.md#net-http)
 	req.Header = r.Header.Clone()
 	req.Header.Del(NearestHeader)
 	rt.mu.Lock()
 	rt.served[region]++
 	rt.mu.Unlock()
 	resp, err := rt.hc.Do(req)
-	w.Header().Set(phone.RegionHeader, region)
+	w.Header().Set(RegionHeader, region)
 	if err != nil {
 		http.Error(w, "router: Region "+region+": "+err.Error(), http.StatusBadGateway)
 		return
@@ -131,7 +134,7 @@ func (rt *Router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	for k, vs := range resp.Header {
 		w.Header()[k] = vs
 	}
-	w.Header().Set(phone.RegionHeader, region)
+	w.Header().Set(RegionHeader, region)
 	w.WriteHeader(resp.StatusCode)
 	_, _ = io.Copy(w, resp.Body)
 }
