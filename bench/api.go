@@ -51,7 +51,7 @@ func runAPI(ctx context.Context, r *runner) error {
 		if err != nil {
 			return err
 		}
-		req.GetBody = nil // never replayed by net/http (PITFALLS)
+		req.GetBody = nil // never replayed by net/http (docs/PITFALLS.md#net-http)
 		req.Header.Set("Authorization", "Bearer bench")
 		req.Header.Set("Idempotency-Key", prefix+strconv.Itoa(i))
 		resp, err := hc.Do(req)

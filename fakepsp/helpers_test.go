@@ -59,7 +59,7 @@ func assertNoLeaks(t testing.TB) {
 }
 
 // client sends every request on a fresh connection: net/http must not
-// replay a request carrying Idempotency-Key by itself (PITFALLS.md).
+// replay a request carrying Idempotency-Key by itself (docs/PITFALLS.md#net-http).
 func client(timeout time.Duration) *http.Client {
 	return &http.Client{Timeout: timeout, Transport: &http.Transport{DisableKeepAlives: true}}
 }

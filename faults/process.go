@@ -14,7 +14,7 @@ import (
 // Process is a tier process the harness started and may kill, pause, resume
 // or restart. Started in its own process group (SysProcAttr.Setpgid), it is
 // signalled as a group: behind a wrapper (sh -c, go run, npm start) the
-// fault must reach the real server, not only the wrapper (PITFALLS.md).
+// fault must reach the real server, not only the wrapper (docs/PITFALLS.md#process-groups).
 type Process struct {
 	name    string
 	logPath string

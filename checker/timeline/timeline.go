@@ -1,7 +1,7 @@
 // Package timeline records a story as it happens, in story seconds, and
 // prints it as text and as one self-contained HTML page: every event with its
 // tier, and for every repeat what was sent again and what made it harmless
-// (the seed's table of every place a repeat is born, as it happened).
+// (every place a repeat is born, as it happened).
 //
 // It is pure bookkeeping: the caller says when the story started, how long a
 // story second lasts, and when the tiers' clocks were moved forward (a jump

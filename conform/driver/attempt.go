@@ -1,6 +1,6 @@
 // Package driver sends the target's requests exactly once each and records
 // every copy: a harness that must count what it sent cannot let net/http
-// resend on its own (PITFALLS.md).
+// resend on its own (docs/PITFALLS.md#net-http).
 package driver
 
 import (

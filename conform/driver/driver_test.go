@@ -34,7 +34,7 @@ effects: {fakepsp: true}
 
 // A connection that dies before the first response byte is exactly the case
 // in which net/http resends a request carrying an Idempotency-Key on its own
-// (PITFALLS.md). The driver must send one copy and report the outcome unknown.
+// (docs/PITFALLS.md#net-http). The driver must send one copy and report the outcome unknown.
 func TestNeverResendsOnADeadConnection(t *testing.T) {
 	var n atomic.Int64
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -18,7 +18,7 @@ import (
 // copy it sends is one create in the history, recorded with what it heard;
 // a copy whose reply never came is recorded as unknown (it may have taken
 // effect). It sends each copy exactly once: a fresh connection per copy, so
-// net/http cannot resend one behind the history's back (PITFALLS.md).
+// net/http cannot resend one behind the history's back (docs/PITFALLS.md#net-http).
 type Client struct {
 	// Name is the process name in the history ("phone-1").
 	Name string

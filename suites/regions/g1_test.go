@@ -18,7 +18,7 @@ import (
 	"github.com/idemcheck/idemcheck/targets/storytime"
 )
 
-// g1 is branch F2 of Part 9: both Regions accept writes, the claim table is
+// g1 is SCENARIOS.md G1: both Regions accept writes, the claim table is
 // replicated 1.0 s behind by last writer wins. A1 claims K1 in R1 at 0.02 and
 // its PSP answer is held, so A1 is still in progress when the phone's resend
 // A1' leaves at 0.45, before R1's claim can reach R2 (0.02 + 1.0). The hold

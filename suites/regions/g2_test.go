@@ -22,7 +22,7 @@ import (
 	"github.com/idemcheck/idemcheck/targets/resolver"
 )
 
-// g2 is branch F of Part 9, the main line with a standby Region: R1 charges
+// g2 is SCENARIOS.md G2, the main line with a standby Region: R1 charges
 // pay_7 at the PSP but loses the reply, so pay_7 is UNKNOWN; a second
 // payment of u1 (K2, merchant m3) is charged by an API server that dies
 // right after the PSP call, so it stays PENDING; that much reaches R2 over

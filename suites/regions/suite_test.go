@@ -1,4 +1,4 @@
-// Package regions runs SCENARIOS.md group G (Part 9) against two Regions of
+// Package regions runs SCENARIOS.md group G against two Regions of
 // the reference stack. Each Region has its own Postgres and Valkey, API
 // servers, LB, resolver, outbox relay and worker, every tier its own OS
 // process (a re-execution of this test binary); both Regions share one Kafka

@@ -1,4 +1,4 @@
-// Package shapes holds the suites of SCENARIOS.md C2 and C3 (seed Part 5):
+// Package shapes holds the suites of SCENARIOS.md C2 and C3:
 // writes made harmless to repeat by their shape, with no key table. C2 runs
 // the likes service with a device whose resend arrives last through a
 // Toxiproxy delay; C3 runs the mail parser on real Kafka, redelivering a

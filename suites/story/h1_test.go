@@ -36,7 +36,7 @@ func facts(ctx context.Context, r *run) (charges, credits int, balance int64, sh
 // m2's declined 500 is no total at all.
 var truth = map[string]int64{"m1": 3000}
 
-var _ = Describe("H1: the whole story on one timeline (seed Part 13)", Label("H1"), func() {
+var _ = Describe("H1: the whole story on one timeline", Label("H1"), func() {
 	describeStory("H1 holds: every fault of the story on one timeline", "holds", opts{wantSink: truth}, func(ctx SpecContext, r *run) {
 		w := r.w
 		charges, credits, balance, shown, alerts, sink := facts(ctx, r)

@@ -1,4 +1,4 @@
-// Package story runs SCENARIOS.md H1 (seed Part 13): the whole story on one
+// Package story runs SCENARIOS.md H1: the whole story on one
 // timeline against the whole reference stack as OS processes on real
 // Postgres, Kafka and Valkey. R1 serves the buyer; R2 follows it 1.0 story
 // second behind (Postgres logical replication and Valkey replication through

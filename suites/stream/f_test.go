@@ -30,7 +30,7 @@ func (w *world) finish(ctx context.Context, job *proc) end {
 	return end{w: w, sink: w.sink(ctx), st: st, res: w.check(ctx, st)}
 }
 
-// f1 is seed Part 8's restore: v1 counted the declined m2 payment after
+// f1 is SCENARIOS.md F1's restore: v1 counted the declined m2 payment after
 // checkpoint 1; the job crashes and restores from 1 as v2.
 func f1(ctx context.Context, mut string) (end, row) {
 	w := newWorld(ctx)

@@ -1,4 +1,4 @@
-// Package stream holds the suite of SCENARIOS.md group F (seed Part 8): the
+// Package stream holds the suite of SCENARIOS.md group F: the
 // ledger's change stream read by the connector (logical replication,
 // pgoutput) into Kafka, the stream job's merchant daily totals with
 // checkpoints, barrier tags, the full flush, dedup state and the watermark

@@ -112,7 +112,7 @@ func (p *PSP) do(ctx context.Context, path, key string, f url.Values, out any) (
 		return Result{}, err
 	}
 	// net/http replays a request carrying Idempotency-Key on a dead reused
-	// connection (PITFALLS); without GetBody it cannot.
+	// connection (docs/PITFALLS.md#net-http); without GetBody it cannot.
 	req.GetBody = nil
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	req.Header.Set("Authorization", "Bearer "+p.Secret)

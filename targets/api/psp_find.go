@@ -13,7 +13,7 @@ import (
 // the reference puts in every charge's metadata (Stripe's PaymentIntent
 // search). It is the way out when replaying the derived key cannot settle a
 // payment: Stripe saves a 500 answered after the charge under the key and
-// replays that 500 for 24 h (PITFALLS), so only a read of the PaymentIntent
+// replays that 500 for 24 h (docs/PITFALLS.md#stripe), so only a read of the PaymentIntent
 // itself can tell that the money moved.
 //
 // Succeeded carries the charge; Failed means the PSP recorded a declined

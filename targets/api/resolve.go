@@ -25,7 +25,7 @@ func asResolve(a Answer) Answer {
 	return a
 }
 
-// resolve is RESOLVE (Part 4): "did it happen?" that changes the state. An
+// resolve is RESOLVE (docs/SCENARIOS.md#B2): "did it happen?" that changes the state. An
 // absent key becomes VOID in both stores, so a late original finds it.
 func (s *Server) resolve(ctx context.Context, r *http.Request) Answer {
 	caller, ok := bearer(r)

@@ -25,7 +25,7 @@ const (
 )
 
 // ErrUnknownOutcome is a write whose reply was lost (EOF, timeout): it may
-// have been applied (PITFALLS: valkey).
+// have been applied (docs/PITFALLS.md#valkey).
 var ErrUnknownOutcome = errors.New("keystore: write outcome unknown")
 
 // Record is one key record. Times are the tier clock's unix nanoseconds.

@@ -2,7 +2,7 @@
 // arrival time in a header it sets itself (stripping any copy a client sent),
 // then holds it per server while the server is held or busy, so a request can
 // wait after its stamp, which is what the server's deadline is measured
-// against (Part 4).
+// against (docs/SCENARIOS.md#B1).
 package lb
 
 import (
@@ -116,7 +116,7 @@ func (l *LB) forward(b *backend, w http.ResponseWriter, r *http.Request, body []
 		http.Error(w, "lb: "+err.Error(), http.StatusBadGateway)
 		return
 	}
-	req.GetBody = nil // never replayed by net/http (PITFALLS)
+	req.GetBody = nil // never replayed by net/http (docs/PITFALLS.md#net-http)
 	// The phone's request is ours until ServeHTTP returns, so its header,
 	// already stamped, goes on without a copy.
 	req.Header = r.Header

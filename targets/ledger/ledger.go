@@ -43,7 +43,7 @@ func Allowed(from, to string) bool {
 }
 
 // ErrUnknownOutcome wraps a Commit error that is not a server error: the
-// transaction may or may not have committed (PITFALLS: pgx).
+// transaction may or may not have committed (docs/PITFALLS.md#pgx).
 var ErrUnknownOutcome = errors.New("ledger: commit outcome unknown")
 
 // ErrConflict is a unique violation on insert.

@@ -1,7 +1,7 @@
 // Package mailbox is the reference stack's mail service (SCENARIOS.md C3,
-// seed Part 5 branch M): a parser fed by a Kafka topic at least once stores
+// the mail branch): a parser fed by a Kafka topic at least once stores
 // each message with "put if absent", and the user moves and deletes messages
-// through an API. The items follow the seed's single-table layout: the
+// through an API. The items follow a single-table layout: the
 // locator M#<id>, which never moves and becomes a tombstone on delete, and
 // one folder item F#<folder>#<id> where the message is. The reference puts
 // the condition on the locator, so a parse redelivered after a move or a

@@ -1,6 +1,6 @@
 // Package mrec is the replicator tier that makes the claim table of two
 // active Regions behave like a DynamoDB global table in its default mode,
-// multi-Region eventual consistency (MREC), as Part 9 of the story quotes it.
+// multi-Region eventual consistency (MREC); docs/SCENARIOS.md#G1.
 // One replicator runs in each Region; each ships its Region's changes to the
 // peer through a Toxiproxy link that carries the replication lag, and applies
 // what the peer ships.
@@ -25,7 +25,7 @@
 //     payments item is global. The journal, outbox, inbox and balances stay
 //     Regional (each Region's relay and worker credit from its own outbox),
 //     and so do the Valkey key records, like the Regional dedup windows of
-//     Part 9 ("Where a claim can live").
+//     docs/SCENARIOS.md#G1.
 //
 // Delivery is at least once: the slot is advanced only to what the peer
 // acknowledged, and a reconnect resends everything unacknowledged; a repeat

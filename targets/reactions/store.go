@@ -1,5 +1,5 @@
 // Package reactions is the reference stack's likes service (SCENARIOS.md C2,
-// seed Part 5 branch V): devices send LIKE and UNLIKE carrying a counter from
+// the likes branch): devices send LIKE and UNLIKE carrying a counter from
 // their own journal, and a write applies only if its counter is above the
 // device's high-water mark for the item, a Postgres row that never expires.
 // An old write that arrives after a newer one (a resend on a slow path) is
@@ -28,7 +28,7 @@ const (
 // schema: the high-water mark is keyed by (device, item), not by device
 // alone: a mark per device would drop that device's reordered writes to
 // other items. It has no expiry column and no TTL, on purpose: a mark that
-// expires lets a resend older than it apply again (the seed's "the counter
+// expires lets a resend older than it apply again ("the counter
 // must outlive anything it's stored next to"). arrivals is the ground truth
 // of what came in, in which order, and what it did.
 var schema = []string{

@@ -8,7 +8,7 @@
 // A replay can only repeat what the PSP saved under the key, and Stripe saves
 // a 500 answered after the charge like any other result. When the replay
 // leaves the outcome unknown, the resolver looks the charge up at the PSP by
-// the payment id in its metadata (Part 5's "ask the system of record").
+// the payment id in its metadata (docs/PITFALLS.md#stripe: ask the system of record).
 package resolver
 
 import (

@@ -2,7 +2,7 @@
 // totals of succeeded payments, read from the connector's topic, written as
 // absolute totals to a Postgres sink. Its state is exactly-once (checkpoints
 // save state with the input offset); its output is repeated after a restore,
-// and the full flush plus barrier tags make the repeat harmless (seed Part 8).
+// and the full flush plus barrier tags make the repeat harmless (docs/SCENARIOS.md#F1, F2).
 package streamjob
 
 import (

@@ -36,7 +36,7 @@ type Seen interface {
 
 // State is the job's operator state. Totals, the seen ids with their
 // event-time timers and the floor are checkpointed; Watermark is not (a
-// stream processor does not checkpoint watermarks; Part 8, rule 3).
+// stream processor does not checkpoint watermarks; docs/SCENARIOS.md#F4).
 type State struct {
 	Totals map[Key]int64
 	Seen   map[string]int64 // event id -> event time (ns)

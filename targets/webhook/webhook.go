@@ -1,7 +1,7 @@
 // Package webhook is the reference stack's PSP webhook handler: it verifies
 // the PSP's signature, keeps an inbox keyed by the PSP's event id, and moves
 // the payment by compare-and-set in the same transaction, so a late or
-// repeated event is harmless whichever order it arrives in (Part 5).
+// repeated event is harmless whichever order it arrives in (docs/SCENARIOS.md#C1).
 package webhook
 
 import (
