@@ -38,6 +38,9 @@ func runAction(t *testing.T, ws, job string, with map[string]any) actionRun {
 			t.Errorf("the example passes input %q, which action.yml does not declare", name)
 		}
 		vars["inputs."+name] = expand(t, str(v), github)
+		if name == "args" {
+			vars["inputs."+name] = shortChaos(t, vars["inputs."+name])
+		}
 	}
 	res := actionRun{code: 0, outputs: map[string]string{}, reportDir: filepath.Join(ws, vars["inputs.report-dir"])}
 	temp := t.TempDir()

@@ -54,7 +54,7 @@ func TestGitLabCIExample(t *testing.T) {
 			}
 			continue
 		}
-		code, _ := shell(t, ws, line, env)
+		code, _ := shell(t, ws, shortChaos(t, line), env)
 		if code != 0 {
 			t.Fatalf("the job stops at %q: exit %d", line, code)
 		}
