@@ -12,6 +12,7 @@ import (
 	"github.com/idemcheck/idemcheck/conform"
 	"github.com/idemcheck/idemcheck/faults"
 	"github.com/idemcheck/idemcheck/stack/refstack"
+	"github.com/idemcheck/idemcheck/targets/mutant"
 	"github.com/idemcheck/idemcheck/targets/push"
 	"github.com/idemcheck/idemcheck/targets/worker"
 )
@@ -31,21 +32,52 @@ func wantsQueue(o conform.Options) bool {
 	return false
 }
 
-// queueMutant refuses a worker switch the consumer checks cannot see: they
-// judge credits, so only a switch that turns the inbox off is caught there;
-// the notification guards need the full stack's phone.
-func queueMutant(m string) error {
-	g, err := worker.GuardsFor(m)
-	if err != nil || !g.Inbox {
-		return nil
+// queueMutant refuses worker switches the consumer checks cannot judge.
+// Without --chaos the worker runs only for them (queue); they count
+// credits, so of the worker's guards only the inbox shows there: the
+// notification guards need the full stack's phone, and the masked ones a
+// partner switch (the catalogue's CaughtAs).
+func queueMutant(ws mutant.Set, queue bool) error {
+	if !queue {
+		return fmt.Errorf("worker switch %s needs the worker, which runs only for the consumer checks (Q-*) or with --chaos", ws)
 	}
-	return fmt.Errorf("worker mutant %q turns off a notification guard, which the consumer checks (they count credits) cannot see: run it with --chaos, whose phone sees every push", m)
+	for _, s := range sortedSwitches(ws) {
+		if s == mutant.WorkerNoInbox {
+			continue
+		}
+		hint := "run it with --chaos, whose phone sees every push"
+		if _, masked := chaosRefused[string(s)]; masked {
+			hint = "its catch is " + mutant.Lookup(s).CaughtAs
+		}
+		return fmt.Errorf("worker switch %q turns off a guard the consumer checks cannot see (they count credits): %s", s, hint)
+	}
+	return nil
+}
+
+// others is set without the named tier's switches.
+func others(set mutant.Set, tier string) mutant.Set {
+	out := mutant.Set{}
+	for s := range set {
+		if e := mutant.Lookup(s); e != nil && e.Tier != tier {
+			out[s] = true
+		}
+	}
+	return out
+}
+
+func sortedSwitches(set mutant.Set) []mutant.Switch {
+	var out []mutant.Switch
+	for s := range set {
+		out = append(out, s)
+	}
+	slices.Sort(out)
+	return out
 }
 
 // consumerStarter starts the reference's workers on the run's topic and
 // group, with a push provider of their own in this process (they notify
 // the payer of each credit; nothing here judges the pushes).
-func consumerStarter(st *refstack.Stack, mutant string) func(ctx context.Context, brokers []string, topic, group string) (*conform.Consumers, error) {
+func consumerStarter(st *refstack.Stack, ws mutant.Set) func(ctx context.Context, brokers []string, topic, group string) (*conform.Consumers, error) {
 	return func(ctx context.Context, brokers []string, topic, group string) (*conform.Consumers, error) {
 		if err := worker.Migrate(ctx, st.Ledger.Pool); err != nil {
 			return nil, fmt.Errorf("worker tables: %w", err)
@@ -69,8 +101,8 @@ func consumerStarter(st *refstack.Stack, mutant string) func(ctx context.Context
 			name := fmt.Sprintf("worker-q%d", i+1)
 			args := []string{"-name", name, "-postgres", st.DSN, "-brokers", strings.Join(brokers, ","), "-topic", topic, "-group", group,
 				"-push", "http://" + ln.Addr().String(), "-valkey", st.Cfg.ValkeyAddr}
-			if mutant != "" {
-				args = append(args, "-mutant", mutant)
+			if len(ws) > 0 {
+				args = append(args, "-mutants", ws.String())
 			}
 			t, err := st.StartTier(ctx, worker.TierName, name, "", args)
 			if t != nil {

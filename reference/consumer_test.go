@@ -7,6 +7,7 @@ import (
 
 	"github.com/idemcheck/idemcheck/conform"
 	"github.com/idemcheck/idemcheck/conform/scenario"
+	"github.com/idemcheck/idemcheck/targets/mutant"
 )
 
 var queueChecks = []string{"Q-dup", "Q-kill", "Q-rebalance", "Q-poison"}
@@ -60,10 +61,16 @@ func TestNotificationMutantRefusedWithoutChaos(t *testing.T) {
 	if code != conform.ExitUsage {
 		t.Fatalf("exit %d, want %d", code, conform.ExitUsage)
 	}
-	if err := queueMutant("no-dedup-key"); err == nil || !strings.Contains(err.Error(), "--chaos") {
+	if err := queueMutant(mutant.Set{mutant.NoDedupKey: true}, true); err == nil || !strings.Contains(err.Error(), "--chaos") {
 		t.Fatalf("queueMutant(no-dedup-key) = %v, want a refusal naming --chaos", err)
 	}
-	if err := queueMutant("worker-no-inbox"); err != nil {
+	if err := queueMutant(mutant.Set{mutant.ReadUncommitted: true}, true); err == nil || !strings.Contains(err.Error(), "worker-no-inbox") {
+		t.Fatalf("queueMutant(read-uncommitted) = %v, want a refusal naming its partner switch", err)
+	}
+	if err := queueMutant(mutant.Set{mutant.WorkerNoInbox: true}, false); err == nil || !strings.Contains(err.Error(), "Q-*") {
+		t.Fatalf("queueMutant(worker-no-inbox) without the consumer checks = %v, want a refusal", err)
+	}
+	if err := queueMutant(mutant.Set{mutant.WorkerNoInbox: true}, true); err != nil {
 		t.Fatalf("queueMutant(worker-no-inbox) = %v, want accepted", err)
 	}
 }

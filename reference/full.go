@@ -45,20 +45,19 @@ type full struct {
 	job     *refstack.Tier
 	// stream is the stack whose database the connector reads and the
 	// sink is in.
-	stream       *refstack.Stack
-	pushURL      string
-	workerMutant string
+	stream  *refstack.Stack
+	pushURL string
 }
 
 // fullTiers are the tiers a full stack starts besides the API's own.
 var fullTiers = []string{relay.TierName, worker.TierName, connector.TierName, streamjob.TierName, push.TierName}
 
 // startFull starts the delivery and stream tiers on st, and the standby
-// Region when tp is set. workerMutant is one of the worker's own mutant
-// names ("" for none); set's stream job switches go to the stream job.
-func startFull(ctx context.Context, st *refstack.Stack, svc *services.Stack, psp *fakepsp.PSP, set mutant.Set, workerMutant string,
+// Region when tp is set. Each tier gets set's switches of its own (the
+// relay's and the worker's from the stack's config).
+func startFull(ctx context.Context, st *refstack.Stack, svc *services.Stack, psp *fakepsp.PSP, set mutant.Set,
 	tp *faults.Toxiproxy, log io.Writer) (*full, error) {
-	f := &full{st: st, svc: svc, psp: psp, stream: st, workerMutant: workerMutant}
+	f := &full{st: st, svc: svc, psp: psp, stream: st}
 	if err := worker.Migrate(ctx, st.Ledger.Pool); err != nil {
 		return f, fmt.Errorf("worker tables: %w", err)
 	}
@@ -132,10 +131,7 @@ func (f *full) startDelivery(ctx context.Context, st *refstack.Stack) error {
 		return err
 	}
 	wargs := []string{"-name", "worker", "-postgres", st.DSN, "-brokers", brokers, "-topic", payments, "-group", "workers-" + f.st.Cfg.Name,
-		"-push", f.pushURL, "-valkey", st.Cfg.ValkeyAddr}
-	if f.workerMutant != "" {
-		wargs = append(wargs, "-mutant", f.workerMutant)
-	}
+		"-push", f.pushURL, "-valkey", st.Cfg.ValkeyAddr, "-mutants", mutant.Of(worker.TierName, st.Cfg.Mutants).String()}
 	_, err := st.StartTier(ctx, worker.TierName, "worker", "", wargs)
 	return err
 }
@@ -327,29 +323,6 @@ func (f *full) behind(ctx context.Context) (effects, sink checker.History, err e
 	}
 	sink, err = f.sinkHistory(ctx)
 	return effects, sink, err
-}
-
-// splitMutants takes the worker's own mutant names (targets/worker, one at
-// most) out of a --mutant list; the rest are switches of package mutant.
-func splitMutants(list string, full bool) (switches, workerMutant string, err error) {
-	var rest []string
-	for _, m := range strings.Split(list, ",") {
-		m = strings.TrimSpace(m)
-		if _, ok := worker.Mutants[m]; ok {
-			if !full {
-				return "", "", fmt.Errorf("worker mutant %q needs the worker, which runs only for the consumer checks (Q-*) or with --chaos", m)
-			}
-			if workerMutant != "" {
-				return "", "", fmt.Errorf("two worker mutants, %q and %q: the worker takes one", workerMutant, m)
-			}
-			workerMutant = m
-			continue
-		}
-		if m != "" {
-			rest = append(rest, m)
-		}
-	}
-	return strings.Join(rest, ","), workerMutant, nil
 }
 
 // severalMerchants spreads a full run's traffic over three merchants: a third

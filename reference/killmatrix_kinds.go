@@ -7,7 +7,6 @@ import (
 
 	"github.com/idemcheck/idemcheck/checker"
 	"github.com/idemcheck/idemcheck/targets/mutant"
-	"github.com/idemcheck/idemcheck/targets/worker"
 )
 
 // chaosKinds is, for every switch `run --reference --chaos` accepts, the
@@ -47,19 +46,15 @@ var chaosKinds = map[string][]string{
 	string(mutant.RandomEventID):          {checker.KindDoubleCredit},
 	string(mutant.RelayDeleteFirst):       {checker.KindLostEffect},
 
-	// The worker's own switches (targets/worker, SCENARIOS.md D and E):
+	// The worker's switches (SCENARIOS.md D and E):
 	// without the inbox a redelivered event credits again; the notification
 	// guards show on the phone's screen.
-	"worker-no-inbox":                   {checker.KindDoubleCredit},
-	"consumer-relies-on-producer-dedup": {checker.KindDoubleCredit},
-	"read-uncommitted-no-inbox":         {checker.KindDoubleCredit},
-	"no-inbox":                          {checker.KindDoubleCredit},
-	"no-notif-record-no-replace-id":     {checker.KindNotificationStacked},
-	"replace-id-no-record":              {checker.KindNotificationStacked},
+	string(mutant.WorkerNoInbox): {checker.KindDoubleCredit},
+	string(mutant.NoNotifRecord): {checker.KindNotificationStacked},
 	// E2: a redelivery only acknowledges, so the notification the crash
 	// left PENDING is never sent: credited, never notified.
-	"ack-only-on-redelivery": {checker.KindLostEffect},
-	"no-dedup-key":           {checker.KindNotificationStacked},
+	string(mutant.AckOnlyOnRedelivery): {checker.KindLostEffect},
+	string(mutant.NoDedupKey):          {checker.KindNotificationStacked},
 }
 
 // chaosRefused are the switches --chaos refuses, with why: no black-box
@@ -71,6 +66,10 @@ var chaosRefused = map[string]string{
 		"only the PSP's own log shows it (two calls under one key for one intent while a copy was in flight), which A2 judges and chaos does not: run --only A2",
 	string(mutant.CompleteUnconditional): "complete-unconditional is masked: answers are rendered from the ledger row, so the zombie's overwrite of the key record carries the same answer; " +
 		"only the key record shows it, which A4's spec reads and chaos does not: suites/reference A4",
+	string(mutant.ReadUncommitted): "read-uncommitted is masked by the worker's inbox, which drops the committed copy of an event the aborted one already credited; " +
+		"run it with worker-no-inbox (D3's caught spec, suites/delivery)",
+	string(mutant.NoReplaceID): "no-replace-id is masked by the notification record, which sends no repeat for a replace id to replace; " +
+		"run it with no-notif-record (E1's caught spec (a), suites/delivery)",
 }
 
 // chaosRefuses says why --chaos will not run with set, or "".
@@ -86,7 +85,7 @@ func chaosRefuses(set mutant.Set) string {
 }
 
 // ChaosSwitches lists every switch `run --reference --chaos` accepts, in the
-// catalogue's order and then the worker's, each with its chaos kinds; and the
+// catalogue's order, each with its chaos kinds; and the
 // switches it refuses, with why.
 func ChaosSwitches() (accepted []string, refused map[string]string) {
 	refused = map[string]string{}
@@ -102,7 +101,7 @@ func ChaosSwitches() (accepted []string, refused map[string]string) {
 		}
 		accepted = append(accepted, s)
 	}
-	return append(accepted, worker.MutantNames()...), refused
+	return accepted, refused
 }
 
 // ChaosKinds is the exact kind set a switch's bug shows under chaos (nil for

@@ -30,6 +30,7 @@ import (
 	"github.com/idemcheck/idemcheck/targets/mutant"
 	"github.com/idemcheck/idemcheck/targets/storytime"
 	"github.com/idemcheck/idemcheck/targets/webhook"
+	"github.com/idemcheck/idemcheck/targets/worker"
 )
 
 //go:embed reference.yaml
@@ -143,16 +144,15 @@ func RunStack(ctx context.Context, o conform.Options, sk Stack) (int, *report.Re
 	// The default stack's consumer checks run against the reference's own
 	// workers; the full stack judges its worker behind the API instead.
 	queue := !sk.Full && !sk.NoWebhook && wantsQueue(o)
-	switches, workerMutant, err := splitMutants(sk.Mutants, sk.Full || queue)
-	if err == nil && workerMutant != "" && !sk.Full {
-		err = queueMutant(workerMutant)
+	set, err := mutant.Parse(sk.Mutants)
+	tiered := set
+	if ws := mutant.Of(worker.TierName, set); err == nil && !sk.Full && len(ws) > 0 {
+		// Without the full stack the worker runs only for the consumer checks.
+		err = queueMutant(ws, queue)
+		tiered = others(set, worker.TierName)
 	}
-	set, err2 := mutant.Parse(switches)
 	if err == nil {
-		err = err2
-	}
-	if err == nil {
-		err = runsEveryTierOf(set, sk.Full, o.Chaos)
+		err = runsEveryTierOf(tiered, sk.Full, o.Chaos)
 	}
 	if why := chaosRefuses(set); err == nil && o.Chaos && why != "" {
 		// A masked switch would pass chaos silently (killmatrix_kinds.go).
@@ -237,7 +237,7 @@ func RunStack(ctx context.Context, o conform.Options, sk Stack) (int, *report.Re
 		if o.Chaos {
 			standby = tp
 		}
-		f, err = startFull(ctx, st, svc, psp, set, workerMutant, standby, o.Stderr)
+		f, err = startFull(ctx, st, svc, psp, set, standby, o.Stderr)
 		defer f.stop()
 		if err != nil {
 			fmt.Fprintf(o.Stderr, "idemcheck run: reference stack unreachable: the tiers behind the API: %v\n", err)
@@ -267,7 +267,7 @@ func RunStack(ctx context.Context, o conform.Options, sk Stack) (int, *report.Re
 			if svc.Kafka != nil {
 				cfg.Consumer.Brokers = []string{svc.Kafka.Endpoint()}
 			}
-			o.StartConsumers = consumerStarter(st, workerMutant)
+			o.StartConsumers = consumerStarter(st, mutant.Of(worker.TierName, set))
 		}
 		wh := st.Webhook
 		o.WebhookProc = tierInstance{st: st, t: wh}

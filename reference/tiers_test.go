@@ -45,8 +45,8 @@ func TestRegionSwitchesNeedTheStandby(t *testing.T) {
 }
 
 // TestFullStackAcceptsItsTiersMutants: with the whole stack started, a stream
-// job switch and a worker mutant are accepted; the phone's is still refused,
-// and a worker mutant without the full stack is a usage error.
+// job switch and the worker's are accepted; the phone's is still refused,
+// and a worker switch without a stack that starts the worker is refused.
 func TestFullStackAcceptsItsTiersMutants(t *testing.T) {
 	if err := runsEveryTierOf(mutant.Set{mutant.StreamNoFullFlush: true}, true, false); err != nil {
 		t.Fatalf("stream-no-full-flush refused by the full stack: %v", err)
@@ -54,15 +54,15 @@ func TestFullStackAcceptsItsTiersMutants(t *testing.T) {
 	if err := runsEveryTierOf(mutant.Set{mutant.ClientTrustsError: true}, true, false); err == nil {
 		t.Fatal("client-trusts-error (phone) accepted: the run is its own phone")
 	}
-	sw, wm, err := splitMutants("worker-no-inbox,key-not-scoped", true)
-	if err != nil || sw != "key-not-scoped" || wm != "worker-no-inbox" {
-		t.Fatalf("split: %q %q %v", sw, wm, err)
+	if err := runsEveryTierOf(mutant.Set{mutant.WorkerNoInbox: true, mutant.NoDedupKey: true}, true, false); err != nil {
+		t.Fatalf("worker switches refused by the full stack: %v", err)
 	}
-	if _, _, err := splitMutants("worker-no-inbox", false); err == nil || !strings.Contains(err.Error(), "needs the worker") {
-		t.Fatalf("worker mutant without the full stack: %v", err)
+	if err := runsEveryTierOf(mutant.Set{mutant.WorkerNoInbox: true}, false, false); err == nil {
+		t.Fatal("worker-no-inbox accepted by a stack that starts no worker")
 	}
-	if _, _, err := splitMutants("worker-no-inbox,no-inbox", true); err == nil {
-		t.Fatal("two worker mutants accepted")
+	rest := others(mutant.Set{mutant.WorkerNoInbox: true, mutant.KeyNotScoped: true}, "worker")
+	if rest.String() != string(mutant.KeyNotScoped) {
+		t.Fatalf("others: %v", rest)
 	}
 }
 

@@ -65,7 +65,7 @@ func TestListChecksAndMutants(t *testing.T) {
 	if code := dispatch([]string{"run", "--list-mutants"}, &out, &errb); code != 0 {
 		t.Fatalf("exit %d: %s", code, errb.String())
 	}
-	for _, m := range []string{"key-not-scoped", "resolver-replay-only", "stream-no-full-flush", "route-nearest-region", "order-by-arrival"} {
+	for _, m := range []string{"key-not-scoped", "resolver-replay-only", "stream-no-full-flush", "route-nearest-region", "order-by-arrival", "worker-no-inbox", "no-dedup-key", "read-uncommitted"} {
 		if !strings.Contains(out.String(), m) {
 			t.Errorf("--list-mutants lacks %s", m)
 		}

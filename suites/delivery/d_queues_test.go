@@ -21,9 +21,9 @@ const ev7 = "pay_7:SUCCEEDED"
 
 var _ = Describe("D. Queues and logs", func() {
 	Describe("D1: the relay publishes ev_7 and crashes before deleting the row, twice", Label("D1"), func() {
-		run := func(ctx context.Context, mutant string) (*world, *checker.Result) {
+		run := func(ctx context.Context, switches string) (*world, *checker.Result) {
 			w := newWorld(ctx)
-			w.startWorker(ctx, "worker-1", workerOpts{mutant: mutant})
+			w.startWorker(ctx, "worker-1", workerOpts{mutant: switches})
 			Expect(w.readBalance(ctx, "m1")).To(Equal(int64(12000)))
 			w.seedPayment(ctx, "pay_7", "u1", "K1", "m1", 3000)
 			for i := 1; i <= 2; i++ {
@@ -45,7 +45,7 @@ var _ = Describe("D. Queues and logs", func() {
 			Expect(w.history(ctx)).To(matchers.HaveNoViolations(opts))
 		})
 		It("caught: worker-no-inbox credits every copy (double-credit)", func(ctx SpecContext) {
-			w, _ := run(ctx, "worker-no-inbox")
+			w, _ := run(ctx, string(mutant.WorkerNoInbox))
 			Expect(w.creditsPerEvent(ctx)).To(Equal(map[string]int{ev7: 3}))
 			Expect(w.readBalance(ctx, "m1")).To(Equal(int64(21000)))
 			Expect(w.history(ctx)).To(kit.HaveExactKindsWith(opts, checker.KindDoubleCredit))
@@ -69,16 +69,16 @@ var _ = Describe("D. Queues and logs", func() {
 	})
 
 	Describe("D4: worker w1 commits and pushes, dies before acknowledging; redelivered to w2", Label("D4"), func() {
-		run := func(ctx context.Context, mutant string) *world {
+		run := func(ctx context.Context, switches string) *world {
 			w := newWorld(ctx)
-			w1 := w.startWorker(ctx, "w1", workerOpts{mutant: mutant, arm: worker.AfterPushBeforeSent + "=crash"})
+			w1 := w.startWorker(ctx, "w1", workerOpts{mutant: switches, arm: worker.AfterPushBeforeSent + "=crash"})
 			w.seedPayment(ctx, "pay_7", "u1", "K1", "m1", 3000)
 			Expect(w.readBalance(ctx, "m1")).To(Equal(int64(12000)))
 			w.startRelay(ctx, "relay-1", relayOpts{})
 			expectCrashed(w1)
 			Expect(w.screen(ctx, "u1").Alerts).To(Equal(1), "w1 pushed before it died")
 			Expect(removeMember(ctx, w.group, "w1")).To(Succeed())
-			w.startWorker(ctx, "w2", workerOpts{mutant: mutant})
+			w.startWorker(ctx, "w2", workerOpts{mutant: switches})
 			w.settle(ctx, true)
 			Expect(copiesOf(ctx, w.topic, ev7, true)).To(Equal(1))
 			return w
@@ -96,8 +96,8 @@ var _ = Describe("D. Queues and logs", func() {
 			Expect(s.Alerts).To(Equal(2))
 			Expect(w.history(ctx)).To(matchers.HaveNoViolations(opts))
 		})
-		It("caught: no-inbox credits the redelivery again (double-credit)", func(ctx SpecContext) {
-			w := run(ctx, "no-inbox")
+		It("caught: worker-no-inbox credits the redelivery again (double-credit)", func(ctx SpecContext) {
+			w := run(ctx, string(mutant.WorkerNoInbox))
 			Expect(w.creditsPerEvent(ctx)).To(Equal(map[string]int{ev7: 2}))
 			Expect(w.readBalance(ctx, "m1")).To(Equal(int64(18000)))
 			Expect(w.history(ctx)).To(kit.HaveExactKindsWith(opts, checker.KindDoubleCredit))
@@ -105,9 +105,9 @@ var _ = Describe("D. Queues and logs", func() {
 	})
 
 	Describe("D2: idempotent producer: a retried batch within a session, then a new session", Label("D2"), func() {
-		run := func(ctx context.Context, mutant string) *world {
+		run := func(ctx context.Context, switches string) *world {
 			w := newWorld(ctx)
-			w.startWorker(ctx, "worker-1", workerOpts{mutant: mutant})
+			w.startWorker(ctx, "worker-1", workerOpts{mutant: switches})
 			r1 := w.startRelay(ctx, "relay-1", relayOpts{brokers: srv.KafkaProxied})
 			// Warm the session up (metadata, producer id, connections)
 			// with another buyer's payment, so the lost reply below is
@@ -139,8 +139,8 @@ var _ = Describe("D. Queues and logs", func() {
 			Expect(w.screen(ctx, "u1").Shown).To(HaveLen(1))
 			Expect(w.history(ctx)).To(matchers.HaveNoViolations(opts))
 		})
-		It("caught: consumer-relies-on-producer-dedup credits the new session's copy (double-credit)", func(ctx SpecContext) {
-			w := run(ctx, "consumer-relies-on-producer-dedup")
+		It("caught: worker-no-inbox credits the new session's copy (double-credit)", func(ctx SpecContext) {
+			w := run(ctx, string(mutant.WorkerNoInbox))
 			Expect(w.creditsPerEvent(ctx)).To(Equal(map[string]int{ev7: 2, "pay_6:SUCCEEDED": 1}))
 			Expect(w.readBalance(ctx, "m1")).To(Equal(int64(18000)))
 			Expect(w.history(ctx)).To(kit.HaveExactKindsWith(opts, checker.KindDoubleCredit))
@@ -188,9 +188,9 @@ var _ = Describe("D. Queues and logs", func() {
 			Expect(w.screen(ctx, "u1").Shown).To(HaveLen(1))
 			Expect(w.history(ctx)).To(matchers.HaveNoViolations(opts))
 		})
-		It("caught (b): read-uncommitted-no-inbox credits the aborted copy too (double-credit)", func(ctx SpecContext) {
+		It("caught (b): worker-no-inbox with read-uncommitted credits the aborted copy too (double-credit)", func(ctx SpecContext) {
 			w := newWorld(ctx)
-			w.startWorker(ctx, "worker-1", workerOpts{mutant: "read-uncommitted-no-inbox"})
+			w.startWorker(ctx, "worker-1", workerOpts{mutant: mutant.Set{mutant.WorkerNoInbox: true, mutant.ReadUncommitted: true}.String()})
 			c, u := crash(ctx, w, relay.BeforeCommitTransaction)
 			w.settle(ctx, false)
 			Expect([]int{c, u}).To(Equal([]int{1, 2}), "read_committed, read_uncommitted copies")

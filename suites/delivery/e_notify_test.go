@@ -11,6 +11,7 @@ import (
 	"github.com/idemcheck/idemcheck/faults"
 	"github.com/idemcheck/idemcheck/suites/kit"
 	"github.com/idemcheck/idemcheck/targets/dedup"
+	"github.com/idemcheck/idemcheck/targets/mutant"
 	"github.com/idemcheck/idemcheck/targets/worker"
 )
 
@@ -19,18 +20,18 @@ var _ = Describe("E. Notifications", func() {
 		// run: w1 dies after pushing, before SENT; w2 handles the
 		// redelivery and dies before committing the offset; w3 gets a
 		// third delivery. afterW2 is the screen after w2's death.
-		run := func(ctx context.Context, mutant string) (w *world, afterW2 int) {
+		run := func(ctx context.Context, switches string) (w *world, afterW2 int) {
 			w = newWorld(ctx)
-			w1 := w.startWorker(ctx, "w1", workerOpts{mutant: mutant, arm: worker.AfterPushBeforeSent + "=crash"})
+			w1 := w.startWorker(ctx, "w1", workerOpts{mutant: switches, arm: worker.AfterPushBeforeSent + "=crash"})
 			w.seedPayment(ctx, "pay_7", "u1", "K1", "m1", 3000)
 			w.startRelay(ctx, "relay-1", relayOpts{})
 			expectCrashed(w1)
 			Expect(removeMember(ctx, w.group, "w1")).To(Succeed())
-			w2 := w.startWorker(ctx, "w2", workerOpts{mutant: mutant, arm: worker.BeforeOffsetCommit + "=crash"})
+			w2 := w.startWorker(ctx, "w2", workerOpts{mutant: switches, arm: worker.BeforeOffsetCommit + "=crash"})
 			expectCrashed(w2)
 			afterW2 = len(w.screen(ctx, "u1").Shown)
 			Expect(removeMember(ctx, w.group, "w2")).To(Succeed())
-			w.startWorker(ctx, "w3", workerOpts{mutant: mutant})
+			w.startWorker(ctx, "w3", workerOpts{mutant: switches})
 			w.settle(ctx, true)
 			Expect(w.creditsPerEvent(ctx)).To(Equal(map[string]int{ev7: 1}))
 			Expect(w.readBalance(ctx, "m1")).To(Equal(int64(15000)))
@@ -47,7 +48,7 @@ var _ = Describe("E. Notifications", func() {
 			Expect(w.history(ctx)).To(matchers.HaveNoViolations(opts))
 		})
 		It("caught (a): no record and no replace id stack two, then three (notification-stacked)", func(ctx SpecContext) {
-			w, afterW2 := run(ctx, "no-notif-record-no-replace-id")
+			w, afterW2 := run(ctx, mutant.Set{mutant.NoNotifRecord: true, mutant.NoReplaceID: true}.String())
 			Expect(afterW2).To(Equal(2))
 			s := w.screen(ctx, "u1")
 			Expect(s.Shown).To(HaveLen(3))
@@ -55,7 +56,7 @@ var _ = Describe("E. Notifications", func() {
 			Expect(w.history(ctx)).To(kit.HaveExactKindsWith(opts, checker.KindNotificationStacked))
 		})
 		It("caught (b): a replace id without the record shows one but alerts three times (notification-stacked)", func(ctx SpecContext) {
-			w, afterW2 := run(ctx, "replace-id-no-record")
+			w, afterW2 := run(ctx, string(mutant.NoNotifRecord))
 			Expect(afterW2).To(Equal(1))
 			s := w.screen(ctx, "u1")
 			Expect(s.Shown).To(HaveLen(1))
@@ -70,9 +71,9 @@ var _ = Describe("E. Notifications", func() {
 		// It succeeds after w1's crash: the worker applies a poll as one
 		// batch, so a payment in w1's batch would be committed and left
 		// PENDING with ev_7.
-		run := func(ctx context.Context, mutant string) *world {
+		run := func(ctx context.Context, switches string) *world {
 			w := newWorld(ctx)
-			w1 := w.startWorker(ctx, "w1", workerOpts{mutant: mutant, arm: worker.AfterCommitBeforePush + "=crash"})
+			w1 := w.startWorker(ctx, "w1", workerOpts{mutant: switches, arm: worker.AfterCommitBeforePush + "=crash"})
 			w.seedPayment(ctx, "pay_7", "u1", "K1", "m1", 3000)
 			w.startRelay(ctx, "relay-1", relayOpts{})
 			expectCrashed(w1)
@@ -81,7 +82,7 @@ var _ = Describe("E. Notifications", func() {
 			Expect(st).To(Equal(worker.StatePending))
 			Expect(removeMember(ctx, w.group, "w1")).To(Succeed())
 			w.seedPayment(ctx, "pay_8", "u2", "K1", "m3", 500)
-			w.startWorker(ctx, "w2", workerOpts{mutant: mutant})
+			w.startWorker(ctx, "w2", workerOpts{mutant: switches})
 			w.settle(ctx, true)
 			Expect(w.creditsPerEvent(ctx)).To(Equal(map[string]int{ev7: 1, "pay_8:SUCCEEDED": 1}))
 			Expect(w.readBalance(ctx, "m1")).To(Equal(int64(15000)))
@@ -98,7 +99,7 @@ var _ = Describe("E. Notifications", func() {
 			Expect(w.history(ctx)).To(matchers.HaveNoViolations(opts))
 		})
 		It("caught: ack-only-on-redelivery credits but never notifies (lost-effect)", func(ctx SpecContext) {
-			w := run(ctx, "ack-only-on-redelivery")
+			w := run(ctx, string(mutant.AckOnlyOnRedelivery))
 			Expect(w.screen(ctx, "u1").Shown).To(BeEmpty())
 			st, _ := w.notifState(ctx, ev7)
 			Expect(st).To(Equal(worker.StatePending))
@@ -113,7 +114,7 @@ var _ = Describe("E. Notifications", func() {
 			w    *world
 			link *faults.Link
 		)
-		start := func(ctx context.Context, mutant string) {
+		start := func(ctx context.Context, switches string) {
 			vk, err := dedup.Dial(srv.ValkeyAddr)
 			Expect(err).NotTo(HaveOccurred())
 			defer vk.Close()
@@ -121,7 +122,7 @@ var _ = Describe("E. Notifications", func() {
 			w = newWorld(ctx)
 			link, err = srv.Toxi.Link("valkey-"+w.name, srv.ValkeyAddr)
 			Expect(err).NotTo(HaveOccurred())
-			w.startWorker(ctx, "worker-1", workerOpts{mutant: mutant, valkey: link.Addr(), extra: []string{"-user-cap", "2", "-dedup-window", "1h"}})
+			w.startWorker(ctx, "worker-1", workerOpts{mutant: switches, valkey: link.Addr(), extra: []string{"-user-cap", "2", "-dedup-window", "1h"}})
 		}
 		It("holds: one sent; with the cache down it fails open; caps count only messages that passed dedup", func(ctx SpecContext) {
 			start(ctx, "")
@@ -146,7 +147,7 @@ var _ = Describe("E. Notifications", func() {
 			Expect(w.history(ctx)).To(matchers.HaveNoViolations(opts))
 		})
 		It("caught: no-dedup-key sends both (notification-stacked)", func(ctx SpecContext) {
-			start(ctx, "no-dedup-key")
+			start(ctx, string(mutant.NoDedupKey))
 			r1 := w.remind(ctx, "rem-1", "inv_1")
 			r2 := w.remind(ctx, "rem-2", "inv_1")
 			Expect(w.verdicts(ctx, r1, r2)).To(Equal([]string{"SENT/unguarded", "SENT/unguarded"}))

@@ -89,7 +89,7 @@ func (w *world) startRelay(ctx context.Context, name string, o relayOpts) *proc 
 
 // workerOpts shape a worker process.
 type workerOpts struct {
-	mutant string
+	mutant string // the worker's switches, comma separated
 	arm    string
 	valkey string
 	extra  []string
@@ -99,7 +99,7 @@ func (w *world) startWorker(ctx context.Context, name string, o workerOpts) *pro
 	args := []string{"-name", name, "-postgres", w.dsn, "-brokers", srv.Brokers, "-topic", w.topic,
 		"-group", w.group, "-push", w.pushURL}
 	if o.mutant != "" {
-		args = append(args, "-mutant", o.mutant)
+		args = append(args, "-mutants", o.mutant)
 	}
 	if o.valkey != "" {
 		args = append(args, "-valkey", o.valkey)

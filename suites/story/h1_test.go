@@ -52,8 +52,8 @@ var _ = Describe("H1: the whole story on one timeline", Label("H1"), func() {
 		r.tl.Fact("checker over the whole history", fmt.Sprintf("%d ops, %d violations", res.Ops, len(res.Violations)), res.OK())
 		Expect(res.Violations).To(BeEmpty())
 	})
-	describeStory("H1 caught (worker no-inbox): the worker credits every copy of ev_7", "caught-worker-no-inbox",
-		opts{workerMutant: "no-inbox", wantSink: truth}, func(ctx SpecContext, r *run) {
+	describeStory("H1 caught (worker-no-inbox): the worker credits every copy of ev_7", "caught-worker-no-inbox",
+		opts{workerMutant: string(mutant.WorkerNoInbox), wantSink: truth}, func(ctx SpecContext, r *run) {
 			w := r.w
 			// What worker-R2-1 credited before it died (its batch, never
 			// acknowledged), then all four copies again from worker-R2-2:

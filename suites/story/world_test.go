@@ -38,7 +38,7 @@ import (
 var worldSeq atomic.Int64
 
 // opts are a story's mutants: each tier of both Regions gets mutants;
-// workerMutant is the worker's own switch (worker -mutant) and streamMutant
+// workerMutant is the worker's switches (worker -mutants) and streamMutant
 // the stream job's. wantSink is the sink the restore must leave.
 type opts struct {
 	mutants      []mutant.Switch
@@ -218,7 +218,7 @@ func (w *world) startR1(ctx context.Context) {
 func (w *world) workerArgs(name, dsn string) []string {
 	args := []string{"-name", name, "-postgres", dsn, "-brokers", srv.brokers, "-topic", w.topic, "-group", w.group, "-push", w.pushURL}
 	if w.o.workerMutant != "" {
-		args = append(args, "-mutant", w.o.workerMutant)
+		args = append(args, "-mutants", w.o.workerMutant)
 	}
 	return args
 }

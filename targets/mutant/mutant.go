@@ -41,6 +41,12 @@ const (
 	RegionAttemptKey       Switch = "region-attempt-key"
 	RandomEventID          Switch = "random-event-id"
 	RelayDeleteFirst       Switch = "relay-delete-before-publish"
+	WorkerNoInbox          Switch = "worker-no-inbox"
+	ReadUncommitted        Switch = "read-uncommitted"
+	NoNotifRecord          Switch = "no-notif-record"
+	NoReplaceID            Switch = "no-replace-id"
+	AckOnlyOnRedelivery    Switch = "ack-only-on-redelivery"
+	NoDedupKey             Switch = "no-dedup-key"
 )
 
 // Entry documents one switch: the guard it removes, the scenarios whose
@@ -82,6 +88,14 @@ var Catalogue = []Entry{
 	{RegionAttemptKey, "resolver", "a Region resuming another's payment replays the derived PSP key <payment_id>:charge, not <payment_id>:<region>:1", []string{"G2"}, "double-charge"},
 	{RandomEventID, "api,resolver", "the outbox event id is derived, <payment_id>:SUCCEEDED, so another Region re-creates it", []string{"G2"}, "double-credit"},
 	{RelayDeleteFirst, "relay", "the relay deletes the outbox rows only after the broker acknowledged them, so a crash between the two steps repeats an event and never loses one", []string{"D1"}, "lost-effect"},
+	{WorkerNoInbox, "worker", "processed(event_id) ON CONFLICT DO NOTHING in the credit's transaction, so a redelivered event credits nothing", []string{"D1", "D2", "D3", "D4", "H1"}, "double-credit"},
+	{ReadUncommitted, "worker", "the consumer reads with isolation read_committed, so it never sees an aborted producer transaction's copy", []string{"D3"},
+		"masked by the inbox, which drops the committed copy of an event the aborted one credited; caught with worker-no-inbox (D3's caught spec) as double-credit"},
+	{NoNotifRecord, "worker", "the notif(event_id, channel) intent row: a redelivery finds the notification sent and pushes nothing", []string{"E1"}, "notification-stacked"},
+	{NoReplaceID, "worker", "every push carries replace id = payment id, so a repeat replaces the alert on the phone instead of stacking", []string{"E1"},
+		"masked by the notification record, which sends no repeat to replace; caught with no-notif-record (E1's caught spec (a)) as notification-stacked"},
+	{AckOnlyOnRedelivery, "worker", "a redelivery the inbox drops still finishes a PENDING notification instead of only acknowledging", []string{"E2"}, "lost-effect"},
+	{NoDedupKey, "worker", "logical messages pass the Valkey dedup window, one per recipient and key", []string{"E3"}, "notification-stacked"},
 }
 
 // Set is the switches a process runs with.

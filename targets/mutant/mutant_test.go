@@ -19,7 +19,7 @@ func TestCatalogueIsComplete(t *testing.T) {
 			covered[s] = true
 		}
 	}
-	for _, id := range []string{"A1", "A2", "A3", "A4", "A5", "A6", "A7", "B1", "B2", "B3", "B4", "B5", "B6", "C1", "C2", "C3", "F1", "F2", "F3", "F4", "G1", "G2"} {
+	for _, id := range []string{"A1", "A2", "A3", "A4", "A5", "A6", "A7", "B1", "B2", "B3", "B4", "B5", "B6", "C1", "C2", "C3", "D1", "D2", "D3", "D4", "E1", "E2", "E3", "F1", "F2", "F3", "F4", "G1", "G2", "H1"} {
 		if !covered[id] {
 			t.Errorf("no mutant for scenario %s", id)
 		}

@@ -3,13 +3,14 @@ package worker
 import (
 	"fmt"
 	"log"
-	"sort"
-	"strings"
 	"time"
+
+	"github.com/idemcheck/idemcheck/targets/mutant"
 )
 
 // Guards are the worker's switches; the reference has all of them on, and
-// each mutant turns some off (never a copy of the code).
+// each switch of targets/mutant with tier "worker" turns one off (never a
+// copy of the code).
 type Guards struct {
 	// Inbox: processed(event_id) ON CONFLICT DO NOTHING in the credit's
 	// transaction.
@@ -33,39 +34,36 @@ func Reference() Guards {
 	return Guards{Inbox: true, ReadCommitted: true, NotifRecord: true, ReplaceID: true, FinishOnRedelivery: true, DedupKey: true}
 }
 
-// Mutants maps each mutant name of SCENARIOS.md to the guards it turns off.
-var Mutants = map[string]func(*Guards){
-	"worker-no-inbox":                   func(g *Guards) { g.Inbox = false },                           // D1
-	"consumer-relies-on-producer-dedup": func(g *Guards) { g.Inbox = false },                           // D2
-	"read-uncommitted-no-inbox":         func(g *Guards) { g.Inbox, g.ReadCommitted = false, false },   // D3
-	"no-inbox":                          func(g *Guards) { g.Inbox = false },                           // D4
-	"no-notif-record-no-replace-id":     func(g *Guards) { g.NotifRecord, g.ReplaceID = false, false }, // E1 (a)
-	"replace-id-no-record":              func(g *Guards) { g.NotifRecord = false },                     // E1 (b)
-	"ack-only-on-redelivery":            func(g *Guards) { g.FinishOnRedelivery = false },              // E2
-	"no-dedup-key":                      func(g *Guards) { g.DedupKey = false },                        // E3
+// guardOf is the one guard each worker switch turns off.
+var guardOf = map[mutant.Switch]func(*Guards){
+	mutant.WorkerNoInbox:       func(g *Guards) { g.Inbox = false },
+	mutant.ReadUncommitted:     func(g *Guards) { g.ReadCommitted = false },
+	mutant.NoNotifRecord:       func(g *Guards) { g.NotifRecord = false },
+	mutant.NoReplaceID:         func(g *Guards) { g.ReplaceID = false },
+	mutant.AckOnlyOnRedelivery: func(g *Guards) { g.FinishOnRedelivery = false },
+	mutant.NoDedupKey:          func(g *Guards) { g.DedupKey = false },
 }
 
-// MutantNames lists the mutants, sorted.
-func MutantNames() []string {
-	out := make([]string, 0, len(Mutants))
-	for n := range Mutants {
-		out = append(out, n)
-	}
-	sort.Strings(out)
-	return out
-}
-
-// GuardsFor returns the reference guards with mutant applied ("" = none).
-func GuardsFor(mutant string) (Guards, error) {
+// GuardsOf returns the reference guards with set's switches off. A switch
+// of another tier is refused: the caller meant it for a process that reads
+// it, and a worker that ignored it would run a mutant as the reference.
+func GuardsOf(set mutant.Set) (Guards, error) {
 	g := Reference()
-	if mutant == "" {
-		return g, nil
+	for s, on := range set {
+		if !on {
+			continue
+		}
+		off, ok := guardOf[s]
+		if !ok {
+			e := mutant.Lookup(s)
+			tier := "no tier"
+			if e != nil {
+				tier = "tier " + e.Tier
+			}
+			return g, fmt.Errorf("worker: switch %q is not the worker's (%s reads it)", s, tier)
+		}
+		off(&g)
 	}
-	f, ok := Mutants[mutant]
-	if !ok {
-		return g, fmt.Errorf("worker: unknown mutant %q (have %s)", mutant, strings.Join(MutantNames(), ", "))
-	}
-	f(&g)
 	return g, nil
 }
 

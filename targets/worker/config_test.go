@@ -1,31 +1,42 @@
 package worker
 
-import "testing"
+import (
+	"testing"
 
-func TestMutantsSwitchOffExactlyTheirGuards(t *testing.T) {
-	want := map[string]Guards{
-		"worker-no-inbox":                   {ReadCommitted: true, NotifRecord: true, ReplaceID: true, FinishOnRedelivery: true, DedupKey: true},
-		"consumer-relies-on-producer-dedup": {ReadCommitted: true, NotifRecord: true, ReplaceID: true, FinishOnRedelivery: true, DedupKey: true},
-		"no-inbox":                          {ReadCommitted: true, NotifRecord: true, ReplaceID: true, FinishOnRedelivery: true, DedupKey: true},
-		"read-uncommitted-no-inbox":         {NotifRecord: true, ReplaceID: true, FinishOnRedelivery: true, DedupKey: true},
-		"no-notif-record-no-replace-id":     {Inbox: true, ReadCommitted: true, FinishOnRedelivery: true, DedupKey: true},
-		"replace-id-no-record":              {Inbox: true, ReadCommitted: true, ReplaceID: true, FinishOnRedelivery: true, DedupKey: true},
-		"ack-only-on-redelivery":            {Inbox: true, ReadCommitted: true, NotifRecord: true, ReplaceID: true, DedupKey: true},
-		"no-dedup-key":                      {Inbox: true, ReadCommitted: true, NotifRecord: true, ReplaceID: true, FinishOnRedelivery: true},
+	"github.com/idemcheck/idemcheck/targets/mutant"
+)
+
+func TestEachSwitchTurnsOffOneGuard(t *testing.T) {
+	want := map[mutant.Switch]Guards{
+		mutant.WorkerNoInbox:       {ReadCommitted: true, NotifRecord: true, ReplaceID: true, FinishOnRedelivery: true, DedupKey: true},
+		mutant.ReadUncommitted:     {Inbox: true, NotifRecord: true, ReplaceID: true, FinishOnRedelivery: true, DedupKey: true},
+		mutant.NoNotifRecord:       {Inbox: true, ReadCommitted: true, ReplaceID: true, FinishOnRedelivery: true, DedupKey: true},
+		mutant.NoReplaceID:         {Inbox: true, ReadCommitted: true, NotifRecord: true, FinishOnRedelivery: true, DedupKey: true},
+		mutant.AckOnlyOnRedelivery: {Inbox: true, ReadCommitted: true, NotifRecord: true, ReplaceID: true, DedupKey: true},
+		mutant.NoDedupKey:          {Inbox: true, ReadCommitted: true, NotifRecord: true, ReplaceID: true, FinishOnRedelivery: true},
 	}
-	if len(want) != len(Mutants) {
-		t.Fatalf("%d mutants, test knows %d", len(Mutants), len(want))
-	}
-	for name, w := range want {
-		g, err := GuardsFor(name)
-		if err != nil || g != w {
-			t.Errorf("%s: got %+v, %v; want %+v", name, g, err, w)
+	for _, e := range mutant.Catalogue {
+		if _, ok := want[e.Switch]; !ok && e.Tier == TierName {
+			t.Errorf("catalogue switch %s of the worker is not in this test", e.Switch)
 		}
 	}
-	if g, err := GuardsFor(""); err != nil || g != Reference() {
+	for s, w := range want {
+		if e := mutant.Lookup(s); e == nil || e.Tier != TierName {
+			t.Errorf("%s: not a worker switch of the catalogue: %+v", s, e)
+		}
+		g, err := GuardsOf(mutant.Set{s: true})
+		if err != nil || g != w {
+			t.Errorf("%s: got %+v, %v; want %+v", s, g, err, w)
+		}
+	}
+	g, err := GuardsOf(mutant.Set{mutant.WorkerNoInbox: true, mutant.ReadUncommitted: true})
+	if err != nil || g.Inbox || g.ReadCommitted || !g.NotifRecord {
+		t.Errorf("two switches: %+v, %v", g, err)
+	}
+	if g, err := GuardsOf(nil); err != nil || g != Reference() {
 		t.Errorf("reference: %+v, %v", g, err)
 	}
-	if _, err := GuardsFor("no-such"); err == nil {
-		t.Error("unknown mutant accepted")
+	if _, err := GuardsOf(mutant.Set{mutant.NoDeadline: true}); err == nil {
+		t.Error("the API's switch accepted by the worker")
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"log"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/idemcheck/idemcheck/targets/tier"
@@ -19,11 +18,10 @@ func init() { tier.Register(TierName, Main) }
 func Main(ctx context.Context, args []string) error {
 	f := tier.NewFlags(TierName)
 	var cfg Config
-	var mutant string
 	pg := f.Postgres()
 	brokers := f.Brokers()
 	vk := f.Valkey()
-	readCommitted := f.Bool("read-committed", true, "consume with isolation read_committed (false: read_uncommitted)")
+	switches := f.Mutants()
 	f.StringVar(&cfg.Name, "name", "", "worker name (history process, static group member id)")
 	f.StringVar(&cfg.Topic, "topic", "", "topic to consume")
 	f.StringVar(&cfg.Group, "group", "", "consumer group")
@@ -31,16 +29,12 @@ func Main(ctx context.Context, args []string) error {
 	f.DurationVar(&cfg.DedupWindow, "dedup-window", time.Hour, "logical dedup window")
 	f.IntVar(&cfg.UserCap, "user-cap", 0, "logical messages per recipient per window (0: no cap)")
 	f.DurationVar(&cfg.SessionTimeout, "session-timeout", 6*time.Second, "consumer group session timeout")
-	f.StringVar(&mutant, "mutant", "", "guard to switch off: "+strings.Join(MutantNames(), ", "))
 	if err := f.Parse(args); err != nil {
 		return err
 	}
-	g, err := GuardsFor(mutant)
+	g, err := GuardsOf(*switches)
 	if err != nil {
 		return f.Bad(err)
-	}
-	if !*readCommitted {
-		g.ReadCommitted = false
 	}
 	// Valkey is the logical dedup cache (empty: no dedup).
 	cfg.Guards, cfg.Postgres, cfg.Brokers, cfg.Valkey = g, *pg, *brokers, *vk
