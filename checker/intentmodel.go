@@ -252,6 +252,13 @@ func resolveStep(st *intentState, in *intentInput) (string, bool) {
 		}
 		return "", true
 	}
+	if absent && !st.Void && (in.Outcome == OutcomeProcessing || in.Outcome == OutcomeInProgress) {
+		// Rule 4 for a resolve: "a request holds this key" claims nothing
+		// and voids nothing; the holder's claim is its own create, which
+		// porcupine places at that create's answer (a RESOLVE racing the
+		// create that charges).
+		return answerStep(st, in)
+	}
 	if st.Void || absent {
 		st.Void = true
 		switch {

@@ -41,6 +41,11 @@ func TestIntentModel(t *testing.T) {
 		{"error answer is no information", new(hb).c("a", 0, 5, "fA", OutcomeError, "").c("b", 10, 20, "fB", OutcomeMismatch, ""), nil},
 		{"resolve voids an absent intent", new(hb).r("a", 0, 5, OutcomeVoid).c("b", 10, 20, "fA", OutcomeVoid, ""), nil},
 		{"resolve races the claim", new(hb).r("a", 0, 20, OutcomeVoid).c("b", 5, 15, "fA", OutcomeVoid, ""), nil},
+		// The create claimed inside its call, RESOLVE heard it held, and the
+		// create answered only after the charge it made.
+		{"resolve hears the racing create hold the key", new(hb).r("r", 0, 10, OutcomeProcessing).c("a", 1, 20, "fA", OutcomeSucceeded, "pay_7").ch(12, 13), nil},
+		{"resolve heard processing, then the key went void", new(hb).r("r", 0, 10, OutcomeProcessing).c("a", 20, 30, "fA", OutcomeVoid, ""), []string{KindInconsistentAnswer}},
+		{"resolve heard processing after void", new(hb).r("r", 0, 5, OutcomeVoid).r("s", 10, 20, OutcomeProcessing), []string{KindInconsistentAnswer}},
 		{"processing then succeeded", new(hb).c("a", 0, 10, "fA", OutcomeProcessing, "pay_7").ch(12, 13).c("a", 20, 30, "fA", OutcomeSucceeded, "pay_7"), nil},
 		{"succeeded before any charge", new(hb).c("a", 0, 10, "fA", OutcomeSucceeded, "pay_7").ch(12, 13), []string{KindInconsistentAnswer}},
 		{"processing after succeeded", new(hb).ch(1, 2).c("a", 0, 10, "fA", OutcomeSucceeded, "pay_7").c("a", 20, 30, "fA", OutcomeProcessing, "pay_7"), []string{KindFailedButCharged, KindInconsistentAnswer}},
