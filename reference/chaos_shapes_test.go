@@ -23,16 +23,26 @@ func kindsOf(rep *report.Report) map[string]int {
 	return kinds
 }
 
-// TestFullStackChaosShapesCatchMeaningMutants: the two A5 switches that
-// chaos passed before it drew request shapes (its retries only ever resent
-// the same bytes) are caught under chaos with their documented kinds: a
-// reordered retry refused by a fingerprint of the raw bytes, a retry of
-// another amount accepted without a fingerprint check. One mild fault
-// (psp-slow) keeps the runs short; the shapes do the catching.
+// TestFullStackChaosShapesCatchMeaningMutants: switches that chaos passed
+// before it drew request shapes (its retries only ever resent the same
+// bytes, and it never asked RESOLVE) are caught under chaos with their
+// documented kinds: a reordered retry refused by a fingerprint of the raw
+// bytes, a retry of another amount accepted without a fingerprint check, a
+// create charged after a RESOLVE that voided nothing or whose VOID
+// overwrote the create's claim, a partial refund carried out twice. One
+// mild fault (psp-slow) keeps the runs short; the shapes do the catching.
 func TestFullStackChaosShapesCatchMeaningMutants(t *testing.T) {
 	cases := []struct{ mutant, kind string }{
 		{"fingerprint-raw-bytes", "false-mismatch"},
 		{"no-fingerprint-check", "mismatch-accepted"},
+		// RESOLVE answers void and stores nothing: the create after it charges.
+		{"resolve-read-only", "effect-after-void"},
+		// RESOLVE writes VOID over the claim of the create that raced into
+		// its window, which charges anyway.
+		{"non-atomic-resolve", "effect-after-void"},
+		// The resolver retries the partial refund whose reply was lost under
+		// a fresh key; the PSP has room for a second part.
+		{"fresh-refund-key", "double-refund"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.mutant, func(t *testing.T) {
@@ -59,7 +69,8 @@ func expectShapes(t *testing.T, rep *report.Report) {
 	t.Helper()
 	sched := strings.Join(rep.Schedule, "\n")
 	for _, s := range []string{scenario.ShapeReordered, scenario.ShapeChangedAmount, scenario.ShapeLookup,
-		scenario.ShapeRefundFull, scenario.ShapeRefundRepeat, scenario.ShapeRefundConcurrent, scenario.ShapeLateRetry, scenario.ShapePauseRetry} {
+		scenario.ShapeRefundFull, scenario.ShapeRefundRepeat, scenario.ShapeRefundConcurrent, scenario.ShapeLateRetry, scenario.ShapePauseRetry,
+		scenario.ShapeResolveFirst, scenario.ShapeResolveRace, scenario.ShapeRefundPartial} {
 		if !strings.Contains(sched, "shape "+s) {
 			t.Errorf("the schedule never drew %s", s)
 		}
@@ -73,7 +84,7 @@ func expectShapes(t *testing.T, rep *report.Report) {
 			why = r.Why
 		}
 	}
-	if !strings.Contains(why, "shapes carried out: ") || !strings.Contains(why, "refund-full") {
+	if !strings.Contains(why, "shapes carried out: ") || !strings.Contains(why, "refund-full") || !strings.Contains(why, scenario.ShapeResolveFirst) {
 		t.Errorf("the verdict does not name the shapes carried out: %s", why)
 	}
 }

@@ -27,7 +27,6 @@ var chaosKinds = map[string][]string{
 	// refuses the second caller's own first request as a reuse: a mismatch
 	// for a request that reused nothing.
 	string(mutant.KeyNotScoped):       {checker.KindFalseMismatch},
-	string(mutant.NoDeadline):         {checker.KindEffectAfterVoid},
 	string(mutant.ResolveReadOnly):    {checker.KindEffectAfterVoid},
 	string(mutant.NonAtomicResolve):   {checker.KindEffectAfterVoid},
 	string(mutant.NoDurableGuard):     {checker.KindDoubleCharge},
@@ -66,6 +65,8 @@ var chaosRefused = map[string]string{
 		"only the PSP's own log shows it (two calls under one key for one intent while a copy was in flight), which A2 judges and chaos does not: run --only A2",
 	string(mutant.CompleteUnconditional): "complete-unconditional is masked: answers are rendered from the ledger row, so the zombie's overwrite of the key record carries the same answer; " +
 		"only the key record shows it, which A4's spec reads and chaos does not: suites/reference A4",
+	string(mutant.NoDeadline): "no-deadline is masked under chaos: the late original it would let run meets its own retry's claim, or RESOLVE's void of its key, and charges nothing; " +
+		"B1's spec holds it past the deadline with RESOLVE read-only: suites/reference B1",
 	string(mutant.ReadUncommitted): "read-uncommitted is masked by the worker's inbox, which drops the committed copy of an event the aborted one already credited; " +
 		"run it with worker-no-inbox (D3's caught spec, suites/delivery)",
 	string(mutant.NoReplaceID): "no-replace-id is masked by the notification record, which sends no repeat for a replace id to replace; " +

@@ -14,7 +14,12 @@ type Config struct {
 	Lookup   *Request `yaml:"lookup"`
 	// Refund, optional, undoes a payment ({{payment_id}}); with a key when
 	// key.header or key.body_field is set. Enables the multi-step check.
-	Refund   *Request          `yaml:"refund"`
+	Refund *Request `yaml:"refund"`
+	// Resolve, optional, asks "did it happen?" of a key, not of a payment
+	// (RESOLVE, SCENARIOS.md B1-B3): a service that answers it must make the
+	// key's late or concurrent create void, never charge it. It carries the
+	// create's key. Enables chaos's resolve shapes.
+	Resolve  *Request          `yaml:"resolve"`
 	Effects  Effects           `yaml:"effects"`
 	Proxy    *Proxy            `yaml:"toxiproxy"`
 	Profile  string            `yaml:"profile"`

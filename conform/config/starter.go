@@ -74,6 +74,13 @@ lookup:
 #   key: {header: Idempotency-Key}
 #   body: '{"amount": {{amount}}}'
 
+# Optional RESOLVE: "did it happen?" of a key, not of a payment, sent under the
+# create's key; an absent key must become void, so its create never charges.
+# Enables chaos's resolve shapes. Map its answers in outcomes.rules.
+# resolve:
+#   method: POST
+#   path: /payments/resolve
+
 # Optional authorize/capture flow (check S-capture, with fakepsp): authorize is a
 # create that only authorizes (capture_method=manual at the PSP; default: create
 # itself), capture takes the payment it named. With refund: the refund follows.

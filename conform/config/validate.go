@@ -66,6 +66,7 @@ func (c *Config) Validate() Errors {
 	v.outcomes()
 	v.lookup()
 	v.refund()
+	v.resolve()
 	v.capture()
 	v.effects()
 	v.profile()

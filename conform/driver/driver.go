@@ -230,10 +230,34 @@ func (d *Driver) Lookup(ctx context.Context, step string, caller, instance int, 
 	return d.Call(ctx, d.cfg.Lookup, step, caller, instance, paymentID, "")
 }
 
+// Resolve asks the target's RESOLVE whether the key's payment happened,
+// under the caller's key (the resolve request carries it).
+func (d *Driver) Resolve(ctx context.Context, step string, caller, instance int, key string) *Attempt {
+	return d.Call(ctx, d.cfg.Resolve, step, caller, instance, "", key)
+}
+
 // Call sends a follow-up request (lookup, refund) about a payment, with key
-// when the request template carries one.
+// when the request template carries one; its {{amount}} is the payment's.
 func (d *Driver) Call(ctx context.Context, l *config.Request, step string, caller, instance int, paymentID, key string) *Attempt {
-	vals := map[string]string{"payment_id": paymentID, "caller": d.cfg.Callers[caller].Name, "key": key}
+	return d.CallPart(ctx, l, step, caller, instance, paymentID, key, d.amountOf(paymentID))
+}
+
+// amountOf is the amount of the create that was answered with paymentID (0
+// when none was).
+func (d *Driver) amountOf(paymentID string) int64 {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for _, a := range d.attempts {
+		if paymentID != "" && a.PaymentID == paymentID && a.Amount > 0 {
+			return a.Amount
+		}
+	}
+	return 0
+}
+
+// CallPart is Call with {{amount}} set to amount: a partial refund.
+func (d *Driver) CallPart(ctx context.Context, l *config.Request, step string, caller, instance int, paymentID, key string, amount int64) *Attempt {
+	vals := map[string]string{"payment_id": paymentID, "caller": d.cfg.Callers[caller].Name, "key": key, "amount": strconv.FormatInt(amount, 10)}
 	a := &Attempt{Step: step, Caller: d.cfg.Callers[caller].Name, Instance: instance, Method: l.Method}
 	a.URL = strings.TrimRight(d.bases[instance%len(d.bases)], "/") + Fill(l.Path, vals)
 	body := []byte(Fill(l.Body, vals))

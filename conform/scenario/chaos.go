@@ -231,6 +231,8 @@ func chaosIntent(ctx context.Context, e *Env, t *T, sys *faults.System, p Planne
 		via = r.Via()
 	}
 	hold := sr.holdOwner(ctx, e, p, in)
+	resolved := resolveFirst(ctx, e, p, in)
+	waitResolve := resolveRace(ctx, e, p, in)
 	first := make([]*driver.Attempt, p.Copies)
 	var wg sync.WaitGroup
 	for c := 0; c < p.Copies; c++ {
@@ -251,6 +253,9 @@ func chaosIntent(ctx context.Context, e *Env, t *T, sys *faults.System, p Planne
 	}
 	late := sr.lateRetry(ctx, t, p, in, via, hold)
 	wg.Wait()
+	if waitResolve != nil {
+		resolved = waitResolve()
+	}
 	if late != nil {
 		first = append(first, late)
 	}
@@ -296,5 +301,5 @@ func chaosIntent(ctx context.Context, e *Env, t *T, sys *faults.System, p Planne
 			break
 		}
 	}
-	sr.followUp(ctx, e, t, p, in, atts, late)
+	sr.followUp(ctx, e, t, p, in, atts, late, resolved)
 }

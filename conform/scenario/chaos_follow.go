@@ -33,6 +33,8 @@ type refundCase struct {
 	pay, key  string
 	atts      []*driver.Attempt
 	lostFired bool
+	// part is a partial refund's amount (0: the whole payment).
+	part int64
 }
 
 func newShapeRun(e *Env, plan []Planned) *shapeRun {
@@ -123,14 +125,17 @@ func lastFinal(atts []*driver.Attempt) *driver.Attempt {
 }
 
 // followUp carries out what a shape sends once the intent had its final
-// answer, and notes whether the shape really happened.
-func (sr *shapeRun) followUp(ctx context.Context, e *Env, t *T, p Planned, in Intent, atts []*driver.Attempt, late *driver.Attempt) {
+// answer, and notes whether the shape really happened; resolved is the
+// resolve shapes' RESOLVE, sent before or beside the copies.
+func (sr *shapeRun) followUp(ctx context.Context, e *Env, t *T, p Planned, in Intent, atts []*driver.Attempt, late, resolved *driver.Attempt) {
 	fin := lastFinal(atts)
 	why := ""
 	switch p.Shape {
 	case ShapePlain, ShapePauseRetry:
 	case ShapeLateRetry:
 		why = lateOverlapped(atts, late)
+	case ShapeResolveFirst, ShapeResolveRace:
+		why = resolveDone(p, resolved, atts)
 	case ShapeReordered, ShapeVolatile, ShapeChangedAmount:
 		if why = settled(fin); why == "" {
 			sr.retryAsIs(ctx, e, t, p, in, fin)
@@ -142,7 +147,7 @@ func (sr *shapeRun) followUp(ctx context.Context, e *Env, t *T, p Planned, in In
 		if why == "" {
 			recordedLookup(ctx, e, t, p, in, fin.PaymentID)
 		}
-	case ShapeRefundFull, ShapeRefundRepeat, ShapeRefundConcurrent:
+	case ShapeRefundFull, ShapeRefundRepeat, ShapeRefundConcurrent, ShapeRefundPartial:
 		switch {
 		case fin == nil || fin.Outcome != checker.OutcomeSucceeded:
 			why = "the create never ended succeeded"

@@ -3,6 +3,7 @@ package scenario
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"strings"
 	"sync"
 	"time"
@@ -14,6 +15,25 @@ import (
 // refundCopies is how many copies of a refund the concurrent shape sends.
 const refundCopies = 3
 
+var amountRE = regexp.MustCompile(`\{\{\s*amount\s*\}\}`)
+
+// partOf is the partial refund shape's part of a payment: a third, so a
+// second refund of it would still fit in what is left of the charge.
+func partOf(amount int64) int64 { return max(1, amount/3) }
+
+// partialOff says why the partial refund shape cannot be drawn ("" when it
+// can): it needs the refund shapes and a refund request that carries
+// {{amount}}.
+func partialOff(e *Env, refund string) string {
+	switch {
+	case refund != "":
+		return refund
+	case !amountRE.MatchString(e.Cfg.Refund.Path + e.Cfg.Refund.Body):
+		return "the refund request carries no {{amount}}, so it cannot ask for a part"
+	}
+	return ""
+}
+
 // refund carries out a refund shape of a succeeded payment under one key
 // (the intent's, as S-multistep derives it): plain, repeated after its PSP
 // reply was lost once, or as copies at once; each then retried until a
@@ -24,10 +44,17 @@ func (sr *shapeRun) refund(ctx context.Context, e *Env, t *T, p Planned, in Inte
 	switch p.Shape {
 	case ShapeRefundFull:
 		rc.atts = append(rc.atts, t.call(ctx, e.Cfg.Refund, step, in, pay, rc.key))
-	case ShapeRefundRepeat:
+	case ShapeRefundRepeat, ShapeRefundPartial:
 		// Scoped by amount: the refund of the whole charge is of the
-		// intent's amount, and no other intent of the run has it.
-		f := armPSP(ctx, e, faults.PSPReplyLost, faults.Scope{Op: "refund", Amount: in.Meaning.Amount, Times: 1})
+		// intent's amount, and no other intent of the run has it; a part
+		// is scoped by its own amount.
+		amount := in.Meaning.Amount
+		if p.Shape == ShapeRefundPartial {
+			rc.part = partOf(amount)
+			amount = rc.part
+			step = fmt.Sprintf("intent %d refund of %d of %d", p.N, rc.part, in.Meaning.Amount)
+		}
+		f := armPSP(ctx, e, faults.PSPReplyLost, faults.Scope{Op: "refund", Amount: amount, Times: 1})
 		start := checker.Now()
 		for i := 0; i < 3; i++ {
 			label := step + "; its PSP reply is lost once"
@@ -35,7 +62,7 @@ func (sr *shapeRun) refund(ctx context.Context, e *Env, t *T, p Planned, in Inte
 				label = fmt.Sprintf("%s repeated (%d)", step, i)
 				_ = sleepCtx(ctx, 200*time.Millisecond)
 			}
-			rc.atts = append(rc.atts, t.call(ctx, e.Cfg.Refund, label, in, pay, rc.key))
+			rc.atts = append(rc.atts, t.callPart(ctx, e.Cfg.Refund, label, in, pay, rc.key, rc.part))
 		}
 		_ = f.Undo()
 		rc.lostFired = f.Fired() > 0
@@ -53,7 +80,7 @@ func (sr *shapeRun) refund(ctx context.Context, e *Env, t *T, p Planned, in Inte
 		})
 	}
 	if !Final(last(rc.atts)) || p.Shape == ShapeRefundConcurrent {
-		rc.atts = append(rc.atts, t.convergeCall(ctx, e.Cfg.Refund, step, in, pay, rc.key)...)
+		rc.atts = append(rc.atts, t.convergePart(ctx, e.Cfg.Refund, step, in, pay, rc.key, rc.part)...)
 	}
 	sr.mu.Lock()
 	sr.refunds = append(sr.refunds, rc)
@@ -167,9 +194,6 @@ func distinctRefunds(refunds []checker.Op) []checker.Op {
 // shapesNotDrawn says what the run could not send, and why.
 func shapesNotDrawn(e *Env, off map[string]string) []string {
 	out := notDrawn(off)
-	if e.Cfg.Refund != nil {
-		out = append(out, "partial refunds not drawn: the refund request has no amount idemcheck could fill (its placeholders are payment_id, caller and key)")
-	}
 	if e.Cfg.Capture != nil {
 		out = append(out, "authorize/capture not drawn: the chaos check judges creates with the checker's intent model, which holds a success to a charge made by then, and an authorization moves no money before its capture (S-capture judges them from the PSP's ground truth)")
 	}

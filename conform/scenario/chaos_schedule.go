@@ -105,6 +105,7 @@ func Schedule(seed uint64, names []string, callers, n int, shapes ...string) []P
 			}
 		}
 	}
+	resolveSlots(out)
 	return out
 }
 

@@ -33,6 +33,12 @@ const (
 	ShapeRefundRepeat = "refund-repeat"
 	// ShapeRefundConcurrent: copies of the refund at once under its key.
 	ShapeRefundConcurrent = "refund-concurrent"
+	// ShapeRefundPartial: a refund of a third of the payment, its PSP reply
+	// lost once, repeated under its key with the same part: room is left
+	// at the PSP for a second refund, so a repeat carried out again under
+	// another key moves money (double-refund) where a whole refund's repeat
+	// would be refused.
+	ShapeRefundPartial = "refund-partial-repeat"
 	// ShapeLateRetry: a retry to another instance late in the first copy's
 	// attempt, while its PSP call is held open (and past the owner's lease
 	// when the intent's fault froze or slowed it): the retry must wait,
@@ -46,7 +52,8 @@ const (
 
 // shapeCatalogue is every shape in the one order the schedule draws from.
 var shapeCatalogue = []string{ShapePlain, ShapeReordered, ShapeVolatile, ShapeChangedAmount, ShapeLookup,
-	ShapeRefundFull, ShapeRefundRepeat, ShapeRefundConcurrent, ShapeLateRetry, ShapePauseRetry}
+	ShapeRefundFull, ShapeRefundRepeat, ShapeRefundConcurrent, ShapeLateRetry, ShapePauseRetry,
+	ShapeResolveFirst, ShapeResolveRace, ShapeRefundPartial}
 
 // Shapes lists every shape the chaos schedule knows, in drawing order.
 func Shapes() []string { return append([]string(nil), shapeCatalogue...) }
@@ -79,6 +86,10 @@ func chaosShapes(e *Env) (on []string, off map[string]string) {
 			}
 		case ShapeRefundFull, ShapeRefundRepeat, ShapeRefundConcurrent:
 			why = refund
+		case ShapeRefundPartial:
+			why = partialOff(e, refund)
+		case ShapeResolveFirst, ShapeResolveRace:
+			why = resolveOff(e)
 		}
 		if why != "" {
 			off[s] = why

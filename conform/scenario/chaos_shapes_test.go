@@ -43,7 +43,7 @@ func TestScheduleShapesAreAFunctionOfTheSeed(t *testing.T) {
 
 // TestScheduleShapesKeepTheOldFields: shapes are drawn after every other
 // field, so a plan with shapes has the same callers, faults, copies, delays
-// and shared keys as the plan without them.
+// and shared keys as the plan without them; a resolve shape sends one copy.
 func TestScheduleShapesKeepTheOldFields(t *testing.T) {
 	names := faults.Names(faults.All())
 	plain := Schedule(9, names, 3, 200)
@@ -53,6 +53,12 @@ func TestScheduleShapesKeepTheOldFields(t *testing.T) {
 			t.Fatalf("intent %d of the plan without shapes: shape %s, pause %d", i+1, plain[i].Shape, plain[i].Stretch)
 		}
 		s := shaped[i]
+		if isResolveShape(s.Shape) {
+			if s.Copies != 1 {
+				t.Fatalf("intent %d: resolve shape with %d copies", i+1, s.Copies)
+			}
+			s.Copies = plain[i].Copies
+		}
 		s.Shape, s.Stretch = ShapePlain, 0
 		if s != plain[i] {
 			t.Fatalf("intent %d: %v with shapes, %v without", i+1, shaped[i], plain[i])
@@ -121,6 +127,8 @@ func TestChaosShapesFollowTheConfig(t *testing.T) {
 	wantOff := map[string]string{
 		ShapeVolatile: "no create.volatile_fields in the config", ShapeLookup: "no lookup request in the config",
 		ShapeRefundFull: "no refund request in the config", ShapeRefundRepeat: "no refund request in the config", ShapeRefundConcurrent: "no refund request in the config",
+		ShapeResolveFirst: "no resolve request in the config", ShapeResolveRace: "no resolve request in the config",
+		ShapeRefundPartial: "no refund request in the config",
 	}
 	if len(off) != len(wantOff) {
 		t.Fatalf("not drawn: %v, want %v", off, wantOff)
@@ -131,7 +139,7 @@ func TestChaosShapesFollowTheConfig(t *testing.T) {
 		}
 	}
 	lines := notDrawn(off)
-	if !slices.Contains(lines, "refund-full, refund-repeat, refund-concurrent not drawn: no refund request in the config") {
+	if !slices.Contains(lines, "refund-full, refund-repeat, refund-concurrent, refund-partial-repeat not drawn: no refund request in the config") {
 		t.Fatalf("the log does not say why no refund shape was drawn: %v", lines)
 	}
 
@@ -139,9 +147,10 @@ func TestChaosShapesFollowTheConfig(t *testing.T) {
 	full := &Env{Cfg: &config.Config{
 		Create: config.Request{Body: `amount={{amount}}`, VolatileFields: []string{"sent_at"}},
 		Lookup: &config.Request{Path: "/p/{{payment_id}}"}, Refund: &config.Request{Path: "/p/{{payment_id}}/refund"},
+		Resolve: &config.Request{Path: "/p/resolve"},
 	}}
 	on, off = chaosShapes(full)
-	if want := []string{ShapePlain, ShapeVolatile, ShapeChangedAmount, ShapeLookup, ShapeLateRetry, ShapePauseRetry}; !slices.Equal(on, want) {
+	if want := []string{ShapePlain, ShapeVolatile, ShapeChangedAmount, ShapeLookup, ShapeLateRetry, ShapePauseRetry, ShapeResolveFirst, ShapeResolveRace}; !slices.Equal(on, want) {
 		t.Fatalf("enabled %v, want %v", on, want)
 	}
 	if off[ShapeReordered] != "the create body is not a JSON object, so it has no members to reorder" || off[ShapeRefundFull] != needPSP(full) {
@@ -182,5 +191,46 @@ func TestDistinctRefunds(t *testing.T) {
 	got := distinctRefunds([]checker.Op{op("p:refund", "re_1"), op("p:refund", "re_1"), op("p:refund", ""), op("p:refund:x", "re_1"), op("p:refund:y", "re_2")})
 	if len(got) != 2 || got[0].Output.RefundID != "re_1" || got[1].Output.RefundID != "re_2" {
 		t.Fatalf("distinct refunds %v, want re_1 and re_2", got)
+	}
+}
+
+// TestResolveShapesGoWhereTheyCanHappen: a voided intent never reaches the
+// PSP, so the resolve shapes land only on intents without a fault (which
+// could not fire) and without another caller's key; each is still drawn.
+func TestResolveShapesGoWhereTheyCanHappen(t *testing.T) {
+	names := faults.Names(faults.All())
+	for _, seed := range []uint64{1, 3, 42, 1796127724348541514} {
+		seen := map[string]int{}
+		for _, p := range Schedule(seed, names, 2, 80, Shapes()...) {
+			if !isResolveShape(p.Shape) {
+				continue
+			}
+			seen[p.Shape]++
+			if p.Fault != NoFault || p.KeyOf != 0 || p.Stretch != 0 || p.Copies != 1 {
+				t.Errorf("seed %d: %s", seed, p)
+			}
+		}
+		if seen[ShapeResolveFirst] == 0 || seen[ShapeResolveRace] == 0 {
+			t.Errorf("seed %d: resolve shapes drawn %v", seed, seen)
+		}
+	}
+}
+
+// TestPartialRefundNeedsAnAmount: the partial refund asks a third of the
+// payment, and only of a refund request that carries {{amount}}.
+func TestPartialRefundNeedsAnAmount(t *testing.T) {
+	if partOf(3000) != 1000 || partOf(2) != 1 || 2*partOf(3001) > 3001 {
+		t.Fatalf("partOf: %d %d %d", partOf(3000), partOf(2), partOf(3001))
+	}
+	e := &Env{Cfg: &config.Config{Refund: &config.Request{Path: "/p/{{payment_id}}/refund"}}}
+	if why := partialOff(e, ""); !strings.Contains(why, "no {{amount}}") {
+		t.Fatalf("a refund without {{amount}}: %q", why)
+	}
+	e.Cfg.Refund.Body = `{"amount": {{ amount }}}`
+	if why := partialOff(e, ""); why != "" {
+		t.Fatalf("a refund with {{amount}}: %q", why)
+	}
+	if why := partialOff(e, "no refund request in the config"); why != "no refund request in the config" {
+		t.Fatalf("the refund shapes' reason is not kept: %q", why)
 	}
 }

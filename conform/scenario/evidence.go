@@ -44,6 +44,22 @@ func answeredWithPayment(atts []*driver.Attempt, names []string) bool {
 	return false
 }
 
+// voided says whether the intents' creates were answered, and every final
+// answer was void (the key a RESOLVE voided).
+func voided(atts []*driver.Attempt, names []string) bool {
+	n := 0
+	for _, a := range atts {
+		if !slices.Contains(names, a.Intent) || !Final(a) {
+			continue
+		}
+		if a.Outcome != checker.OutcomeVoid {
+			return false
+		}
+		n++
+	}
+	return n > 0
+}
+
 func succeededAny(atts []*driver.Attempt, names []string) bool {
 	for _, a := range atts {
 		if slices.Contains(names, a.Intent) && a.Outcome == checker.OutcomeSucceeded {

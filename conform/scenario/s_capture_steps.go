@@ -49,7 +49,17 @@ func (t *T) lostThenCopies(ctx context.Context, req *config.Request, step string
 
 // call sends one follow-up request about pay, logged like a create.
 func (t *T) call(ctx context.Context, req *config.Request, step string, in Intent, pay, key string) *driver.Attempt {
-	a := t.env.D.Call(ctx, req, t.check.ID+": "+step, in.Caller, 0, pay, key)
+	return t.callPart(ctx, req, step, in, pay, key, 0)
+}
+
+// callPart is call with {{amount}} set to part (0: the payment's amount).
+func (t *T) callPart(ctx context.Context, req *config.Request, step string, in Intent, pay, key string, part int64) *driver.Attempt {
+	var a *driver.Attempt
+	if part > 0 {
+		a = t.env.D.CallPart(ctx, req, t.check.ID+": "+step, in.Caller, 0, pay, key, part)
+	} else {
+		a = t.env.D.Call(ctx, req, t.check.ID+": "+step, in.Caller, 0, pay, key)
+	}
 	t.env.Logf("  %s #%d %s %s -> %s", t.check.ID, a.Seq, step, describeReq(a), describeResp(a))
 	return a
 }
@@ -57,11 +67,17 @@ func (t *T) call(ctx context.Context, req *config.Request, step string, in Inten
 // convergeCall retries a follow-up step, as a client with a stable key
 // would, with a growing backoff until a final answer or converge_within.
 func (t *T) convergeCall(ctx context.Context, req *config.Request, step string, in Intent, pay, key string) []*driver.Attempt {
+	return t.convergePart(ctx, req, step, in, pay, key, 0)
+}
+
+// convergePart is convergeCall with {{amount}} set to part (0: the
+// payment's amount): the retries of a partial refund ask the same part.
+func (t *T) convergePart(ctx context.Context, req *config.Request, step string, in Intent, pay, key string, part int64) []*driver.Attempt {
 	deadline := time.Now().Add(t.env.Cfg.ConvergeD())
 	wait := 100 * time.Millisecond
 	var out []*driver.Attempt
 	for i := 1; ; i++ {
-		a := t.call(ctx, req, fmt.Sprintf("%s retried (%d)", step, i), in, pay, key)
+		a := t.callPart(ctx, req, fmt.Sprintf("%s retried (%d)", step, i), in, pay, key, part)
 		out = append(out, a)
 		if Final(a) || ctx.Err() != nil || time.Now().Add(wait).After(deadline) {
 			return out
