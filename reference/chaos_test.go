@@ -103,30 +103,38 @@ func TestFullStackChaosNamesEachTiersMutant(t *testing.T) {
 		tier, mutant string
 		stack        Stack
 		faults       []string
+		// short marks a case whose faults each run alone (a kill, a
+		// window) and catch on every intent they strike: 3 s of chaos
+		// instead of 8 s still draws several.
+		short bool
 	}{
 		// The window kills the owner inside its PSP call with the resolver
 		// frozen and the webhook down, so the retry's takeover on the other
 		// server is the first to settle the payment (A3) on the whole stack.
-		{"api (takeover)", "takeover-new-psp-key", Stack{}, []string{"window-owner-killed-in-charge"}},
-		{"resolver", "resolver-fresh-psp-key", Stack{NoWebhook: true}, []string{"psp-reply-lost"}},
+		{"api (takeover)", "takeover-new-psp-key", Stack{}, []string{"window-owner-killed-in-charge"}, true},
+		{"resolver", "resolver-fresh-psp-key", Stack{NoWebhook: true}, []string{"psp-reply-lost"}, false},
 		// fakepsp saves and replays its 500 while the webhook is down: only
 		// the resolver can find the charge (A1).
-		{"resolver (saved 500)", "resolver-replay-only", Stack{}, []string{"window-psp-500-saved-no-webhook"}},
-		{"webhook", "blind-webhook-update", Stack{}, []string{"psp-slow"}},
-		{"relay (worker without inbox)", "worker-no-inbox", Stack{}, []string{"crash-relay-after-publish-before-delete", "crash-worker-before-offset-commit"}},
-		{"relay", "relay-delete-before-publish", Stack{}, []string{"crash-relay-after-publish-before-delete"}},
-		{"streamjob", "stream-seen-ids-external", Stack{}, []string{"kill-restart-streamjob"}},
+		{"resolver (saved 500)", "resolver-replay-only", Stack{}, []string{"window-psp-500-saved-no-webhook"}, true},
+		{"webhook", "blind-webhook-update", Stack{}, []string{"psp-slow"}, false},
+		{"relay (worker without inbox)", "worker-no-inbox", Stack{}, []string{"crash-relay-after-publish-before-delete", "crash-worker-before-offset-commit"}, false},
+		{"relay", "relay-delete-before-publish", Stack{}, []string{"crash-relay-after-publish-before-delete"}, false},
+		{"streamjob", "stream-seen-ids-external", Stack{}, []string{"kill-restart-streamjob"}, false},
 		// Two callers send one key now and then (A6); their bodies differ.
-		{"api (key scope)", "key-not-scoped", Stack{}, []string{"psp-slow"}},
+		{"api (key scope)", "key-not-scoped", Stack{}, []string{"psp-slow"}, false},
 		// R2 resumes the charge R1 made and never recorded (G2).
-		{"resolver (Region)", "region-attempt-key", Stack{}, []string{"region-failover"}},
-		{"api and resolver (Region)", "random-event-id", Stack{}, []string{"region-failover"}},
+		{"resolver (Region)", "region-attempt-key", Stack{}, []string{"region-failover"}, false},
+		{"api and resolver (Region)", "random-event-id", Stack{}, []string{"region-failover"}, false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.tier, func(t *testing.T) {
 			sk := tc.stack
 			sk.Mutants = tc.mutant
-			code, rep := chaosRun(t, 5, 8*time.Second, sk, tc.faults)
+			d := 8 * time.Second
+			if tc.short {
+				d = 3 * time.Second
+			}
+			code, rep := chaosRun(t, 5, d, sk, tc.faults)
 			r := MatrixRun{Switch: tc.mutant, Seed: 5, Want: ChaosKinds(tc.mutant), DetectS: -1}
 			judgeRun(&r, code, rep)
 			t.Log(r)

@@ -216,6 +216,7 @@ func TestProbedConfigCatchesBrokenServices(t *testing.T) {
 			t.Parallel()
 			args := append([]string{"--probe", "http://127.0.0.1:${PORT}", "--ready", "/healthz", "--caller", tok1, "--caller", tok2, "--"}, c.cmd...)
 			cfg := probeInit(t, args...)
+			shortQuiet(t, cfg)
 			code, rep := runWith(t, cfg, "--only", c.check)
 			if code != 1 {
 				t.Errorf("exit %d, want 1", code)
@@ -321,6 +322,7 @@ func TestProbedConfigPassesCorrectVariants(t *testing.T) {
 			if text, _ := os.ReadFile(cfg); !strings.Contains(string(text), c.says) {
 				t.Errorf("the probed config lacks %q", c.says)
 			}
+			shortQuiet(t, cfg)
 			code, rep := runWith(t, cfg)
 			if code != 0 {
 				t.Errorf("exit %d, want 0", code)

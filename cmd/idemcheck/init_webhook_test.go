@@ -30,6 +30,7 @@ func TestProbedWebhookConfig(t *testing.T) {
 					t.Errorf("the probed config lacks %q:\n%s", want, text)
 				}
 			}
+			shortQuiet(t, cfg)
 			code, rep := runWith(t, cfg, "--only", only)
 			kinds := map[string]string{}
 			for _, r := range rep.Results {
