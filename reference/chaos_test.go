@@ -19,6 +19,9 @@ func chaosRun(t *testing.T, seed uint64, d time.Duration, sk Stack, only []strin
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), d*3+3*time.Minute)
 	defer cancel()
+	if sk.Services == nil {
+		sk.Services = sharedServices(t)
+	}
 	var out, errb bytes.Buffer
 	code, rep := RunStack(ctx, conform.Options{Seed: seed, Chaos: true, Duration: d, Quiet: true, ChaosFaults: only,
 		Stdout: &out, Stderr: &errb, HTML: t.TempDir()}, sk)

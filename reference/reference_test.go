@@ -17,7 +17,9 @@ import (
 // Run with: flock /tmp/idemcheck-realservers.lock go test ./reference/
 func TestMain(m *testing.M) {
 	tier.Dispatch()
-	os.Exit(m.Run())
+	code := m.Run()
+	stopShared()
+	os.Exit(code)
 }
 
 func run(t *testing.T, mutants string, only []string) (int, string, []scenario.Result) {
