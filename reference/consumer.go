@@ -41,7 +41,7 @@ func queueMutant(ws mutant.Set, queue bool) error {
 	if !queue {
 		return fmt.Errorf("worker switch %s needs the worker, which runs only for the consumer checks (Q-*) or with --chaos", ws)
 	}
-	for _, s := range sortedSwitches(ws) {
+	for _, s := range ws.Sorted() {
 		if s == mutant.WorkerNoInbox {
 			continue
 		}
@@ -52,26 +52,6 @@ func queueMutant(ws mutant.Set, queue bool) error {
 		return fmt.Errorf("worker switch %q turns off a guard the consumer checks cannot see (they count credits): %s", s, hint)
 	}
 	return nil
-}
-
-// others is set without the named tier's switches.
-func others(set mutant.Set, tier string) mutant.Set {
-	out := mutant.Set{}
-	for s := range set {
-		if e := mutant.Lookup(s); e != nil && e.Tier != tier {
-			out[s] = true
-		}
-	}
-	return out
-}
-
-func sortedSwitches(set mutant.Set) []mutant.Switch {
-	var out []mutant.Switch
-	for s := range set {
-		out = append(out, s)
-	}
-	slices.Sort(out)
-	return out
 }
 
 // consumerStarter starts the reference's workers on the run's topic and

@@ -149,7 +149,7 @@ func RunStack(ctx context.Context, o conform.Options, sk Stack) (int, *report.Re
 	if ws := mutant.Of(worker.TierName, set); err == nil && !sk.Full && len(ws) > 0 {
 		// Without the full stack the worker runs only for the consumer checks.
 		err = queueMutant(ws, queue)
-		tiered = others(set, worker.TierName)
+		tiered = mutant.Without(worker.TierName, set)
 	}
 	if err == nil {
 		err = runsEveryTierOf(tiered, sk.Full, o.Chaos)

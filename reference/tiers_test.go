@@ -60,9 +60,9 @@ func TestFullStackAcceptsItsTiersMutants(t *testing.T) {
 	if err := runsEveryTierOf(mutant.Set{mutant.WorkerNoInbox: true}, false, false); err == nil {
 		t.Fatal("worker-no-inbox accepted by a stack that starts no worker")
 	}
-	rest := others(mutant.Set{mutant.WorkerNoInbox: true, mutant.KeyNotScoped: true}, "worker")
+	rest := mutant.Without("worker", mutant.Set{mutant.WorkerNoInbox: true, mutant.KeyNotScoped: true})
 	if rest.String() != string(mutant.KeyNotScoped) {
-		t.Fatalf("others: %v", rest)
+		t.Fatalf("Without: %v", rest)
 	}
 }
 

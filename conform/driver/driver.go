@@ -239,7 +239,7 @@ func (d *Driver) Resolve(ctx context.Context, step string, caller, instance int,
 // Call sends a follow-up request (lookup, refund) about a payment, with key
 // when the request template carries one; its {{amount}} is the payment's.
 func (d *Driver) Call(ctx context.Context, l *config.Request, step string, caller, instance int, paymentID, key string) *Attempt {
-	return d.CallPart(ctx, l, step, caller, instance, paymentID, key, d.amountOf(paymentID))
+	return d.CallPart(ctx, l, step, caller, instance, paymentID, key, 0)
 }
 
 // amountOf is the amount of the create that was answered with paymentID (0
@@ -255,8 +255,12 @@ func (d *Driver) amountOf(paymentID string) int64 {
 	return 0
 }
 
-// CallPart is Call with {{amount}} set to amount: a partial refund.
+// CallPart is Call with {{amount}} set to amount (a partial refund); 0 is
+// the payment's amount.
 func (d *Driver) CallPart(ctx context.Context, l *config.Request, step string, caller, instance int, paymentID, key string, amount int64) *Attempt {
+	if amount == 0 {
+		amount = d.amountOf(paymentID)
+	}
 	vals := map[string]string{"payment_id": paymentID, "caller": d.cfg.Callers[caller].Name, "key": key, "amount": strconv.FormatInt(amount, 10)}
 	a := &Attempt{Step: step, Caller: d.cfg.Callers[caller].Name, Instance: instance, Method: l.Method}
 	a.URL = strings.TrimRight(d.bases[instance%len(d.bases)], "/") + Fill(l.Path, vals)

@@ -42,13 +42,6 @@ func resolveOff(e *Env) string {
 // first's claim would answer in_progress after a void, a second kind for
 // one bug (copies race each other in the other shapes).
 func resolveSlots(out []Planned) {
-	defer func() {
-		for i := range out {
-			if isResolveShape(out[i].Shape) {
-				out[i].Copies = 1
-			}
-		}
-	}()
 	for i := range out {
 		if !isResolveShape(out[i].Shape) || (out[i].Fault == NoFault && out[i].KeyOf == 0) {
 			continue
@@ -63,6 +56,11 @@ func resolveSlots(out []Planned) {
 		}
 		out[i].Shape, out[k].Shape = out[k].Shape, out[i].Shape
 		out[i].Stretch, out[k].Stretch = out[k].Stretch, out[i].Stretch
+	}
+	for i := range out {
+		if isResolveShape(out[i].Shape) {
+			out[i].Copies = 1
+		}
 	}
 }
 

@@ -54,12 +54,7 @@ func (t *T) call(ctx context.Context, req *config.Request, step string, in Inten
 
 // callPart is call with {{amount}} set to part (0: the payment's amount).
 func (t *T) callPart(ctx context.Context, req *config.Request, step string, in Intent, pay, key string, part int64) *driver.Attempt {
-	var a *driver.Attempt
-	if part > 0 {
-		a = t.env.D.CallPart(ctx, req, t.check.ID+": "+step, in.Caller, 0, pay, key, part)
-	} else {
-		a = t.env.D.Call(ctx, req, t.check.ID+": "+step, in.Caller, 0, pay, key)
-	}
+	a := t.env.D.CallPart(ctx, req, t.check.ID+": "+step, in.Caller, 0, pay, key, part)
 	t.env.Logf("  %s #%d %s %s -> %s", t.check.ID, a.Seq, step, describeReq(a), describeResp(a))
 	return a
 }

@@ -121,15 +121,24 @@ func Parse(list string) (Set, error) {
 	return m, nil
 }
 
+// Sorted lists the switches that are on, by name.
+func (m Set) Sorted() []Switch {
+	var out []Switch
+	for s, on := range m {
+		if on {
+			out = append(out, s)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
+}
+
 // String is the comma-separated form Parse reads.
 func (m Set) String() string {
 	var out []string
-	for s, on := range m {
-		if on {
-			out = append(out, string(s))
-		}
+	for _, s := range m.Sorted() {
+		out = append(out, string(s))
 	}
-	sort.Strings(out)
 	return strings.Join(out, ",")
 }
 
@@ -153,10 +162,15 @@ func Names() []string {
 }
 
 // Of returns the switches in set a the named tier reads.
-func Of(tier string, a Set) Set {
+func Of(tier string, a Set) Set { return pick(a, func(e *Entry) bool { return e.Tier == tier }) }
+
+// Without returns the switches in set a every other tier reads.
+func Without(tier string, a Set) Set { return pick(a, func(e *Entry) bool { return e.Tier != tier }) }
+
+func pick(a Set, keep func(*Entry) bool) Set {
 	m := Set{}
 	for s := range a {
-		if e := Lookup(s); e != nil && e.Tier == tier {
+		if e := Lookup(s); e != nil && keep(e) {
 			m[s] = true
 		}
 	}

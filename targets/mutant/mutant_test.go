@@ -40,4 +40,7 @@ func TestParse(t *testing.T) {
 	if got := Of("resolver", Set{ResolverFreshPSPKey: true, NoDeadline: true}); len(got) != 1 || !got.On(ResolverFreshPSPKey) {
 		t.Fatalf("Of = %v", got)
 	}
+	if got := Without("resolver", Set{ResolverFreshPSPKey: true, NoDeadline: true}); len(got) != 1 || !got.On(NoDeadline) {
+		t.Fatalf("Without = %v", got)
+	}
 }
