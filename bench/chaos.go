@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/idemcheck/idemcheck/conform"
+	"github.com/idemcheck/idemcheck/internal/logtail"
 	"github.com/idemcheck/idemcheck/reference"
 )
 
@@ -32,7 +33,7 @@ func runChaos(ctx context.Context, r *runner) error {
 	code, rep := reference.RunStack(ctx, o, reference.Stack{Services: r.srv.stack})
 	whole := time.Since(t0)
 	if rep == nil {
-		return fmt.Errorf("the chaos run did not start (exit %d); log %s:\n%s", code, logPath, tailFile(logPath))
+		return fmt.Errorf("the chaos run did not start (exit %d); log %s:\n%s", code, logPath, logtail.Lines(logPath, 30))
 	}
 	r.logf("chaos seed %d (rerun: idemcheck bench --only chaos --seed %d); report %s", rep.Seed, rep.Seed, dir)
 	if code != conform.ExitPass {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/idemcheck/idemcheck/faults"
+	"github.com/idemcheck/idemcheck/internal/logtail"
 	"github.com/idemcheck/idemcheck/targets/tier"
 )
 
@@ -41,7 +42,7 @@ func (p *procs) start(ctx context.Context, proc, tierName string, args ...string
 	defer cancel()
 	addrs, err := tier.ReadAddrs(rctx, addrFile)
 	if err != nil {
-		return nil, fmt.Errorf("%s did not publish its addresses: %v; log %s:\n%s", proc, err, pr.LogPath(), tailFile(pr.LogPath()))
+		return nil, fmt.Errorf("%s did not publish its addresses: %v; log %s:\n%s", proc, err, pr.LogPath(), logtail.Lines(pr.LogPath(), 30))
 	}
 	return addrs, nil
 }
@@ -53,12 +54,4 @@ func (p *procs) stop() {
 		_ = p.list[i].Stop(10 * time.Second)
 	}
 	_ = os.RemoveAll(p.dir)
-}
-
-func tailFile(path string) string {
-	b, _ := os.ReadFile(path)
-	if len(b) > 1500 {
-		b = b[len(b)-1500:]
-	}
-	return string(b)
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/idemcheck/idemcheck/conform/scenario"
 	"github.com/idemcheck/idemcheck/fakepsp"
 	"github.com/idemcheck/idemcheck/faults"
+	"github.com/idemcheck/idemcheck/internal/logtail"
 )
 
 // targetRun is everything started for one run; stop undoes it in reverse.
@@ -40,7 +41,7 @@ func (tg *targetRun) logs() []string {
 // printTails shows the end of each started instance's output.
 func (tg *targetRun) printTails(w io.Writer) {
 	for _, p := range tg.procs {
-		fmt.Fprintf(w, "idemcheck run: last lines of %s (%s):\n%s", p.Name(), p.LogPath(), tail(p.LogPath(), 15))
+		fmt.Fprintf(w, "idemcheck run: last lines of %s (%s):\n%s", p.Name(), p.LogPath(), logtail.Indented(p.LogPath(), 15, "  "))
 	}
 }
 
@@ -228,17 +229,4 @@ func links(cfg *config.Config, e *scenario.Env, env map[string]string, stderr io
 		fmt.Fprintf(stderr, "idemcheck run: Toxiproxy link %s: %s -> %s (point the service at $%s_ADDR)\n", l.Name, link.Addr(), up, strings.ToUpper(l.Name))
 	}
 	return 0
-}
-
-// tail returns the last n lines of a file.
-func tail(path string, n int) string {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return "  (" + err.Error() + ")\n"
-	}
-	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return "  " + strings.Join(lines, "\n  ") + "\n"
 }

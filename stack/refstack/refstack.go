@@ -21,6 +21,7 @@ import (
 
 	"github.com/idemcheck/idemcheck/faults"
 	"github.com/idemcheck/idemcheck/internal/freeport"
+	"github.com/idemcheck/idemcheck/internal/logtail"
 	"github.com/idemcheck/idemcheck/targets/ledger"
 	"github.com/idemcheck/idemcheck/targets/mutant"
 	"github.com/idemcheck/idemcheck/targets/storytime"
@@ -275,20 +276,12 @@ func (s *Stack) await(ctx context.Context, t *Tier) error {
 			return nil
 		}
 		if t.Proc.Exited() {
-			return fmt.Errorf("refstack: %s exited before serving: %v; log %s:\n%s", t.Name, t.Proc.Wait(0), t.Proc.LogPath(), tail(t.Proc.LogPath()))
+			return fmt.Errorf("refstack: %s exited before serving: %v; log %s:\n%s", t.Name, t.Proc.Wait(0), t.Proc.LogPath(), logtail.Lines(t.Proc.LogPath(), 30))
 		}
 		if ctx.Err() != nil {
 			return fmt.Errorf("refstack: %s did not publish its addresses within 30s; log %s", t.Name, t.Proc.LogPath())
 		}
 	}
-}
-
-func tail(path string) string {
-	b, _ := os.ReadFile(path)
-	if len(b) > 2000 {
-		b = b[len(b)-2000:]
-	}
-	return string(b)
 }
 
 // Restart restarts a tier that died (a crash failpoint or a kill) on its

@@ -17,6 +17,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/idemcheck/idemcheck/internal/freeport"
+	"github.com/idemcheck/idemcheck/internal/logtail"
 )
 
 // kafkaHome finds the jars ci/install-deps fetched: $IDEMCHECK_KAFKA_HOME, or
@@ -151,7 +152,7 @@ func startLocalKafka(ctx context.Context, advertise func(string) (string, error)
 	})
 	if err != nil {
 		_ = p.Stop(context.Background())
-		return nil, "", fmt.Errorf("kafka (local): %w\n%s", err, tail(p.logPath, 3000))
+		return nil, "", fmt.Errorf("kafka (local): %w\n%s", err, logtail.Lines(p.logPath, 30))
 	}
 	return p, proxied, nil
 }

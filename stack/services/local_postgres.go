@@ -15,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/idemcheck/idemcheck/internal/freeport"
+	"github.com/idemcheck/idemcheck/internal/logtail"
 )
 
 // pgBinDir finds the newest Debian Postgres (15 or newer) bin directory.
@@ -118,7 +119,7 @@ func startLocalPostgres(ctx context.Context) (Service, error) {
 	})
 	if err != nil {
 		_ = p.Stop(context.Background())
-		return nil, fmt.Errorf("postgres (local): %w\n%s", err, tail(p.logPath, 2000))
+		return nil, fmt.Errorf("postgres (local): %w\n%s", err, logtail.Lines(p.logPath, 30))
 	}
 	return p, nil
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/idemcheck/idemcheck/internal/freeport"
+	"github.com/idemcheck/idemcheck/internal/logtail"
 )
 
 func startLocalValkey(ctx context.Context) (Service, error) {
@@ -52,7 +53,7 @@ func startLocalValkey(ctx context.Context) (Service, error) {
 	})
 	if err != nil {
 		_ = p.Stop(context.Background())
-		return nil, fmt.Errorf("valkey (local): %w\n%s", err, tail(p.logPath, 2000))
+		return nil, fmt.Errorf("valkey (local): %w\n%s", err, logtail.Lines(p.logPath, 30))
 	}
 	return p, nil
 }

@@ -107,14 +107,3 @@ func tempDir(kind Kind) (string, error) {
 	}
 	return d, err
 }
-
-func tail(path string, n int) string {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return ""
-	}
-	if len(b) > n {
-		b = b[len(b)-n:]
-	}
-	return string(b)
-}

@@ -3,12 +3,11 @@ package kit
 import (
 	"context"
 	"fmt"
-	"os"
-	"strings"
 
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/gomega"
 
+	"github.com/idemcheck/idemcheck/internal/logtail"
 	"github.com/idemcheck/idemcheck/stack/phone"
 	"github.com/idemcheck/idemcheck/stack/refstack"
 	"github.com/idemcheck/idemcheck/targets/keystore"
@@ -77,7 +76,7 @@ func (e *Env) NewReference(ctx context.Context, o RefOptions) *Reference {
 		if ginkgo.CurrentSpecReport().Failed() {
 			fmt.Fprintf(ginkgo.GinkgoWriter, "stack logs in %s (set IDEMCHECK_KEEP_LOGS=1 to keep them), tails:\n", r.Stack.LogDir())
 			for _, t := range r.Stack.Tiers() {
-				fmt.Fprintf(ginkgo.GinkgoWriter, "--- %s\n%s\n", t.Name, Tail(t.Proc.LogPath(), 40))
+				fmt.Fprintf(ginkgo.GinkgoWriter, "--- %s\n%s\n", t.Name, logtail.Lines(t.Proc.LogPath(), 40))
 			}
 		}
 		r.Stack.Stop()
@@ -93,14 +92,4 @@ func (e *Env) NewReference(ctx context.Context, o RefOptions) *Reference {
 // client-trusts-error).
 func (r *Reference) Phone(name, caller string) *Phone {
 	return &phone.Phone{Name: name, Caller: caller, Base: r.Stack.URL, Rec: r.Rec, TrustsError: r.Mutants.On(mutant.ClientTrustsError)}
-}
-
-// Tail is the last n lines of a file ("" when it cannot be read).
-func Tail(path string, n int) string {
-	b, _ := os.ReadFile(path)
-	lines := strings.Split(string(b), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, "\n")
 }
