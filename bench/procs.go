@@ -2,14 +2,11 @@ package bench
 
 import (
 	"context"
-	"fmt"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/idemcheck/idemcheck/faults"
-	"github.com/idemcheck/idemcheck/internal/logtail"
-	"github.com/idemcheck/idemcheck/targets/tier"
+	"github.com/idemcheck/idemcheck/stack/launch"
 )
 
 // procs are the tier processes one section started, in a temp dir of logs.
@@ -28,23 +25,12 @@ func newProcs() (*procs, error) {
 
 // start runs tier tierName as proc and returns the addresses it published.
 func (p *procs) start(ctx context.Context, proc, tierName string, args ...string) (map[string]string, error) {
-	addrFile := filepath.Join(p.dir, proc+".addr")
-	cmd, err := tier.Command(tierName, append(args, "-addr-file", addrFile)...)
+	t, err := launch.Start(ctx, launch.Spec{Dir: p.dir, Name: proc, Tier: tierName, Args: args,
+		Track: func(pr *faults.Process) { p.list = append(p.list, pr) }})
 	if err != nil {
 		return nil, err
 	}
-	pr, err := faults.StartProcess(proc, cmd, p.dir)
-	if err != nil {
-		return nil, err
-	}
-	p.list = append(p.list, pr)
-	rctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	addrs, err := tier.ReadAddrs(rctx, addrFile)
-	if err != nil {
-		return nil, fmt.Errorf("%s did not publish its addresses: %v; log %s:\n%s", proc, err, pr.LogPath(), logtail.Lines(pr.LogPath(), 30))
-	}
-	return addrs, nil
+	return t.Addrs, nil
 }
 
 // stop ends every process (SIGTERM: each writes its CPU profile) and

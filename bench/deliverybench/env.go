@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/url"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -14,10 +13,10 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/idemcheck/idemcheck/faults"
+	"github.com/idemcheck/idemcheck/stack/launch"
 	"github.com/idemcheck/idemcheck/targets/ledger"
 	"github.com/idemcheck/idemcheck/targets/push"
 	"github.com/idemcheck/idemcheck/targets/relay"
-	"github.com/idemcheck/idemcheck/targets/tier"
 	"github.com/idemcheck/idemcheck/targets/worker"
 )
 
@@ -98,24 +97,12 @@ func withDatabase(dsn, db string) (string, error) {
 // start runs a tier and returns its public URL (push) once it published its
 // addresses.
 func (e *env) start(ctx context.Context, name, tierName string, args ...string) (string, error) {
-	addrFile := filepath.Join(e.dir, name+".addr")
-	_ = os.Remove(addrFile) // only this start's own file may answer
-	cmd, err := tier.Command(tierName, append(args, "-addr-file", addrFile)...)
+	t, err := launch.Start(ctx, launch.Spec{Dir: e.dir, Name: name, Tier: tierName, Args: args,
+		Track: func(p *faults.Process) { e.procs = append(e.procs, p) }})
 	if err != nil {
-		return "", err
+		return "", fmt.Errorf("deliverybench: %w", err)
 	}
-	p, err := faults.StartProcess(name, cmd, e.dir)
-	if err != nil {
-		return "", err
-	}
-	e.procs = append(e.procs, p)
-	rctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	addrs, err := tier.ReadAddrs(rctx, addrFile)
-	if err != nil {
-		return "", fmt.Errorf("deliverybench: %s did not publish its addresses (log %s): %w", name, p.LogPath(), err)
-	}
-	return addrs["push"], nil
+	return t.Addrs["push"], nil
 }
 
 // createTopic makes a one-partition topic and waits until the broker serves

@@ -11,7 +11,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -21,11 +20,10 @@ import (
 
 	"github.com/idemcheck/idemcheck/faults"
 	"github.com/idemcheck/idemcheck/internal/freeport"
-	"github.com/idemcheck/idemcheck/internal/logtail"
+	"github.com/idemcheck/idemcheck/stack/launch"
 	"github.com/idemcheck/idemcheck/targets/ledger"
 	"github.com/idemcheck/idemcheck/targets/mutant"
 	"github.com/idemcheck/idemcheck/targets/storytime"
-	"github.com/idemcheck/idemcheck/targets/tier"
 )
 
 // Config says what the stack runs against.
@@ -66,7 +64,8 @@ type Tier struct {
 	Admin string // loopback admin URL: failpoints, clock, stats
 	Proc  *faults.Process
 	addr  string // fixed public listen address, kept across restarts
-	file  string
+	// launched is the process as started, with its address file.
+	launched *launch.Tier
 }
 
 // Stack is a running reference stack.
@@ -251,37 +250,20 @@ func (s *Stack) StartTier(ctx context.Context, kind, name, addr string, args []s
 
 // start runs one tier process and waits for it to publish its addresses.
 func (s *Stack) start(ctx context.Context, kind, name, addr string, args []string) (*Tier, error) {
-	t := &Tier{Name: name, addr: addr, file: filepath.Join(s.logDir, name+".addr")}
-	args = append(args, "-addr-file", t.file)
-	cmd, err := tier.Command(kind, args...)
+	lt, err := launch.Run(launch.Spec{Dir: s.logDir, Name: name, Tier: kind, Args: args})
 	if err != nil {
 		return nil, err
 	}
-	cmd.Env = append(cmd.Env, storytime.EnvScale+"="+storytime.Scale.String())
-	if t.Proc, err = faults.StartProcess(name, cmd, s.logDir); err != nil {
-		return nil, err
-	}
+	t := &Tier{Name: name, addr: addr, Proc: lt.Proc, launched: lt}
 	return t, s.await(ctx, t)
 }
 
 func (s *Stack) await(ctx context.Context, t *Tier) error {
-	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	for {
-		wctx, wcancel := context.WithTimeout(ctx, 50*time.Millisecond)
-		addrs, err := tier.ReadAddrs(wctx, t.file)
-		wcancel()
-		if err == nil {
-			t.URL, t.Admin = addrs["http"], addrs["admin"]
-			return nil
-		}
-		if t.Proc.Exited() {
-			return fmt.Errorf("refstack: %s exited before serving: %v; log %s:\n%s", t.Name, t.Proc.Wait(0), t.Proc.LogPath(), logtail.Lines(t.Proc.LogPath(), 30))
-		}
-		if ctx.Err() != nil {
-			return fmt.Errorf("refstack: %s did not publish its addresses within 30s; log %s", t.Name, t.Proc.LogPath())
-		}
+	if err := t.launched.Await(ctx); err != nil {
+		return fmt.Errorf("refstack: %w", err)
 	}
+	t.URL, t.Admin = t.launched.Addrs["http"], t.launched.Addrs["admin"]
+	return nil
 }
 
 // Restart restarts a tier that died (a crash failpoint or a kill) on its
@@ -292,7 +274,7 @@ func (s *Stack) Restart(ctx context.Context, t *Tier) error {
 			return err
 		}
 	}
-	_ = os.Remove(t.file)
+	_ = os.Remove(t.launched.AddrFile)
 	if err := t.Proc.Restart(); err != nil {
 		return err
 	}

@@ -14,9 +14,8 @@ import (
 	"github.com/onsi/gomega"
 
 	"github.com/idemcheck/idemcheck/faults"
+	"github.com/idemcheck/idemcheck/stack/launch"
 	"github.com/idemcheck/idemcheck/targets/failpoint"
-	"github.com/idemcheck/idemcheck/targets/storytime"
-	"github.com/idemcheck/idemcheck/targets/tier"
 )
 
 // Proc is one tier process the world started, and the addresses it
@@ -47,7 +46,9 @@ func (w *World) Start(ctx context.Context, name, tierName, arm string, args ...s
 // as they are.
 func (w *World) StartNoWait(name, tierName string, args ...string) *Proc {
 	ginkgo.GinkgoHelper()
-	p := &Proc{Process: startProcess(w.Dir, name, tierName, args...)}
+	t, err := launch.Run(launch.Spec{Dir: w.Dir, Name: name, Tier: tierName, Args: args})
+	gomega.Expect(err).NotTo(gomega.HaveOccurred())
+	p := &Proc{Process: t.Proc}
 	w.procs = append(w.procs, p)
 	return p
 }
@@ -58,30 +59,9 @@ func (w *World) StartNoWait(name, tierName string, args ...string) *Proc {
 // stops it even when it never publishes its addresses.
 func StartTier(ctx context.Context, dir, name, tierName, arm string, track func(*faults.Process), args ...string) *Proc {
 	ginkgo.GinkgoHelper()
-	addrFile := filepath.Join(dir, name+".addr")
-	_ = os.Remove(addrFile)
-	if arm != "" {
-		args = append(args, "-failpoints", arm)
-	}
-	fp := startProcess(dir, name, tierName, append(args, "-addr-file", addrFile)...)
-	track(fp)
-	rctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	addrs, err := tier.ReadAddrs(rctx, addrFile)
-	gomega.Expect(err).NotTo(gomega.HaveOccurred(), "tier %s did not publish its addresses (log %s)", name, fp.LogPath())
-	return &Proc{Process: fp, Admin: addrs["admin"], Addrs: addrs}
-}
-
-// startProcess runs the tier with the harness's story-time scale (a suite
-// may have set it in code, where the environment would not carry it).
-func startProcess(dir, name, tierName string, args ...string) *faults.Process {
-	ginkgo.GinkgoHelper()
-	cmd, err := tier.Command(tierName, args...)
+	t, err := launch.Start(ctx, launch.Spec{Dir: dir, Name: name, Tier: tierName, Arm: arm, Args: args, Track: track})
 	gomega.Expect(err).NotTo(gomega.HaveOccurred())
-	cmd.Env = append(cmd.Env, storytime.EnvScale+"="+storytime.Scale.String())
-	fp, err := faults.StartProcess(name, cmd, dir)
-	gomega.Expect(err).NotTo(gomega.HaveOccurred())
-	return fp
+	return &Proc{Process: t.Proc, Admin: t.Addrs["admin"], Addrs: t.Addrs}
 }
 
 // Procs lists the processes the world started, in order.

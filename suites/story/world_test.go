@@ -21,6 +21,7 @@ import (
 	"github.com/idemcheck/idemcheck/checker"
 	"github.com/idemcheck/idemcheck/fakepsp"
 	"github.com/idemcheck/idemcheck/faults"
+	"github.com/idemcheck/idemcheck/stack/launch"
 	"github.com/idemcheck/idemcheck/stack/refstack"
 	"github.com/idemcheck/idemcheck/stack/region"
 	"github.com/idemcheck/idemcheck/targets/ledger"
@@ -30,7 +31,6 @@ import (
 	"github.com/idemcheck/idemcheck/targets/resolver"
 	"github.com/idemcheck/idemcheck/targets/storytime"
 	"github.com/idemcheck/idemcheck/targets/streamjob"
-	"github.com/idemcheck/idemcheck/targets/tier"
 	"github.com/idemcheck/idemcheck/targets/webhook"
 	"github.com/idemcheck/idemcheck/targets/worker"
 )
@@ -231,21 +231,10 @@ func (w *world) startProc(ctx context.Context, name, tierName string, args ...st
 }
 
 func (w *world) startProcArmed(ctx context.Context, name, tierName, arm string, args ...string) (*faults.Process, map[string]string) {
-	addrFile := filepath.Join(w.logDir, name+".addr")
-	if arm != "" {
-		args = append(args, "-failpoints", arm)
-	}
-	cmd, err := tier.Command(tierName, append(args, "-addr-file", addrFile)...)
+	t, err := launch.Start(ctx, launch.Spec{Dir: w.logDir, Name: name, Tier: tierName, Arm: arm, Args: args,
+		Track: func(p *faults.Process) { w.procs = append(w.procs, p) }})
 	Expect(err).NotTo(HaveOccurred())
-	cmd.Env = append(cmd.Env, storytime.EnvScale+"="+storytime.Scale.String())
-	p, err := faults.StartProcess(name, cmd, w.logDir)
-	Expect(err).NotTo(HaveOccurred())
-	w.procs = append(w.procs, p)
-	rctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	addrs, err := tier.ReadAddrs(rctx, addrFile)
-	Expect(err).NotTo(HaveOccurred(), "%s did not publish its addresses (log %s)", name, p.LogPath())
-	return p, addrs
+	return t.Proc, t.Addrs
 }
 
 // teardown stops every process, then removes the world's replication

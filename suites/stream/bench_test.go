@@ -8,7 +8,6 @@ import (
 	"log"
 	"net/url"
 	"os"
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -17,11 +16,11 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/idemcheck/idemcheck/faults"
+	"github.com/idemcheck/idemcheck/stack/launch"
 	"github.com/idemcheck/idemcheck/suites/kit"
 	"github.com/idemcheck/idemcheck/targets/connector"
 	"github.com/idemcheck/idemcheck/targets/ledger"
 	"github.com/idemcheck/idemcheck/targets/streamjob"
-	"github.com/idemcheck/idemcheck/targets/tier"
 )
 
 // The benchmarks start their own servers (go test -bench skips the suite's
@@ -94,20 +93,10 @@ func newBenchWorld(b *testing.B, s *kit.Env, tag string) *benchWorld {
 }
 
 func (w *benchWorld) start(b *testing.B, name, tierName string, args ...string) {
-	addr := filepath.Join(w.dir, name+".addr")
-	cmd, err := tier.Command(tierName, append(args, "-addr-file", addr)...)
+	_, err := launch.Start(context.Background(), launch.Spec{Dir: w.dir, Name: name, Tier: tierName, Args: args,
+		Track: func(p *faults.Process) { w.procs = append(w.procs, p) }})
 	if err != nil {
 		b.Fatal(err)
-	}
-	p, err := faults.StartProcess(name, cmd, w.dir)
-	if err != nil {
-		b.Fatal(err)
-	}
-	w.procs = append(w.procs, p)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if _, err := tier.ReadAddrs(ctx, addr); err != nil {
-		b.Fatalf("%s: %v", name, err)
 	}
 }
 
