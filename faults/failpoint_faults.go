@@ -24,6 +24,11 @@ var failpointFaults = []Fault{
 		Only: "the point is passed only when a payment awaits the resolver, which an intent cannot arrange; kill-restart-resolver crashes it instead"},
 	CrashAt{Kind: "relay", Point: "after-publish-before-delete", Wait: asyncWait},
 	CrashAt{Kind: "worker", Point: "after-commit-before-push", Wait: asyncWait},
+	// E1: the phone has the push, the record still says PENDING; the
+	// restarted worker resends it (one repeat alert, unavoidable), records
+	// SENT, and crashes before its offset commit, so the event comes a
+	// third time: only the record stops a second repeat.
+	CrashAt{Kind: "worker", Point: "after-push-before-sent", Then: "before-offset-commit", Wait: asyncWait},
 	CrashAt{Kind: "worker", Point: "before-offset-commit", Wait: asyncWait},
 	CrashAt{Kind: "connector", Point: "connector-before-ack", Wait: asyncWait},
 	CrashAt{Kind: "streamjob", Point: "streamjob-after-sink-write", Wait: asyncWait},
@@ -71,10 +76,18 @@ type CrashAt struct {
 	// intent: such a fault is for specs that arrange its condition, and
 	// does not apply to a chaos run.
 	Only string
+	// Then, when set, is a second point armed on the process the first
+	// crash restarted: the crash there makes the redelivery of the first
+	// crash's batch happen twice. The fault fired only when both crashed.
+	Then string
 }
 
 func (f CrashAt) Name() string {
-	return "crash-" + f.Kind + "-" + strings.TrimPrefix(f.Point, f.Kind+"-")
+	n := "crash-" + f.Kind + "-" + strings.TrimPrefix(f.Point, f.Kind+"-")
+	if f.Then != "" {
+		n += "-then-" + strings.TrimPrefix(f.Then, f.Kind+"-")
+	}
+	return n
 }
 func (f CrashAt) Family() Family { return FamilyFailpoint }
 func (f CrashAt) tiers(sys *System) []Tier {
@@ -115,16 +128,10 @@ func (f CrashAt) Inject(ctx context.Context, sys *System, _ Scope) (Injection, e
 	var once sync.Once
 	var crashed atomic.Int64
 	var err error
-	exited := func() int64 {
-		var n int64
-		for _, t := range ts {
-			if t.Proc.Exited() {
-				n++
-			}
-		}
-		return n
-	}
 	crashedNow := func() int64 {
+		if f.Then != "" {
+			return 0 // counted in undo, once the second crash came too
+		}
 		var n int64
 		for _, t := range ts {
 			if crashedAtPoint(t) {
@@ -134,39 +141,27 @@ func (f CrashAt) Inject(ctx context.Context, sys *System, _ Scope) (Injection, e
 		return n
 	}
 	undo := func() {
-		for end := time.Now().Add(f.Wait); exited() == 0 && time.Now().Before(end); {
-			time.Sleep(10 * time.Millisecond)
-		}
+		waitExit(ts, f.Wait)
 		var errs []error
 		for _, t := range ts {
-			derr := pointCall(http.MethodDelete, t.AdminURL(), f.Point, "")
-			// A crash between the last pass and the disarm shows as a
-			// refused disarm: give the dying process a moment to be reaped.
-			if derr != nil {
-				for end := time.Now().Add(2 * time.Second); !t.Proc.Exited() && time.Now().Before(end); {
-					time.Sleep(10 * time.Millisecond)
-				}
+			hit, terr := f.settle(ctx, t, f.Point)
+			if terr != nil {
+				errs = append(errs, terr)
 			}
-			if !t.Proc.Exited() {
-				if derr != nil {
-					errs = append(errs, derr)
-				}
+			if !hit {
 				continue
 			}
-			if crashedAtPoint(t) {
-				crashed.Add(1)
-			} else {
-				code := -1
-				if ec, ok := t.Proc.(ExitCoder); ok {
-					code, _ = ec.ExitCode()
+			if f.Then != "" {
+				// The restarted process is the one the redelivery reaches
+				// (its partitions come back to it): armed now, the second
+				// point meets the first redelivery's batch.
+				if hit, terr = f.thenCrash(ctx, t); terr != nil {
+					errs = append(errs, terr)
 				}
-				errs = append(errs, fmt.Errorf("%s: %s exited with status %d while armed, not at the point's crash (%d)", f.Name(), t.Name, code, CrashExitCode))
 			}
-			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
-			if rerr := t.Proc.Restart(rctx); rerr != nil {
-				errs = append(errs, fmt.Errorf("%s: restart %s: %w", f.Name(), t.Name, rerr))
+			if hit {
+				crashed.Add(1)
 			}
-			cancel()
 		}
 		err = errors.Join(errs...)
 	}
@@ -174,6 +169,60 @@ func (f CrashAt) Inject(ctx context.Context, sys *System, _ Scope) (Injection, e
 		fired: func() int64 { return max(crashed.Load(), crashedNow()) },
 		undo:  func() error { once.Do(undo); return err },
 	}, nil
+}
+
+// thenCrash arms Then on t's new incarnation and settles it.
+func (f CrashAt) thenCrash(ctx context.Context, t Tier) (bool, error) {
+	if err := pointCall(http.MethodPut, t.AdminURL(), f.Then, "1*crash"); err != nil {
+		return false, fmt.Errorf("%s: arm %s on %s: %w", f.Name(), f.Then, t.Name, err)
+	}
+	waitExit([]Tier{t}, f.Wait)
+	return f.settle(ctx, t, f.Then)
+}
+
+// waitExit waits up to d for any of ts to exit.
+func waitExit(ts []Tier, d time.Duration) {
+	exited := func() bool {
+		for _, t := range ts {
+			if t.Proc.Exited() {
+				return true
+			}
+		}
+		return false
+	}
+	for end := time.Now().Add(d); !exited() && time.Now().Before(end); {
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// settle disarms point on t and, if t died, restarts it; hit says it died
+// of the point's own crash, and any other death is an error.
+func (f CrashAt) settle(ctx context.Context, t Tier, point string) (hit bool, err error) {
+	derr := pointCall(http.MethodDelete, t.AdminURL(), point, "")
+	// A crash between the last pass and the disarm shows as a refused
+	// disarm: give the dying process a moment to be reaped.
+	if derr != nil {
+		for end := time.Now().Add(2 * time.Second); !t.Proc.Exited() && time.Now().Before(end); {
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	if !t.Proc.Exited() {
+		return false, derr
+	}
+	var errs []error
+	if hit = crashedAtPoint(t); !hit {
+		code := -1
+		if ec, ok := t.Proc.(ExitCoder); ok {
+			code, _ = ec.ExitCode()
+		}
+		errs = append(errs, fmt.Errorf("%s: %s exited with status %d while %s was armed, not at the point's crash (%d)", f.Name(), t.Name, code, point, CrashExitCode))
+	}
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+	defer cancel()
+	if rerr := t.Proc.Restart(rctx); rerr != nil {
+		errs = append(errs, fmt.Errorf("%s: restart %s: %w", f.Name(), t.Name, rerr))
+	}
+	return hit, errors.Join(errs...)
 }
 
 // pointCall speaks the tiers' failpoint admin API (targets/failpoint's

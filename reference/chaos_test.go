@@ -122,6 +122,10 @@ func TestFullStackChaosNamesEachTiersMutant(t *testing.T) {
 		{"webhook", "blind-webhook-update", Stack{}, []string{"psp-slow"}, false},
 		{"relay (worker without inbox)", "worker-no-inbox", Stack{}, []string{"crash-relay-after-publish-before-delete", "crash-worker-before-offset-commit"}, false},
 		{"relay", "relay-delete-before-publish", Stack{}, []string{"crash-relay-after-publish-before-delete"}, false},
+		// E1: the worker crashes between the push and SENT, and once more
+		// before the redelivery's offset commit: the event comes a third
+		// time, and only the record keeps the phone from a third alert.
+		{"worker (notification record)", "no-notif-record", Stack{}, []string{"crash-worker-after-push-before-sent-then-before-offset-commit"}, false},
 		{"streamjob", "stream-seen-ids-external", Stack{}, []string{"kill-restart-streamjob"}, false},
 		// Two callers send one key now and then (A6); their bodies differ.
 		{"api (key scope)", "key-not-scoped", Stack{}, []string{"psp-slow"}, false},

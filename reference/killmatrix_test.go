@@ -103,6 +103,19 @@ func TestChaosAcceptsOrRefusesEverySwitch(t *testing.T) {
 			t.Errorf("--chaos does not refuse %s as masked: %q", s, why)
 		}
 	}
+	// A switch whose window chaos does not make is refused as out of
+	// reach, not accepted and passed.
+	for _, s := range []mutant.Switch{mutant.StreamNoFullFlush, mutant.StreamTagLastCompleted, mutant.StreamNoWatermarkFloor, mutant.NoDedupKey} {
+		if why := chaosRefuses(mutant.Set{s: true}); !strings.Contains(why, "out of chaos's reach") {
+			t.Errorf("--chaos does not refuse %s as out of reach: %q", s, why)
+		}
+	}
+	// Every refusal names where the switch is caught instead.
+	for s, why := range chaosRefused {
+		if !strings.Contains(why, "suites/") && !strings.Contains(why, "run --only") {
+			t.Errorf("%s is refused without naming the spec or check that catches it: %q", s, why)
+		}
+	}
 }
 
 func contains(list []string, s string) bool {

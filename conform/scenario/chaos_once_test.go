@@ -79,3 +79,25 @@ func TestScheduleSharesKeysAcrossCallers(t *testing.T) {
 		t.Fatal("a single caller shares keys with itself")
 	}
 }
+
+// TestScheduleSharesAKeyEarly: whatever the seed, one of intents 2-4 sends
+// intent 1's key from another caller, so a short run meets A6's window.
+func TestScheduleSharesAKeyEarly(t *testing.T) {
+	for seed := uint64(1); seed <= 60; seed++ {
+		for _, callers := range []int{2, 3} {
+			plan := Schedule(seed, []string{"psp-slow"}, callers, 40)
+			early := 0
+			for _, p := range plan[1:4] {
+				if p.KeyOf == 1 {
+					early++
+					if p.Caller == plan[0].Caller {
+						t.Fatalf("seed %d: intent %d sends intent 1's key from intent 1's own caller %d", seed, p.N, p.Caller)
+					}
+				}
+			}
+			if early == 0 {
+				t.Fatalf("seed %d, %d callers: none of intents 2-4 sends intent 1's key", seed, callers)
+			}
+		}
+	}
+}

@@ -46,8 +46,8 @@ func (p Planned) String() string {
 // enables (catalogue order; none: every intent plain), so the same seed on
 // the same system replays the same faults and shapes on the same intents.
 // The first intents go through every fault and every shape once, in an
-// order the seed shuffles (chaos_window.go), so a short run hits each of them;
-// after that, one intent in three goes without a fault, so traffic keeps
+// order the seed shuffles (chaos_window.go), so a short run hits each of them,
+// and one of intents 2-4 sends intent 1's key from another caller; after that, one intent in three goes without a fault, so traffic keeps
 // flowing between faults, about one in twelve reuses the key another caller
 // sent, and one in two is plain.
 func Schedule(seed uint64, names []string, callers, n int, shapes ...string) []Planned {
@@ -64,6 +64,7 @@ func Schedule(seed uint64, names []string, callers, n int, shapes ...string) []P
 		}
 	}
 	firstShapes := shuffled(seed, shapeStream, other)
+	keyAt := keyWindow(seed, callers, n)
 	out := make([]Planned, n)
 	keyUsers := map[int]map[int]bool{} // intent index -> callers sending its key
 	for i := range out {
@@ -78,7 +79,10 @@ func Schedule(seed uint64, names []string, callers, n int, shapes ...string) []P
 			out[i].Fault = f // drawn above all the same: the fields after it keep their values
 		}
 		// Drawn after the rest, so the fields above stay what they were.
-		if i > 0 && r.IntN(8) == 0 {
+		if i == keyAt && len(keyUsers[0]) == 0 { // else an earlier intent shares it already
+			out[i].Caller, out[i].KeyOf = otherCaller(seed, out[0].Caller, callers), 1
+			keyUsers[0] = keyUsersOf(keyUsers[0], out[0].Caller, out[i].Caller)
+		} else if i > 0 && r.IntN(8) == 0 {
 			if j := r.IntN(i); out[j].KeyOf == 0 && out[j].Caller != out[i].Caller && !keyUsers[j][out[i].Caller] {
 				out[i].KeyOf = j + 1
 				keyUsers[j] = keyUsersOf(keyUsers[j], out[j].Caller, out[i].Caller)
@@ -107,6 +111,24 @@ func Schedule(seed uint64, names []string, callers, n int, shapes ...string) []P
 	}
 	resolveSlots(out)
 	return out
+}
+
+// keyWindow is the opening intent that sends intent 1's key from another
+// caller (A6): drawn at random one in twelve, a shared key may come only
+// late in a short run, and a scope bug it alone shows would go unseen.
+// -1 when there is one caller (no other caller to share with).
+func keyWindow(seed uint64, callers, n int) int {
+	if callers < 2 || n < 2 {
+		return -1
+	}
+	r := rand.New(rand.NewPCG(seed, keyStream))
+	return 1 + r.IntN(min(3, n-1))
+}
+
+// otherCaller is a caller other than c, drawn from seed.
+func otherCaller(seed uint64, c, callers int) int {
+	r := rand.New(rand.NewPCG(seed, keyStream+1))
+	return (c + 1 + r.IntN(callers-1)) % callers
 }
 
 // keyUsersOf adds callers to the set of those sending one intent's key: a key

@@ -7,6 +7,7 @@ import "math/rand/v2"
 const (
 	faultStream uint64 = 0xfa17_0000_0000_0001
 	shapeStream uint64 = 0x5a9e_0000_0000_0001
+	keyStream   uint64 = 0x6e40_0000_0000_0001
 )
 
 // shuffled is list in an order drawn from seed and stream: the order the
