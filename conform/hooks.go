@@ -9,11 +9,12 @@ import (
 
 	"github.com/idemcheck/idemcheck/conform/config"
 	"github.com/idemcheck/idemcheck/conform/scenario"
+	"github.com/idemcheck/idemcheck/faults"
 )
 
 // startHooks registers the service's webhook handler with fakepsp, through
 // a Toxiproxy link to the first instance so a check can lose its answers.
-func startHooks(cfg *config.Config, e *scenario.Env, bases []string, expand func(string) string, proc scenario.Instance, ready func(context.Context) error, stderr io.Writer) error {
+func startHooks(cfg *config.Config, e *scenario.Env, bases []string, expand func(string) string, proc faults.Proc, ready func(context.Context) error, stderr io.Writer) error {
 	w := cfg.Webhook
 	var urls []string
 	if w.URL != "" {

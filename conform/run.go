@@ -65,7 +65,7 @@ type Options struct {
 	Front *pspfront.Front
 	Bases []string
 	// Instances, WaitReady, Advance and Links: see scenario.Env.
-	Instances []scenario.Instance
+	Instances []faults.Proc
 	WaitReady func(ctx context.Context, i int) error
 	Advance   func(offset time.Duration) error
 	Links     []scenario.DepLink
@@ -82,7 +82,7 @@ type Options struct {
 	// WebhookProc, when set, is the process serving the config's webhook
 	// handler (the reference's webhook tier), for W-kill; WebhookReady waits
 	// until it answers again.
-	WebhookProc  scenario.Instance
+	WebhookProc  faults.Proc
 	WebhookReady func(ctx context.Context) error
 	// StartConsumers, when set, starts the consumer of the config's
 	// consumer section on the run's topic and group (the reference's
@@ -93,7 +93,7 @@ type Options struct {
 // Consumers are the processes a StartConsumers started: Ready waits until
 // process i consumes again, Stop ends them all.
 type Consumers struct {
-	Procs []scenario.Instance
+	Procs []faults.Proc
 	Ready func(ctx context.Context, i int) error
 	Stop  func()
 	// Points: see scenario.Queue.

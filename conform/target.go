@@ -17,12 +17,18 @@ import (
 	"github.com/idemcheck/idemcheck/internal/freeport"
 )
 
-// proc adapts a faults.Process to the instance control checks use.
+// proc is a started target instance as a faults.Proc, which checks and the
+// fault catalogue kill, pause and restart.
 type proc struct {
 	p    *faults.Process
 	base string
 	wd   *watchdog
+	// ready waits until the instance answers again (Restart returns once
+	// it serves).
+	ready func(context.Context) error
 }
+
+func (p proc) Exited() bool { return p.p.Exited() }
 
 // Kill SIGKILLs the instance's process group and returns once its port has
 // stopped answering: a restart that finds the old server still listening
@@ -60,8 +66,9 @@ func (p proc) portClosed() error {
 func (p proc) Pause() error  { return p.p.Pause() }
 func (p proc) Resume() error { return p.p.Resume() }
 
-// Restart stops a running process gracefully (or finds it dead) and starts a fresh copy.
-func (p proc) Restart() error {
+// Restart stops a running process gracefully (or finds it dead), starts a
+// fresh copy and waits until it serves.
+func (p proc) Restart(ctx context.Context) error {
 	if !p.p.Exited() {
 		if err := p.p.Stop(5 * time.Second); err != nil {
 			return err
@@ -74,7 +81,10 @@ func (p proc) Restart() error {
 		return err
 	}
 	p.wd.watch(p.p.PID())
-	return nil
+	if p.ready == nil {
+		return nil
+	}
+	return p.ready(ctx)
 }
 
 // started is what startTargets brought up.

@@ -116,6 +116,8 @@ type fakeProc struct {
 func (p *fakeProc) Kill() error                   { p.kills++; p.dead, p.code = true, -1; return nil }
 func (p *fakeProc) Restart(context.Context) error { p.restarts++; p.dead = false; return nil }
 func (p *fakeProc) Exited() bool                  { return p.dead }
+func (p *fakeProc) Pause() error                  { return nil }
+func (p *fakeProc) Resume() error                 { return nil }
 func (p *fakeProc) ExitCode() (int, bool)         { return p.code, p.dead }
 
 // TestKillRestartPicksByIntent: the intent's number picks the tier, the

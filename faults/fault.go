@@ -133,18 +133,18 @@ func (t Tier) AdminURL() string {
 	return t.Admin
 }
 
-// Proc is a process a fault may crash and bring back.
+// Proc is a process a fault or a check may crash, freeze and bring back:
+// the one process interface of the harness. The reference's tiers, the
+// user's started instances and their webhook and consumer processes all
+// implement it.
 type Proc interface {
 	Kill() error
+	// Pause freezes the process (SIGSTOP of its group); Resume thaws it.
+	Pause() error
+	Resume() error
 	// Restart brings a dead process back and returns once it serves.
 	Restart(ctx context.Context) error
 	Exited() bool
-}
-
-// Pauser is a Proc that can also be frozen and thawed.
-type Pauser interface {
-	Pause() error
-	Resume() error
 }
 
 // TiersOf lists the system's tiers of kind.

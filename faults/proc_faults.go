@@ -64,13 +64,7 @@ type PauseResume struct {
 func (f PauseResume) Name() string   { return "pause-" + f.Kind }
 func (f PauseResume) Family() Family { return FamilyProcess }
 func (f PauseResume) pausers(sys *System) []Tier {
-	var out []Tier
-	for _, t := range sys.TiersOf(f.Kind) {
-		if _, ok := t.Proc.(Pauser); ok {
-			out = append(out, t)
-		}
-	}
-	return out
+	return sys.TiersOf(f.Kind)
 }
 
 func (f PauseResume) Applies(sys *System) (bool, string) {
@@ -86,7 +80,7 @@ func (f PauseResume) Inject(_ context.Context, sys *System, s Scope) (Injection,
 		return nil, fmt.Errorf("%s: no %s process", f.Name(), f.Kind)
 	}
 	t := ts[pick(s, len(ts))]
-	p := t.Proc.(Pauser)
+	p := t.Proc
 	if err := p.Pause(); err != nil {
 		return nil, fmt.Errorf("%s: pause %s: %w", f.Name(), t.Name, err)
 	}

@@ -34,10 +34,7 @@ func freeze(sys *System, kinds ...string) (*frozen, error) {
 	fz := &frozen{}
 	for _, k := range kinds {
 		for _, t := range sys.TiersOf(k) {
-			p, ok := t.Proc.(Pauser)
-			if !ok {
-				continue
-			}
+			p := t.Proc
 			freezes.Lock()
 			var err error
 			if freezes.n[t.Name] == 0 {
@@ -83,7 +80,7 @@ func (fz *frozen) thaw() error {
 			}
 			freezes.Unlock()
 			if last {
-				if err := t.Proc.(Pauser).Resume(); err != nil && !t.Proc.Exited() {
+				if err := t.Proc.Resume(); err != nil && !t.Proc.Exited() {
 					errs = append(errs, fmt.Sprintf("thaw %s: %v", t.Name, err))
 				}
 			}

@@ -148,13 +148,7 @@ func (f OwnerAtCharge) Name() string {
 func (f OwnerAtCharge) Family() Family { return FamilyWindow }
 
 func (f OwnerAtCharge) apis(sys *System) []Tier {
-	var out []Tier
-	for _, t := range sys.TiersOf("api") {
-		if _, ok := t.Proc.(Pauser); ok || !f.Freeze {
-			out = append(out, t)
-		}
-	}
-	return out
+	return sys.TiersOf("api")
 }
 
 func (f OwnerAtCharge) Applies(sys *System) (bool, string) {
@@ -216,7 +210,7 @@ func (f OwnerAtCharge) Inject(ctx context.Context, sys *System, s Scope) (Inject
 			return
 		}
 		if f.Freeze {
-			strikeErr = owner.Proc.(Pauser).Pause()
+			strikeErr = owner.Proc.Pause()
 		} else {
 			strikeErr = owner.Proc.Kill()
 		}
@@ -261,7 +255,7 @@ func (f OwnerAtCharge) Inject(ctx context.Context, sys *System, s Scope) (Inject
 		later(f.Tail, func() {
 			_ = fz.thaw()
 			if f.Freeze && struck.Load() {
-				_ = owner.Proc.(Pauser).Resume()
+				_ = owner.Proc.Resume()
 			}
 			_ = lbCall(lb, "PUT", "/route?pin=rr")
 			thawedAt = time.Now()

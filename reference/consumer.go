@@ -91,7 +91,7 @@ func consumerStarter(st *refstack.Stack, ws mutant.Set) func(ctx context.Context
 			if err != nil {
 				return cs, err
 			}
-			cs.Procs = append(cs.Procs, tierInstance{st: st, t: t})
+			cs.Procs = append(cs.Procs, stackProc{st: st, t: t})
 			cs.Points = append(cs.Points, faults.FailpointAt(t.Admin, worker.BeforeOffsetCommit))
 		}
 		return cs, nil

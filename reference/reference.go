@@ -81,31 +81,6 @@ func configWithWebhook(apiURLs []string, webhookURL, pgDSN string, consumer bool
 	return config.Parse("reference.yaml", []byte(configText2(apiURLs, webhookURL, pgDSN, consumer)))
 }
 
-// tierInstance lets checks kill, pause and restart one API server.
-type tierInstance struct {
-	st *refstack.Stack
-	t  *refstack.Tier
-}
-
-func (ti tierInstance) Kill() error {
-	if err := ti.t.Proc.Kill(); err != nil {
-		return err
-	}
-	_ = ti.t.Proc.Wait(10 * time.Second)
-	return nil
-}
-
-// ExitCode says how the process's current incarnation ended (a crash
-// failpoint's own code, a kill).
-func (ti tierInstance) ExitCode() (int, bool) { return ti.t.Proc.ExitCode() }
-func (ti tierInstance) Pause() error          { return ti.t.Proc.Pause() }
-func (ti tierInstance) Resume() error         { return ti.t.Proc.Resume() }
-func (ti tierInstance) Restart() error {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	return ti.st.Restart(ctx, ti.t)
-}
-
 // Run starts the servers, fakepsp and the reference stack with the given
 // mutants (comma-separated switch names of package mutant; "" for none), runs
 // idemcheck against it with o, and stops everything. Without o.HTML the HTML
@@ -247,10 +222,10 @@ func RunStack(ctx context.Context, o conform.Options, sk Stack) (int, *report.Re
 		o.Behind = f.behind
 	}
 	var apis []string
-	var inst []scenario.Instance
+	var inst []faults.Proc
 	for _, t := range st.APIs {
 		apis = append(apis, t.URL)
-		inst = append(inst, tierInstance{st: st, t: t})
+		inst = append(inst, stackProc{st: st, t: t})
 	}
 	urls := apis
 	if f != nil && f.rg != nil {
@@ -270,7 +245,7 @@ func RunStack(ctx context.Context, o conform.Options, sk Stack) (int, *report.Re
 			o.StartConsumers = consumerStarter(st, mutant.Of(worker.TierName, set))
 		}
 		wh := st.Webhook
-		o.WebhookProc = tierInstance{st: st, t: wh}
+		o.WebhookProc = stackProc{st: st, t: wh}
 		o.WebhookReady = func(ctx context.Context) error { return ready(ctx, wh.URL) }
 	}
 	if err != nil {

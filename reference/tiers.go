@@ -10,9 +10,9 @@ import (
 	"github.com/idemcheck/idemcheck/stack/refstack"
 )
 
-// stackProc is a reference tier as the fault catalogue's Proc: killed for
-// real, restarted on its own address by the stack (its admin endpoint moves
-// to a fresh port each time, hence Admin).
+// stackProc is a reference tier as a faults.Proc, for the fault catalogue
+// and the checks alike: killed for real, restarted on its own address by the
+// stack (its admin endpoint moves to a fresh port each time, hence Admin).
 type stackProc struct {
 	st *refstack.Stack
 	t  *refstack.Tier

@@ -23,14 +23,6 @@ type Effects interface {
 	Count(ctx context.Context) (int64, error)
 }
 
-// Instance is one started copy of the target, when idemcheck owns it.
-type Instance interface {
-	Kill() error
-	Pause() error
-	Resume() error
-	Restart() error
-}
-
 // Env is what checks run against.
 type Env struct {
 	Cfg     *config.Config
@@ -49,8 +41,10 @@ type Env struct {
 	// Queue, when set, is the service's Kafka consumer (queue.go), judged
 	// from the same Credits.
 	Queue *Queue
-	// Procs are the started instances (empty when the target runs on its own).
-	Procs []Instance
+	// Procs are the started instances (empty when the target runs on its
+	// own): the fault catalogue's processes, which checks kill, pause and
+	// restart too.
+	Procs []faults.Proc
 	// WaitReady polls instance i until it answers again after a restart.
 	WaitReady func(ctx context.Context, i int) error
 	// TP is the embedded Toxiproxy (started lazily by Proxy).

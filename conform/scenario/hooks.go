@@ -28,7 +28,7 @@ type Hooks struct {
 	// Proc is the process serving the handler the endpoint reaches, when
 	// idemcheck owns it (instance 0 for webhook.path; a tier of the
 	// reference), and Ready waits until it answers again after a restart.
-	Proc  Instance
+	Proc  faults.Proc
 	Ready func(ctx context.Context) error
 	// Register registers Endpoint with fakepsp. It runs once, when the first
 	// check that needs deliveries starts, so the checks before it meet the

@@ -175,7 +175,7 @@ func (qc *queueChaos) kill(ctx context.Context, p QueuePlanned) bool {
 		qc.failed = fmt.Sprintf("kill consumer %d: %v", p.Proc, err)
 		return false
 	}
-	if err := proc.Restart(); err != nil {
+	if err := proc.Restart(ctx); err != nil {
 		qc.failed = fmt.Sprintf("restart consumer %d: %v", p.Proc, err)
 		return false
 	}
@@ -196,7 +196,7 @@ func (qc *queueChaos) rebalance(ctx context.Context, p QueuePlanned) bool {
 	if err != nil {
 		return false
 	}
-	if err := q.procs(e)[p.Proc].Restart(); err != nil {
+	if err := q.procs(e)[p.Proc].Restart(ctx); err != nil {
 		qc.failed = fmt.Sprintf("restart consumer %d: %v", p.Proc, err)
 		return false
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/faults"
 )
 
 // pollEvery is how often Q-kill looks for the credit and the commit: the
@@ -103,7 +104,7 @@ func (q *Queue) state(ctx context.Context, e *Env, r *qRecord) (credited, passed
 }
 
 // killAll SIGKILLs every instance.
-func killAll(t *T, procs []Instance) bool {
+func killAll(t *T, procs []faults.Proc) bool {
 	for i, p := range procs {
 		if err := p.Kill(); err != nil {
 			t.Errorf("kill instance %d: %v", i, err)
@@ -116,7 +117,7 @@ func killAll(t *T, procs []Instance) bool {
 // restartAll starts every (killed) instance again.
 func (q *Queue) restartAll(ctx context.Context, e *Env, t *T) bool {
 	for i, p := range q.procs(e) {
-		if err := p.Restart(); err != nil {
+		if err := p.Restart(ctx); err != nil {
 			t.Errorf("restart instance %d: %v", i, err)
 			return false
 		}

@@ -36,7 +36,7 @@ func runQRebalance(ctx context.Context, e *Env, t *T) {
 	for _, i := range []int{n - 1, 0} {
 		_ = sleepCtx(ctx, 300*time.Millisecond)
 		before, start := s.count(), checker.Now()
-		if err := procs[i].Restart(); err != nil {
+		if err := procs[i].Restart(ctx); err != nil {
 			stop()
 			<-done
 			t.Errorf("restart instance %d: %v", i, err)

@@ -30,7 +30,7 @@ type Queue struct {
 	Adm    *kadm.Client
 	// Procs are the consumer's processes, when they are not the target's
 	// own (the reference's workers); Ready waits until process i is back.
-	Procs []Instance
+	Procs []faults.Proc
 	Ready func(ctx context.Context, i int) error
 	// Credits reads the consumer's credits when they are not where
 	// ledger.credits reads (consumer.credits).
@@ -52,7 +52,7 @@ func (q *Queue) credits(ctx context.Context, e *Env, ref PaymentRef) ([]int64, e
 }
 
 // procs are the processes that consume the topic.
-func (q *Queue) procs(e *Env) []Instance {
+func (q *Queue) procs(e *Env) []faults.Proc {
 	if q.Procs != nil {
 		return q.Procs
 	}

@@ -11,7 +11,7 @@ func runRestart(ctx context.Context, e *Env, t *T) {
 	in := e.NewIntent(0)
 	a := last(t.RetryUntilFinal(ctx, "first attempt", in, 10, 150*time.Millisecond, nil))
 	start := checker.Now()
-	if err := e.Procs[0].Restart(); err != nil {
+	if err := e.Procs[0].Restart(ctx); err != nil {
 		t.Errorf("restart: %v", err)
 		return
 	}

@@ -181,7 +181,7 @@ func killOwnerAfterCharge(ctx context.Context, e *Env, t *T, in Intent) (a *driv
 	}
 	f.Undo()
 	a = <-first
-	if err := e.Procs[0].Restart(); err != nil {
+	if err := e.Procs[0].Restart(ctx); err != nil {
 		t.Errorf("restart after kill: %v", err)
 		return a, start, false
 	}

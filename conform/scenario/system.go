@@ -27,34 +27,10 @@ func (e *Env) System() *faults.System {
 	}
 	if len(e.Tiers) == 0 {
 		for i, p := range e.Procs {
-			sys.Tiers = append(sys.Tiers, faults.Tier{Kind: "target", Name: fmt.Sprintf("instance-%d", i), Proc: instanceProc{e: e, i: i, in: p}})
+			sys.Tiers = append(sys.Tiers, faults.Tier{Kind: "target", Name: fmt.Sprintf("instance-%d", i), Proc: p})
 		}
 	}
 	return sys
-}
-
-// instanceProc is a started target instance as the catalogue's Proc.
-type instanceProc struct {
-	e  *Env
-	i  int
-	in Instance
-}
-
-func (p instanceProc) Kill() error   { return p.in.Kill() }
-func (p instanceProc) Pause() error  { return p.in.Pause() }
-func (p instanceProc) Resume() error { return p.in.Resume() }
-
-// Exited is false: an instance's exit is seen by its own Restart.
-func (p instanceProc) Exited() bool { return false }
-
-func (p instanceProc) Restart(ctx context.Context) error {
-	if err := p.in.Restart(); err != nil {
-		return err
-	}
-	if p.e.WaitReady == nil {
-		return nil
-	}
-	return p.e.WaitReady(ctx, p.i)
 }
 
 // armPSP arms a PSP fault of the catalogue for a named check. A fault that

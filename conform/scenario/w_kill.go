@@ -67,7 +67,7 @@ func restartHandler(ctx context.Context, e *Env, t *T, what string) bool {
 		t.Errorf("%s: %v", what, err)
 		return false
 	}
-	if err := e.Hooks.Proc.Restart(); err != nil {
+	if err := e.Hooks.Proc.Restart(ctx); err != nil {
 		t.Errorf("%s: restart: %v", what, err)
 		return false
 	}
