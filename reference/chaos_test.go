@@ -115,6 +115,9 @@ func TestFullStackChaosNamesEachTiersMutant(t *testing.T) {
 		// frozen and the webhook down, so the retry's takeover on the other
 		// server is the first to settle the payment (A3) on the whole stack.
 		{"api (takeover)", "takeover-new-psp-key", Stack{}, []string{"window-owner-killed-in-charge"}, true},
+		// The same window: the retry's takeover finds no durable row under
+		// the key (the payment id was random) and charges a second payment.
+		{"api (durable guard)", "no-durable-guard-random-id", Stack{}, []string{"window-owner-killed-in-charge"}, true},
 		{"resolver", "resolver-fresh-psp-key", Stack{NoWebhook: true}, []string{"psp-reply-lost"}, false},
 		// fakepsp saves and replays its 500 while the webhook is down: only
 		// the resolver can find the charge (A1).
@@ -125,6 +128,9 @@ func TestFullStackChaosNamesEachTiersMutant(t *testing.T) {
 		// E1: the worker crashes between the push and SENT, and once more
 		// before the redelivery's offset commit: the event comes a third
 		// time, and only the record keeps the phone from a third alert.
+		// E2: the worker commits the credit and crashes before the push;
+		// the redelivery must finish the PENDING notification.
+		{"worker (finish on redelivery)", "ack-only-on-redelivery", Stack{}, []string{"crash-worker-after-commit-before-push"}, false},
 		{"worker (notification record)", "no-notif-record", Stack{}, []string{"crash-worker-after-push-before-sent-then-before-offset-commit"}, false},
 		{"streamjob", "stream-seen-ids-external", Stack{}, []string{"kill-restart-streamjob"}, false},
 		// Two callers send one key now and then (A6); their bodies differ.

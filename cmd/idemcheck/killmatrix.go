@@ -10,6 +10,7 @@ import (
 
 	"github.com/idemcheck/idemcheck/conform"
 	"github.com/idemcheck/idemcheck/reference"
+	servers "github.com/idemcheck/idemcheck/stack/services"
 )
 
 // killMatrix is `idemcheck run --reference --chaos --kill-matrix`: every
@@ -51,6 +52,15 @@ func killMatrix(ctx context.Context, mutants string, seed uint64, seeds int, d t
 	}
 	fmt.Fprintf(stderr, "idemcheck run --kill-matrix: seeds %d..%d, %s each (rerun: --seed %d --kill-seeds %d --duration %s)\n",
 		seed, seed+uint64(seeds)-1, d, seed, seeds, d)
+	// R1's servers are started once and shared, as the bench's matrix
+	// does: each run still names its own databases, key prefixes and topics.
+	svc, err := servers.Start(ctx, servers.Options{Postgres: true, Valkey: true, Kafka: true, Log: io.Discard})
+	if err != nil {
+		fmt.Fprintf(stderr, "idemcheck run --kill-matrix: servers: %v\n", err)
+		return conform.ExitUnreachable
+	}
+	defer func() { _ = svc.Stop(context.WithoutCancel(ctx)) }()
+	m.Services = svc
 	runs := m.Run(ctx, func(r reference.MatrixRun) { fmt.Fprintf(stderr, "kill matrix: %s\n", r) })
 	reference.PrintMatrix(stdout, runs)
 	s := reference.Summarize(runs)
