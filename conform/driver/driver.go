@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"slices"
 	"strconv"
@@ -18,6 +17,7 @@ import (
 
 	"github.com/idemcheck/idemcheck/checker"
 	"github.com/idemcheck/idemcheck/conform/config"
+	"github.com/idemcheck/idemcheck/internal/onecopy"
 )
 
 // KeyMode says how the idempotency key is presented.
@@ -86,23 +86,9 @@ func (d *Driver) nowNS() string {
 
 // New returns a driver for the target at bases (one URL per instance).
 func New(cfg *config.Config, bases []string) *Driver {
-	tr := &http.Transport{
-		// No connection is ever reused, so net/http has no "dead reused
-		// connection" to retry on: each Do is exactly one copy on the wire.
-		DisableKeepAlives:  true,
-		DialContext:        (&net.Dialer{Timeout: 5 * time.Second}).DialContext,
-		DisableCompression: true,
-		Proxy:              nil,
-	}
-	return &Driver{
-		cfg:   cfg,
-		bases: bases,
-		client: &http.Client{
-			Transport:     tr,
-			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-		},
-		Recorder: checker.NewRecorder(),
-	}
+	// Each Do is exactly one copy on the wire; a request's timeout is its
+	// context's.
+	return &Driver{cfg: cfg, bases: bases, client: onecopy.Client(0), Recorder: checker.NewRecorder()}
 }
 
 // Bases are the instances' base URLs.
@@ -178,7 +164,6 @@ func (d *Driver) Create(ctx context.Context, s Send) *Attempt {
 	if body == nil {
 		req.Body, req.ContentLength = http.NoBody, 0
 	}
-	req.GetBody = nil // nothing may rebuild the body for a resend
 	if c.ContentType != "" && body != nil {
 		req.Header.Set("Content-Type", c.ContentType)
 	}
@@ -204,16 +189,7 @@ func (d *Driver) Create(ctx context.Context, s Send) *Attempt {
 			checker.Input{Fingerprint: Fingerprint(s.Meaning), Amount: checker.Int64(s.Meaning.Amount), Currency: s.Meaning.Currency})
 	}
 	d.do(req, a, s.Timeout)
-	if pend != nil {
-		if a.Unknown() {
-			_ = pend.Unknown()
-		} else {
-			if a.PaymentID != "" {
-				pend.SetPaymentID(a.PaymentID)
-			}
-			_ = pend.End(checker.Output{Outcome: a.Outcome, PaymentID: a.PaymentID})
-		}
-	}
+	onecopy.Record(pend, !a.Unknown(), checker.Output{Outcome: a.Outcome, PaymentID: a.PaymentID})
 	d.keep(a)
 	return a
 }
@@ -287,7 +263,6 @@ func (d *Driver) CallPart(ctx context.Context, l *config.Request, step string, c
 		d.keep(a)
 		return a
 	}
-	req.GetBody = nil
 	if l.ContentType != "" && len(body) > 0 {
 		req.Header.Set("Content-Type", l.ContentType)
 	}
@@ -329,28 +304,23 @@ func (d *Driver) do(req *http.Request, a *Attempt, timeout time.Duration) {
 	req = req.WithContext(ctx)
 	a.ReqHeaders = redact(req.Header)
 	a.Call = checker.Now()
-	resp, err := d.client.Do(req)
-	if err != nil {
-		a.Return = checker.Now()
-		a.Err = err.Error()
-		a.Outcome = "unknown"
-		return
-	}
-	b, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-	resp.Body.Close()
+	r := onecopy.Do(d.client, req, 1<<20)
 	a.Return = checker.Now()
-	if err != nil {
-		// Headers came but the body did not: the outcome is still unknown.
-		a.Err = "reading body: " + err.Error()
+	if !r.Known() {
+		a.Err = r.Err.Error()
+		if r.Status != 0 {
+			// Headers came but the body did not: still unknown.
+			a.Err = "reading body: " + a.Err
+		}
 		a.Outcome = "unknown"
 		return
 	}
-	a.Status = resp.StatusCode
-	a.RespHeaders = flat(resp.Header)
-	a.RespBody = string(b)
-	a.Outcome = d.outcome(resp.StatusCode, b)
+	a.Status = r.Status
+	a.RespHeaders = flat(r.Header)
+	a.RespBody = string(r.Body)
+	a.Outcome = d.outcome(r.Status, r.Body)
 	if p := d.cfg.Outcomes.PaymentID; p != "" {
-		a.PaymentID, _ = JSONPath(b, p)
+		a.PaymentID, _ = JSONPath(r.Body, p)
 	}
 }
 

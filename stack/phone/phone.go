@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/internal/onecopy"
 	"github.com/idemcheck/idemcheck/targets/api"
 	"github.com/idemcheck/idemcheck/targets/router"
 	"github.com/idemcheck/idemcheck/targets/storytime"
@@ -124,9 +125,8 @@ func (p *Phone) client() *http.Client {
 		if t == 0 {
 			t = storytime.D(storytime.PhoneTimeout)
 		}
-		// A fresh connection per attempt: net/http cannot then resend a copy
-		// behind the app's back (docs/PITFALLS.md#net-http), so every copy sent is recorded.
-		p.hc = &http.Client{Timeout: t, Transport: &http.Transport{DisableKeepAlives: true}}
+		// Every copy sent is one copy recorded (onecopy.Client).
+		p.hc = onecopy.Client(t)
 	}
 	return p.hc
 }
@@ -172,7 +172,6 @@ func (p *Phone) do(ctx context.Context, method, path, key string, body []byte) R
 	if err != nil {
 		return Reply{Err: err, Outcome: checker.OutcomeError}
 	}
-	req.GetBody = nil
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Authorization", "Bearer "+p.Caller)
 	if key != "" {
@@ -181,34 +180,20 @@ func (p *Phone) do(ctx context.Context, method, path, key string, body []byte) R
 	for k, vs := range p.Header {
 		req.Header[k] = vs
 	}
-	resp, err := p.client().Do(req)
-	if err != nil {
-		return Reply{Err: err, Timeout: true}
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(io.LimitReader(resp.Body, 1<<16))
-	if err != nil {
-		return Reply{Err: err, Timeout: true, Code: resp.StatusCode}
+	got := onecopy.Do(p.client(), req, 1<<16)
+	if !got.Known() {
+		// No reply, or a status whose body never came: the app learned
+		// nothing (Code 0 is what records it as unknown).
+		return Reply{Err: got.Err, Timeout: true}
 	}
 	var w wire
-	_ = json.Unmarshal(b, &w)
-	r := Reply{Code: resp.StatusCode, PaymentID: w.PaymentID, Outcome: w.Status, Message: w.Error, Region: resp.Header.Get(RegionHeader)}
-	if !knownOutcome(r.Outcome) || resp.StatusCode >= 500 {
-		r.Outcome = checker.OutcomeError
-		if r.Message == "" {
-			r.Message = string(bytes.TrimSpace(b))
-		}
+	_ = json.Unmarshal(got.Body, &w)
+	r := Reply{Code: got.Status, Message: w.Error, Region: got.Header.Get(RegionHeader)}
+	r.Outcome, r.PaymentID = onecopy.JSONOutcome(got.Status, got.Body)
+	if r.Outcome == checker.OutcomeError && r.Message == "" {
+		r.Message = string(bytes.TrimSpace(got.Body))
 	}
 	return r
-}
-
-func knownOutcome(s string) bool {
-	switch s {
-	case checker.OutcomeSucceeded, checker.OutcomeFailed, checker.OutcomeProcessing, checker.OutcomeInProgress,
-		checker.OutcomeMismatch, checker.OutcomeVoid:
-		return true
-	}
-	return false
 }
 
 // Send sends one copy of a create and records it. retry says whether an
@@ -252,20 +237,10 @@ func (p *Phone) read(ctx context.Context, key, id string) Reply {
 }
 
 func (p *Phone) finish(pend *checker.Pending, r Reply) {
-	if pend == nil {
-		return
-	}
-	if r.Code == 0 {
-		_ = pend.Unknown()
-		return
-	}
-	if r.PaymentID != "" {
-		pend.SetPaymentID(r.PaymentID)
-	}
-	if r.Region != "" {
+	if pend != nil && r.Code != 0 && r.Region != "" {
 		pend.SetRegion(r.Region)
 	}
-	_ = pend.End(checker.Output{Outcome: r.Outcome, PaymentID: r.PaymentID})
+	onecopy.Record(pend, r.Code != 0, checker.Output{Outcome: r.Outcome, PaymentID: r.PaymentID})
 }
 
 // Resolve asks "did it happen?" and records it.
@@ -296,14 +271,13 @@ func (p *Phone) Refund(ctx context.Context, id string, amount int64) (int, strin
 		return 0, "", err
 	}
 	req.Header.Set("Authorization", "Bearer "+p.Caller)
-	resp, err := p.client().Do(req)
-	if err != nil {
-		return 0, "", fmt.Errorf("refund %s: %w", id, err)
+	got := onecopy.Do(p.client(), req, 1<<16)
+	if !got.Known() {
+		return 0, "", fmt.Errorf("refund %s: no whole answer: %w", id, got.Err)
 	}
-	defer resp.Body.Close()
 	var w wire
-	_ = json.NewDecoder(resp.Body).Decode(&w)
-	return resp.StatusCode, w.Status, nil
+	_ = json.Unmarshal(got.Body, &w)
+	return got.Status, w.Status, nil
 }
 
 // ErrGaveUp is Pay's answer when every attempt left the outcome open.

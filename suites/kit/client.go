@@ -7,11 +7,11 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"time"
 
 	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/internal/onecopy"
 )
 
 // Client is a client of your own service, configured with Go values. Every
@@ -88,14 +88,7 @@ func (c *Client) Create(ctx context.Context, p Payment) Answer {
 	pend := c.Rec.Begin(c.Name, checker.OpCreate, c.Intent(p.Key),
 		checker.Input{Fingerprint: hex.EncodeToString(sum[:8]), Amount: checker.Int64(p.Amount), Currency: p.Currency})
 	a := c.send(ctx, p.Key, b)
-	if a.Code == 0 {
-		_ = pend.Unknown()
-		return a
-	}
-	if a.PaymentID != "" {
-		pend.SetPaymentID(a.PaymentID)
-	}
-	_ = pend.End(checker.Output{Outcome: a.Outcome, PaymentID: a.PaymentID})
+	onecopy.Record(pend, a.Code != 0, checker.Output{Outcome: a.Outcome, PaymentID: a.PaymentID})
 	return a
 }
 
@@ -136,44 +129,27 @@ func (c *Client) send(ctx context.Context, key string, body []byte) Answer {
 	if err != nil {
 		return Answer{Err: err, Outcome: checker.OutcomeError}
 	}
-	req.GetBody = nil
 	for k, vs := range c.Header {
 		req.Header[k] = vs
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set(header, key)
-	hc := &http.Client{Timeout: timeout, Transport: &http.Transport{DisableKeepAlives: true}}
-	resp, err := hc.Do(req)
-	if err != nil {
-		return Answer{Err: err}
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(io.LimitReader(resp.Body, 1<<16))
-	if err != nil {
-		return Answer{Err: err}
+	r := onecopy.Do(onecopy.Client(timeout), req, 1<<16)
+	if !r.Known() {
+		// A status whose body never came is no answer either.
+		return Answer{Err: r.Err}
 	}
 	answer := c.Answer
 	if answer == nil {
 		answer = JSONAnswer
 	}
-	a := Answer{Code: resp.StatusCode, Body: b}
-	a.Outcome, a.PaymentID = answer(resp.StatusCode, b)
+	a := Answer{Code: r.Status, Body: r.Body}
+	a.Outcome, a.PaymentID = answer(r.Status, r.Body)
 	return a
 }
 
-// JSONAnswer reads {"status": outcome, "payment_id": id}.
+// JSONAnswer reads {"status": outcome, "payment_id": id}: a status the
+// checker knows, under 500, else an error answer (onecopy.JSONOutcome).
 func JSONAnswer(code int, body []byte) (outcome, paymentID string) {
-	var w struct {
-		Status    string `json:"status"`
-		PaymentID string `json:"payment_id"`
-	}
-	_ = json.Unmarshal(body, &w)
-	switch w.Status {
-	case checker.OutcomeSucceeded, checker.OutcomeFailed, checker.OutcomeProcessing, checker.OutcomeInProgress,
-		checker.OutcomeMismatch, checker.OutcomeVoid:
-		if code < 500 {
-			return w.Status, w.PaymentID
-		}
-	}
-	return checker.OutcomeError, w.PaymentID
+	return onecopy.JSONOutcome(code, body)
 }
