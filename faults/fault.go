@@ -2,6 +2,7 @@ package faults
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/url"
 	"sort"
@@ -132,6 +133,12 @@ func (t Tier) AdminURL() string {
 	}
 	return t.Admin
 }
+
+// ErrSystemBroken wraps an injection's error when the fault left the system
+// broken by the harness's own failure (a failover that killed the primary
+// and could not bring the standby up): a run that meets it is errored, and
+// nothing it saw after that is the service's violation.
+var ErrSystemBroken = errors.New("the fault left the system broken")
 
 // Proc is a process a fault or a check may crash, freeze and bring back:
 // the one process interface of the harness. The reference's tiers, the

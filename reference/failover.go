@@ -42,6 +42,15 @@ func (rg *regions) failover(ctx context.Context, s faults.Scope) (faults.Injecti
 	return f, nil
 }
 
+// brokenOnceKilled is the take-over's error as the run must read it: once R1
+// was down, a failure leaves no Region serving, which is the harness's doing.
+func brokenOnceKilled(killed bool, err error) error {
+	if err == nil || !killed {
+		return err
+	}
+	return fmt.Errorf("%w: R1 was down when the take-over failed: %w", faults.ErrSystemBroken, err)
+}
+
 // failed is one failover in progress.
 type failed struct {
 	done     chan error
@@ -114,7 +123,13 @@ func (f *failed) Undo() error {
 // R2 then holds the payment unknown and resumes it: with the derived PSP key
 // and event id the PSP replays and the inbox drops the second copy; the
 // Region mutants charge or credit twice.
-func (rg *regions) takeOver(ctx context.Context, hold *faults.PSPInjection, f *failed) error {
+//
+// An error once R1's first tier is killed leaves the stack with no Region
+// serving: it is wrapped in faults.ErrSystemBroken, so the run is errored
+// instead of judging the requests that met the dead Region.
+func (rg *regions) takeOver(ctx context.Context, hold *faults.PSPInjection, f *failed) (err error) {
+	killed := false
+	defer func() { err = brokenOnceKilled(killed, err) }()
 	logf := func(format string, args ...any) {
 		fmt.Fprintf(rg.log, "idemcheck run: failover: "+format+"\n", args...)
 	}
@@ -138,6 +153,7 @@ func (rg *regions) takeOver(ctx context.Context, hold *faults.PSPInjection, f *f
 		}
 	}()
 	for _, name := range []string{"lb", "api-1", "api-2", "worker"} {
+		killed = true
 		if err := killTier(rg.r1, name); err != nil {
 			return err
 		}

@@ -1,8 +1,11 @@
 package reference
 
 import (
+	"errors"
 	"strings"
 	"testing"
+
+	"github.com/idemcheck/idemcheck/faults"
 
 	"github.com/idemcheck/idemcheck/targets/relay"
 )
@@ -25,6 +28,28 @@ func TestFailoverWithoutR1sCopyIsNotFired(t *testing.T) {
 	}
 	if err := f.Undo(); err == nil || !strings.Contains(err.Error(), "published no event") {
 		t.Errorf("without R1's copy: Undo %v, want the reason", err)
+	}
+}
+
+// TestTakeOverFailureAfterTheKillBreaksTheRun: a take-over that fails once
+// R1 is down leaves no Region serving, and its error says so, so the chaos
+// run is errored instead of judging requests that met the dead R1 (it read
+// them as failed-but-charged). Before the kill, R1 still serves: a plain
+// error, the failover not fired.
+func TestTakeOverFailureAfterTheKillBreaksTheRun(t *testing.T) {
+	cut := errors.New("cut the replication: refused")
+	if err := brokenOnceKilled(true, cut); !errors.Is(err, faults.ErrSystemBroken) || !errors.Is(err, cut) {
+		t.Fatalf("after the kill: %v, want ErrSystemBroken wrapping the cause", err)
+	}
+	if err := brokenOnceKilled(false, cut); errors.Is(err, faults.ErrSystemBroken) || err != cut {
+		t.Fatalf("before the kill: %v, want the plain cause", err)
+	}
+	if err := brokenOnceKilled(true, nil); err != nil {
+		t.Fatalf("a take-over that worked: %v", err)
+	}
+	f := &failed{done: closedErr(brokenOnceKilled(true, cut))}
+	if f.Fired() != 0 || !errors.Is(f.Undo(), faults.ErrSystemBroken) {
+		t.Fatalf("failed take-over: fired %d, undo %v", f.Fired(), f.Undo())
 	}
 }
 

@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sort"
@@ -266,6 +267,9 @@ func chaosIntent(ctx context.Context, e *Env, t *T, sys *faults.System, p Planne
 		fired = inj.Fired() > 0
 		if uerr != nil {
 			injErr = uerr
+		}
+		if errors.Is(uerr, faults.ErrSystemBroken) {
+			t.Broke("%s (intent %d): %v", p.Fault, p.N, uerr)
 		}
 		if st, ok := inj.(interface{ Story() string }); ok && fired && st.Story() != "" {
 			t.Counted("%s (intent %d)", st.Story(), p.N)

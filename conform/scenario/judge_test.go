@@ -12,6 +12,7 @@ import (
 	"github.com/idemcheck/idemcheck/conform/config"
 	"github.com/idemcheck/idemcheck/conform/driver"
 	"github.com/idemcheck/idemcheck/conform/pspfront"
+	"github.com/idemcheck/idemcheck/faults"
 )
 
 func charge(key string, amount int64, md map[string]string, id string) checker.Op {
@@ -154,5 +155,21 @@ func TestRequiredIDsAreTheChecks(t *testing.T) {
 		if !slices.Contains(config.VectorIDs, v) {
 			t.Errorf("vector %s missing from config.VectorIDs", v)
 		}
+	}
+}
+
+// A fault that left the system broken by the harness (the failover's
+// take-over failing with R1 down) makes the run errored, over the safety
+// findings it saw after: they are the harness's doing, not the service's.
+func TestABrokenSystemIsErroredNotAViolation(t *testing.T) {
+	e := testEnv(t, nil)
+	c := &Check{ID: "X", Level: Safety, Run: func(ctx context.Context, e *Env, t *T) {
+		t.Safety(checker.KindFailedButCharged, "rule", "the buyer paid and was not told")
+		t.Broke("region-failover (intent 3): %v", faults.ErrSystemBroken)
+		t.Inconclusive("every fault fired", "")
+	}}
+	r := RunCheck(context.Background(), e, c)
+	if r.Verdict != Errored || !strings.Contains(r.Why, "broke the system") || !strings.Contains(r.Why, "not a finding") {
+		t.Fatalf("verdict %s (%s), want errored naming the broken system and setting the finding aside", r.Verdict, r.Why)
 	}
 }

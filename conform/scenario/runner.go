@@ -69,6 +69,11 @@ func RunCheck(ctx context.Context, e *Env, c *Check) (r Result) {
 	// A check that could not run, or whose preconditions failed, is never
 	// hidden behind a (non-gating) protocol deviation or an n/a.
 	switch {
+	case t.broken != "":
+		r.Verdict, r.Why = Errored, "the harness broke the system under test: "+t.broken
+		if len(safety) > 0 {
+			r.Why += "; what it saw after that is not the service's doing and is not a finding: " + strings.Join(safety, "; ")
+		}
 	case len(safety) > 0:
 		r.Verdict, r.Why = Violation, strings.Join(safety, "; ")
 	case t.err != "":

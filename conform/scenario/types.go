@@ -104,6 +104,7 @@ type T struct {
 	why         string
 	na          string
 	err         string
+	broken      string // the harness left the system broken (Broke)
 	inconc      []string
 	counted     []string
 	finals      map[string]*driver.Attempt
@@ -144,6 +145,18 @@ func (t *T) NotApplicable(format string, args ...any) { t.na = fmt.Sprintf(forma
 
 // Errorf marks the check as not run to completion by idemcheck's fault.
 func (t *T) Errorf(format string, args ...any) { t.err = fmt.Sprintf(format, args...) }
+
+// Broke marks the check errored because a fault of the harness left the
+// system broken (a failover that killed one Region and never brought the
+// other up): what went wrong after it is the harness's doing, so no finding
+// may stand as the service's violation. It overrides every other verdict.
+func (t *T) Broke(format string, args ...any) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.broken == "" {
+		t.broken = fmt.Sprintf(format, args...)
+	}
+}
 
 // Inconclusive records a precondition of the check that did not hold, with
 // its likely cause in the user's words; the check cannot pass.
