@@ -31,7 +31,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	allSafety := fs.Bool("require-all-safety", false, "a safety check that does not apply to the target (n/a) fails the run")
 	jsonOut := fs.String("json", "", "write the JSON report to `FILE`")
 	junitOut := fs.String("junit", "", "write a JUnit XML report to `FILE`")
-	htmlOut := fs.String("html", "", "write the HTML report (with porcupine pictures) into `DIR`")
+	htmlOut := fs.String("html", "", "write the HTML report (with porcupine pictures) into `DIR` (default: ./"+reportBase+"/<time>-<id>, the newest also as latest)")
 	only := fs.String("only", "", "comma-separated check IDs to run (e.g. A2,A5,P-conflict)")
 	skip := fs.String("skip", "", "comma-separated check IDs not to run (e.g. B4,P-expiry)")
 	listC := fs.Bool("list-checks", false, "print every check (ID, level, what it does, its rule) and exit")
@@ -111,6 +111,14 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 			}
 		})
 		return killMatrix(ctx, *mut, seed, *killSeeds, d, stdout, stderr)
+	}
+	if o.HTML == "" {
+		dir, err := newReportDir(reportBase, time.Now())
+		if err != nil {
+			fmt.Fprintln(stderr, "idemcheck run:", err)
+			return conform.ExitUsage
+		}
+		o.HTML = dir
 	}
 	if *ref {
 		code, _ := reference.Run(ctx, o, *mut)
