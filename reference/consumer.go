@@ -46,8 +46,8 @@ func queueMutant(ws mutant.Set, queue bool) error {
 			continue
 		}
 		hint := "run it with --chaos, whose phone sees every push"
-		if _, masked := chaosRefused[string(s)]; masked {
-			hint = "its catch is " + mutant.Lookup(s).CaughtAs
+		if why, refused := chaosRefused[string(s)]; refused {
+			hint = "and --chaos refuses it too: " + why
 		}
 		return fmt.Errorf("worker switch %q turns off a guard the consumer checks cannot see (they count credits): %s", s, hint)
 	}

@@ -57,12 +57,16 @@ func TestWorkerNoInboxCaughtByTheConsumerChecks(t *testing.T) {
 
 // A worker switch the consumer checks cannot see is refused, not passed.
 func TestNotificationMutantRefusedWithoutChaos(t *testing.T) {
-	code, _, _ := run(t, "no-dedup-key", queueChecks)
+	code, _, _ := run(t, "no-notif-record", queueChecks)
 	if code != conform.ExitUsage {
 		t.Fatalf("exit %d, want %d", code, conform.ExitUsage)
 	}
-	if err := queueMutant(mutant.Set{mutant.NoDedupKey: true}, true); err == nil || !strings.Contains(err.Error(), "--chaos") {
-		t.Fatalf("queueMutant(no-dedup-key) = %v, want a refusal naming --chaos", err)
+	if err := queueMutant(mutant.Set{mutant.NoNotifRecord: true}, true); err == nil || !strings.Contains(err.Error(), "--chaos") {
+		t.Fatalf("queueMutant(no-notif-record) = %v, want a refusal naming --chaos", err)
+	}
+	// A switch chaos cannot reach either names the spec that catches it.
+	if err := queueMutant(mutant.Set{mutant.NoDedupKey: true}, true); err == nil || !strings.Contains(err.Error(), "suites/delivery E3") {
+		t.Fatalf("queueMutant(no-dedup-key) = %v, want a refusal naming E3's spec", err)
 	}
 	if err := queueMutant(mutant.Set{mutant.ReadUncommitted: true}, true); err == nil || !strings.Contains(err.Error(), "worker-no-inbox") {
 		t.Fatalf("queueMutant(read-uncommitted) = %v, want a refusal naming its partner switch", err)
