@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"html"
 	"os"
 	"path/filepath"
 	"strings"
@@ -24,9 +25,11 @@ func (r *Result) WriteHTML(dir string) ([]string, error) {
 	used := map[string]bool{}
 	for _, p := range r.pictured() {
 		var notes []porcupine.Annotation
+		var said []string
 		for _, v := range r.Violations {
 			if r.about(v, p) && len(v.Ops) > 0 {
 				notes = append(notes, violationNote(v.Kind, v.Message, v.Ops[0].Call, v.Ops[len(v.Ops)-1].Call))
+				said = append(said, v.Kind+": "+v.Message)
 			}
 		}
 		base := fileName(p.Name)
@@ -35,7 +38,7 @@ func (r *Result) WriteHTML(dir string) ([]string, error) {
 		}
 		used[base] = true
 		path := filepath.Join(dir, base+".html")
-		if err := draw(p, r.opts, notes, path); err != nil {
+		if err := draw(p, r.opts, notes, strings.Join(said, "; "), path); err != nil {
 			return paths, err
 		}
 		paths = append(paths, path)
@@ -58,7 +61,7 @@ type Note struct {
 // the notes. It is the picture of a finding made by other ground truth than
 // the checker's (a count at the PSP), so it says what porcupine found but
 // does not decide.
-func Picture(h History, intent string, faults []FaultWindow, notes []Note, path string) error {
+func Picture(h History, intent string, faults []FaultWindow, notes []Note, caption, path string) error {
 	var sub History
 	for _, op := range h {
 		if op.Intent == intent {
@@ -82,7 +85,7 @@ func Picture(h History, intent string, faults []FaultWindow, notes []Note, path 
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("html: %w", err)
 	}
-	return draw(parts[0], CheckOptions{Timeout: defaultTimeout, Faults: faults}, ann, path)
+	return draw(parts[0], CheckOptions{Timeout: defaultTimeout, Faults: faults}, ann, caption, path)
 }
 
 func hasCharge(h History) bool {
@@ -100,7 +103,7 @@ func violationNote(kind, msg string, start, end int64) porcupine.Annotation {
 
 // draw runs porcupine over p and writes its picture with the faults that
 // concern p, the notes, and rows named after p's processes.
-func draw(p *partition, opts CheckOptions, notes []porcupine.Annotation, path string) error {
+func draw(p *partition, opts CheckOptions, notes []porcupine.Annotation, caption, path string) error {
 	if opts.Timeout <= 0 {
 		opts.Timeout = defaultTimeout
 	}
@@ -121,6 +124,9 @@ func draw(p *partition, opts CheckOptions, notes []porcupine.Annotation, path st
 		return fmt.Errorf("html %s: %w", p.Name, err)
 	}
 	out, err := nameRows(b.Bytes(), p.rows)
+	if err == nil && caption != "" {
+		out, err = addCaption(out, caption)
+	}
 	if err != nil {
 		return fmt.Errorf("html %s: %w", p.Name, err)
 	}
@@ -262,4 +268,17 @@ func fileName(name string) string {
 		s = s[:120]
 	}
 	return s
+}
+
+// addCaption puts the finding in words above porcupine's timeline, so the
+// picture says what it shows before anyone hovers over it.
+func addCaption(page []byte, caption string) ([]byte, error) {
+	s := string(page)
+	const body = "<body>"
+	if strings.Count(s, body) != 1 {
+		return nil, fmt.Errorf("porcupine's page changed: cannot caption it (%q not found once)", body)
+	}
+	p := `<p id="idemcheck-caption" style="font: 15px sans-serif; margin: 8px 12px; padding: 6px 10px; background: #ffe08a">` +
+		html.EscapeString(caption) + `</p>`
+	return []byte(strings.Replace(s, body, body+p, 1)), nil
 }

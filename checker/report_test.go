@@ -58,7 +58,7 @@ func TestFaultsOfOneIntent(t *testing.T) {
 	dir := t.TempDir()
 	for _, in := range []string{"payments:u1:K1", "payments:u5:K1"} {
 		p := filepath.Join(dir, fileName(in)+".html")
-		if err := Picture(h, in, fs, []Note{{Kind: "double-charge", Message: "two charges", Start: 20, End: 110}}, p); err != nil {
+		if err := Picture(h, in, fs, []Note{{Kind: "double-charge", Message: "two charges", Start: 20, End: 110}}, "", p); err != nil {
 			t.Fatal(err)
 		}
 		b, _ := os.ReadFile(p)
@@ -69,7 +69,7 @@ func TestFaultsOfOneIntent(t *testing.T) {
 			t.Errorf("%s: the note is not drawn", in)
 		}
 	}
-	if err := Picture(h, "payments:nobody:K", nil, nil, filepath.Join(dir, "x.html")); err == nil {
+	if err := Picture(h, "payments:nobody:K", nil, nil, "", filepath.Join(dir, "x.html")); err == nil {
 		t.Error("a picture of an intent with no op was drawn")
 	}
 }

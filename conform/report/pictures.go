@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"path/filepath"
+	"strings"
 
 	"github.com/idemcheck/idemcheck/checker"
 	"github.com/idemcheck/idemcheck/conform/driver"
@@ -74,11 +75,32 @@ func picture(dir string, res scenario.Result, n int, f scenario.Finding, atts []
 		note = append(note, checker.Note{Kind: f.Kind, Message: f.Message, Start: lo, End: hi})
 	}
 	note = append(note, creditNotes(f)...)
+	note = append(note, otherIntentNotes(intent, atts)...)
 	rel := filepath.Join(safeName(res.ID), fmt.Sprintf("%d-%s.html", n, safeName(f.Kind)))
-	if err := checker.Picture(h, intent, res.Faults, note, filepath.Join(dir, rel)); err != nil {
+	if err := checker.Picture(h, intent, res.Faults, note, f.Kind+": "+f.Message, filepath.Join(dir, rel)); err != nil {
 		return "", "no picture: " + err.Error()
 	}
 	return rel, ""
+}
+
+// otherIntentNotes draw the finding's requests of other intents, which the
+// intent's own timeline leaves out: the other caller's create whose answer
+// this intent received (A6), each with what it was told.
+func otherIntentNotes(intent string, atts []*driver.Attempt) []checker.Note {
+	var out []checker.Note
+	for _, a := range atts {
+		if a.Intent == "" || a.Intent == intent {
+			continue
+		}
+		told := "no answer"
+		if !a.Unknown() {
+			told = strings.TrimSpace(fmt.Sprintf("%d %s %s", a.Status, a.Outcome, a.PaymentID))
+		}
+		out = append(out, checker.Note{Tag: "other intents' requests", Kind: fmt.Sprintf("%s: %s", a.Caller, told),
+			Message: fmt.Sprintf("%s's request %d (%s, intent %s) was answered %s", a.Caller, a.Seq, a.Step, a.Intent, told),
+			Start:   a.Call, End: max(a.Return, a.Call)})
+	}
+	return out
 }
 
 // creditNotes put a webhook finding's evidence on the picture's timeline:

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/conform/driver"
 	"github.com/idemcheck/idemcheck/conform/scenario"
 	"github.com/idemcheck/idemcheck/fakepsp"
 )
@@ -40,6 +41,41 @@ func TestDoubleCreditPictureShowsDeliveriesAndCredits(t *testing.T) {
 	}
 	page := string(b)
 	for _, want := range []string{"webhook deliveries", "service credits", "credits [1002 1002]", "sent by duplicate, at once", "sent by the PSP's schedule, attempt 1"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the picture lacks %q", want)
+		}
+	}
+}
+
+// TestCrossCallerPictureShowsBothRequests: the picture of u2 receiving u1's
+// payment draws u1's request too (it lives under u1's intent, which u2's
+// timeline leaves out) and says the finding in words above the timeline.
+func TestCrossCallerPictureShowsBothRequests(t *testing.T) {
+	t0 := time.Unix(1_800_000_000, 0)
+	op := func(caller string, at time.Duration) checker.Op {
+		return checker.Op{Process: "client-" + caller, Op: checker.OpCreate, Call: t0.Add(at).UnixNano(), Return: checker.Int64(t0.Add(at + 20*time.Millisecond).UnixNano()),
+			Intent: "payments:" + caller + ":K1", Input: checker.Input{Fingerprint: "f-" + caller, Amount: checker.Int64(1002), Currency: "USD"},
+			Output: &checker.Output{Outcome: checker.OutcomeSucceeded, PaymentID: "pay_u1"}}
+	}
+	u1, u2 := op("u1", 0), op("u2", 100*time.Millisecond)
+	att := func(seq int, o checker.Op, caller string) *driver.Attempt {
+		return &driver.Attempt{Seq: seq, Step: caller + " uses the key", Caller: caller, Intent: o.Intent, Call: o.Call, Return: *o.Return,
+			Status: 200, Outcome: checker.OutcomeSucceeded, PaymentID: "pay_u1"}
+	}
+	f := scenario.Finding{Level: scenario.Safety, Kind: checker.KindInconsistentAnswer, Message: "u2 received u1's answer: payment pay_u1", Intent: u2.Intent}
+	res := scenario.Result{ID: "A6", Ops: checker.History{u1, u2}}
+	dir := t.TempDir()
+	rel, why := picture(dir, res, 1, f, []*driver.Attempt{att(1, u1, "u1"), att(2, u2, "u2")})
+	if rel == "" {
+		t.Fatalf("no picture: %s", why)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, rel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := string(b)
+	for _, want := range []string{`id="idemcheck-caption"`, "inconsistent-answer: u2 received u1&#39;s answer: payment pay_u1",
+		"other intents' requests", "u1's request 1 (u1 uses the key, intent payments:u1:K1) was answered 200 succeeded pay_u1"} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the picture lacks %q", want)
 		}
