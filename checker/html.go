@@ -271,14 +271,15 @@ func fileName(name string) string {
 }
 
 // addCaption puts the finding in words above porcupine's timeline, so the
-// picture says what it shows before anyone hovers over it.
+// picture says what it shows before anyone hovers over it. It sits below
+// porcupine's fixed legend (top 10px) and above its canvas (margin 45px).
 func addCaption(page []byte, caption string) ([]byte, error) {
 	s := string(page)
 	const body = "<body>"
 	if strings.Count(s, body) != 1 {
 		return nil, fmt.Errorf("porcupine's page changed: cannot caption it (%q not found once)", body)
 	}
-	p := `<p id="idemcheck-caption" style="font: 15px sans-serif; margin: 8px 12px; padding: 6px 10px; background: #ffe08a">` +
+	p := `<p id="idemcheck-caption" style="font: 15px sans-serif; margin: 45px 12px -30px 12px; padding: 6px 10px; background: #ffe08a">` +
 		html.EscapeString(caption) + `</p>`
 	return []byte(strings.Replace(s, body, body+p, 1)), nil
 }
