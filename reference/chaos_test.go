@@ -148,7 +148,7 @@ func TestFullStackChaosNamesEachTiersMutant(t *testing.T) {
 				d = 3 * time.Second
 			}
 			code, rep := chaosRun(t, 5, d, sk, tc.faults)
-			r := MatrixRun{Switch: tc.mutant, Seed: 5, Want: ChaosKinds(tc.mutant), DetectS: -1}
+			r := NewMatrixRun(tc.mutant, 5)
 			judgeRun(&r, code, rep)
 			t.Log(r)
 			if !r.Caught {

@@ -44,13 +44,16 @@ func TestJudgeRunWantsTheExactKinds(t *testing.T) {
 		{"extra kind", "takeover-new-psp-key", conform.ExitViolation, chaosReport(scenario.Violation, "double-charge", "lost-effect"), false, 3},
 		{"two kinds wanted, one seen", "resolver-replay-only", conform.ExitViolation, chaosReport(scenario.Violation, "failed-but-charged"), false, 3},
 		{"two kinds wanted and seen", "resolver-replay-only", conform.ExitViolation, chaosReport(scenario.Violation, "lost-effect", "failed-but-charged"), true, 3},
+		{"a kind the bug may also show", "blind-webhook-update", conform.ExitViolation, chaosReport(scenario.Violation, "double-credit", "notification-stacked"), true, 3},
+		{"only the kind it may show", "blind-webhook-update", conform.ExitViolation, chaosReport(scenario.Violation, "notification-stacked"), false, 3},
+		{"a kind another switch may show", "blind-webhook-update", conform.ExitViolation, chaosReport(scenario.Violation, "double-credit", "lost-effect"), false, 3},
 		{"passed", "takeover-new-psp-key", conform.ExitPass, chaosReport(scenario.Pass), false, -1},
 		{"inconclusive", "takeover-new-psp-key", conform.ExitViolation, chaosReport(scenario.Inconclusive), false, -1},
 		{"no switch, clean", "", conform.ExitPass, chaosReport(scenario.Pass), true, -1},
 		{"no switch, a finding", "", conform.ExitViolation, chaosReport(scenario.Violation, "double-charge"), false, 3},
 		{"no report", "takeover-new-psp-key", conform.ExitUsage, nil, false, -1},
 	} {
-		r := MatrixRun{Switch: tc.sw, Want: ChaosKinds(tc.sw), DetectS: -1}
+		r := NewMatrixRun(tc.sw, 0)
 		judgeRun(&r, tc.code, tc.rep)
 		if r.Caught != tc.caught || r.DetectS != tc.detect || r.Exit != tc.code {
 			t.Errorf("%s: %s; want caught %v, detect %v s", tc.name, r, tc.caught, tc.detect)
