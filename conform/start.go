@@ -166,6 +166,13 @@ func startTarget(ctx context.Context, cfg *config.Config, o Options, tmp, logDir
 	}
 	d := driver.New(cfg, bases)
 	e.D = d
+	if c := cfg.Target.Control; c != nil && len(e.Procs) == 0 {
+		for i := range bases {
+			// WaitReady is set below; a restart reads it when it runs.
+			e.Procs = append(e.Procs, &controlProc{c: c, i: i, base: bases[i], path: cfg.Target.Ready,
+				ready: func(ctx context.Context) error { return e.WaitReady(ctx, i) }})
+		}
+	}
 	ready := cfg.Target.Ready
 	if ready == "" {
 		ready = "/"

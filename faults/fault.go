@@ -154,6 +154,14 @@ type Proc interface {
 	Exited() bool
 }
 
+// CanPause reports whether p can be frozen: a Proc may say it cannot (a
+// service controlled by the user's commands, with no pause command), and
+// the freeze faults then do not apply to it.
+func CanPause(p Proc) bool {
+	c, ok := p.(interface{ CanPause() bool })
+	return !ok || c.CanPause()
+}
+
 // TiersOf lists the system's tiers of kind.
 func (sys *System) TiersOf(kind string) []Tier {
 	var out []Tier

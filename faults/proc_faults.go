@@ -64,7 +64,13 @@ type PauseResume struct {
 func (f PauseResume) Name() string   { return "pause-" + f.Kind }
 func (f PauseResume) Family() Family { return FamilyProcess }
 func (f PauseResume) pausers(sys *System) []Tier {
-	return sys.TiersOf(f.Kind)
+	var out []Tier
+	for _, t := range sys.TiersOf(f.Kind) {
+		if CanPause(t.Proc) {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 func (f PauseResume) Applies(sys *System) (bool, string) {

@@ -35,6 +35,9 @@ func freeze(sys *System, kinds ...string) (*frozen, error) {
 	for _, k := range kinds {
 		for _, t := range sys.TiersOf(k) {
 			p := t.Proc
+			if !CanPause(p) {
+				continue
+			}
 			freezes.Lock()
 			var err error
 			if freezes.n[t.Name] == 0 {

@@ -148,7 +148,13 @@ func (f OwnerAtCharge) Name() string {
 func (f OwnerAtCharge) Family() Family { return FamilyWindow }
 
 func (f OwnerAtCharge) apis(sys *System) []Tier {
-	return sys.TiersOf("api")
+	var out []Tier
+	for _, t := range sys.TiersOf("api") {
+		if !f.Freeze || CanPause(t.Proc) {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 func (f OwnerAtCharge) Applies(sys *System) (bool, string) {

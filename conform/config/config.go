@@ -79,6 +79,9 @@ type Target struct {
 	// Ready is a path polled with GET until any HTTP answer arrives.
 	Ready        string `yaml:"ready"`
 	StartTimeout string `yaml:"start_timeout"`
+	// Control kills, freezes and restarts instances idemcheck did not
+	// start, through the user's own commands (control.go).
+	Control *Control `yaml:"control"`
 
 	startTimeout time.Duration
 }

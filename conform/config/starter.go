@@ -19,6 +19,17 @@ target:
   instances: 1            # >1 starts replicas (the replicas check)
   ready: /healthz         # polled with GET until it answers
   start_timeout: 20s
+  # Or, for a service idemcheck does not start (Docker, Kubernetes, systemd):
+  # your own commands kill, freeze and restart instance ${INSTANCE}, one name
+  # per base URL, so A3, A4, B5 and the restart checks run. Each counts only
+  # when it exits 0 and its effect is seen from outside.
+  # control:
+  #   instances: [pay-1]
+  #   kill: [docker, kill, "${INSTANCE}"]
+  #   pause: [docker, pause, "${INSTANCE}"]
+  #   resume: [docker, unpause, "${INSTANCE}"]
+  #   restart: [docker, start, "${INSTANCE}"]
+  #   timeout: 30s
 
 # The request that creates a payment. {{amount}}, {{currency}}, {{order_id}},
 # {{payment_method}} are filled by idemcheck; {{amount}} is required.

@@ -2,6 +2,8 @@ package scenario
 
 import (
 	"fmt"
+
+	"github.com/idemcheck/idemcheck/faults"
 )
 
 // All is the one ordered list of checks a run goes through: the safety
@@ -18,7 +20,18 @@ func needPSP(e *Env) string {
 
 func needProcs(e *Env) string {
 	if len(e.Procs) == 0 {
-		return "needs target.command: idemcheck must own the process"
+		return "needs target.command or target.control: idemcheck must be able to kill and restart an instance"
+	}
+	return ""
+}
+
+// needPause: A4 freezes the owner, which a service controlled by the user's
+// commands can only be when the config gives a pause command.
+func needPause(e *Env) string {
+	for _, p := range e.Procs {
+		if !faults.CanPause(p) {
+			return "needs target.control.pause and resume: idemcheck must be able to freeze an instance"
+		}
 	}
 	return ""
 }
@@ -59,7 +72,7 @@ func SafetyChecks() []*Check {
 		{ID: "A7", Title: "the client's own reply lost (Toxiproxy)", Level: Safety, Rule: "SCENARIOS.md A7", Run: runA7},
 		{ID: "S-restart", Title: "restart between the first attempt and the retry", Level: Safety, Rule: "payment check: restart", Needs: needProcs, Run: runRestart},
 		{ID: "A3", Title: "owner SIGKILLed while its PSP call is in flight", Level: Safety, Rule: "SCENARIOS.md A3; payment check: stable key across restart", Needs: needAll(needPSP, needProcs), Run: runA3},
-		{ID: "A4", Title: "owner frozen (SIGSTOP), another instance takes over", Level: Safety, Rule: "SCENARIOS.md A4; payment check: takeover", Needs: needAll(needPSP, needProcs, needReplicas), Run: runA4},
+		{ID: "A4", Title: "owner frozen (SIGSTOP), another instance takes over", Level: Safety, Rule: "SCENARIOS.md A4; payment check: takeover", Needs: needAll(needPSP, needProcs, needPause, needReplicas), Run: runA4},
 		{ID: "S-replicas", Title: "duplicates to two instances at once", Level: Safety, Rule: "payment check: replicas", Needs: needReplicas, Run: runReplicas},
 		B5Check(),
 		DepsCheck(),
