@@ -29,9 +29,15 @@ func TestDoubleCreditPictureShowsDeliveriesAndCredits(t *testing.T) {
 			{EventID: "evt_1", EventType: "payment_intent.succeeded", Attempt: 1, Status: 200, Signature: fakepsp.SignValid, Via: "duplicate, at once", Started: t0.Add(50 * time.Millisecond), At: t0.Add(55 * time.Millisecond)},
 		},
 		Credits: []int64{1002, 1002}, CreditsAt: t0.Add(600 * time.Millisecond).UnixNano()}
-	res := scenario.Result{ID: "W-dup", Ops: checker.History{create, charge}}
+	pictureShows(t, scenario.Result{ID: "W-dup", Ops: checker.History{create, charge}}, f, nil,
+		"webhook deliveries", "service credits", "credits [1002 1002]", "sent by duplicate, at once", "sent by the PSP's schedule, attempt 1")
+}
+
+// pictureShows draws f's picture and fails for each of wants its page lacks.
+func pictureShows(t *testing.T, res scenario.Result, f scenario.Finding, atts []*driver.Attempt, wants ...string) {
+	t.Helper()
 	dir := t.TempDir()
-	rel, why := picture(dir, res, 1, f, nil)
+	rel, why := picture(dir, res, 1, f, atts)
 	if rel == "" {
 		t.Fatalf("no picture: %s", why)
 	}
@@ -39,9 +45,8 @@ func TestDoubleCreditPictureShowsDeliveriesAndCredits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	page := string(b)
-	for _, want := range []string{"webhook deliveries", "service credits", "credits [1002 1002]", "sent by duplicate, at once", "sent by the PSP's schedule, attempt 1"} {
-		if !strings.Contains(page, want) {
+	for _, want := range wants {
+		if !strings.Contains(string(b), want) {
 			t.Errorf("the picture lacks %q", want)
 		}
 	}
@@ -63,21 +68,7 @@ func TestCrossCallerPictureShowsBothRequests(t *testing.T) {
 			Status: 200, Outcome: checker.OutcomeSucceeded, PaymentID: "pay_u1"}
 	}
 	f := scenario.Finding{Level: scenario.Safety, Kind: checker.KindInconsistentAnswer, Message: "u2 received u1's answer: payment pay_u1", Intent: u2.Intent}
-	res := scenario.Result{ID: "A6", Ops: checker.History{u1, u2}}
-	dir := t.TempDir()
-	rel, why := picture(dir, res, 1, f, []*driver.Attempt{att(1, u1, "u1"), att(2, u2, "u2")})
-	if rel == "" {
-		t.Fatalf("no picture: %s", why)
-	}
-	b, err := os.ReadFile(filepath.Join(dir, rel))
-	if err != nil {
-		t.Fatal(err)
-	}
-	page := string(b)
-	for _, want := range []string{`id="idemcheck-caption"`, "inconsistent-answer: u2 received u1&#39;s answer: payment pay_u1",
-		"other intents' requests", "u1's request 1 (u1 uses the key, intent payments:u1:K1) was answered 200 succeeded pay_u1"} {
-		if !strings.Contains(page, want) {
-			t.Errorf("the picture lacks %q", want)
-		}
-	}
+	pictureShows(t, scenario.Result{ID: "A6", Ops: checker.History{u1, u2}}, f, []*driver.Attempt{att(1, u1, "u1"), att(2, u2, "u2")},
+		`id="idemcheck-caption"`, "inconsistent-answer: u2 received u1&#39;s answer: payment pay_u1",
+		"other intents' requests", "u1's request 1 (u1 uses the key, intent payments:u1:K1) was answered 200 succeeded pay_u1")
 }
