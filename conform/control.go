@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/idemcheck/idemcheck/conform/config"
+	"github.com/idemcheck/idemcheck/internal/logtail"
+	"github.com/idemcheck/idemcheck/internal/onecopy"
 )
 
 // controlProc is an instance idemcheck did not start, controlled through the
@@ -46,7 +48,7 @@ func (p *controlProc) run(ctx context.Context, action string, cmd []string) erro
 		if ctx.Err() != nil {
 			err = fmt.Errorf("no exit within %s", p.c.TimeoutD())
 		}
-		return fmt.Errorf("target.control.%s %q for %s: %v; output: %s", action, argv, p.name(), err, lastLines(out.String(), 10))
+		return fmt.Errorf("target.control.%s %q for %s: %v; output: %s", action, argv, p.name(), err, output(out.String()))
 	}
 	return nil
 }
@@ -60,13 +62,7 @@ func (p *controlProc) answers(ctx context.Context, path string) bool {
 	if err != nil {
 		return false
 	}
-	c := http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
-	resp, err := c.Do(req)
-	if err != nil {
-		return false
-	}
-	resp.Body.Close()
-	return true
+	return onecopy.Do(onecopy.Client(0), req, 1<<10).Status != 0
 }
 
 // silent waits until the instance stops answering, after an action that
@@ -155,14 +151,10 @@ func (p *controlProc) Exited() bool { return p.down.Load() }
 // checks and faults are then n/a, not errors.
 func (p *controlProc) CanPause() bool { return p.c.CanPause() }
 
-func lastLines(s string, n int) string {
-	s = strings.TrimSpace(s)
-	if s == "" {
+// output is a command's last lines on one line, for an error.
+func output(s string) string {
+	if s = strings.TrimSpace(s); s == "" {
 		return "(none)"
 	}
-	lines := strings.Split(s, "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, " | ")
+	return strings.ReplaceAll(logtail.Of(s, 10), "\n", " | ")
 }

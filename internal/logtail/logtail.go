@@ -31,10 +31,17 @@ func Lines(path string, n int) string {
 	if err != nil {
 		return fmt.Sprintf("(log %s: %v)", path, err)
 	}
-	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
-	if off > 0 && len(lines) > 1 {
-		lines = lines[1:] // the first is cut by the window
+	text := string(b)
+	if i := strings.IndexByte(text, '\n'); off > 0 && i >= 0 {
+		text = text[i+1:] // the first line is cut by the window
 	}
+	return Of(text, n)
+}
+
+// Of is the last n lines of text (a command's output, say), without a
+// trailing newline.
+func Of(text string, n int) string {
+	lines := strings.Split(strings.TrimRight(text, "\n"), "\n")
 	if len(lines) > n {
 		lines = lines[len(lines)-n:]
 	}
