@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/idemcheck/idemcheck/conform/config"
 	"github.com/idemcheck/idemcheck/fakepsp"
 	"github.com/idemcheck/idemcheck/faults"
 )
@@ -76,5 +77,25 @@ func TestChaosVerdictIsHonest(t *testing.T) {
 	chaosVerdict(tt, tl, 3)
 	if len(tt.inconc) != 0 || !strings.Contains(tt.why, "1 faults injected and 1 fired") {
 		t.Fatalf("inconclusive %q, pass line %q", tt.inconc, tt.why)
+	}
+}
+
+// The IDs a config may mark required are the checks' own.
+func TestRequiredIDsAreTheChecks(t *testing.T) {
+	var safety, vectors []string
+	for _, c := range All() {
+		if c.Level == Safety {
+			safety = append(safety, c.ID)
+		} else {
+			vectors = append(vectors, c.ID)
+		}
+	}
+	if !slices.Equal(safety, config.SafetyIDs) {
+		t.Errorf("config.SafetyIDs %v, checks %v", config.SafetyIDs, safety)
+	}
+	for _, v := range vectors {
+		if !slices.Contains(config.VectorIDs, v) {
+			t.Errorf("vector %s missing from config.VectorIDs", v)
+		}
 	}
 }

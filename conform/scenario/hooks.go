@@ -104,7 +104,7 @@ func pay(ctx context.Context, e *Env, t *T, hold bool) (*hookPayment, bool) {
 		return nil, false
 	}
 	p := newHookPayment(e, hold)
-	p.answer = final(ctx, t, "create", p.in, nil)
+	p.answer = sendUntilFinal(ctx, t, "create", p.in, nil)
 	return p, p.find(ctx, e, t)
 }
 
@@ -284,3 +284,22 @@ func deliveryWords(d fakepsp.Delivery) string {
 	}
 	return fmt.Sprint(d.Status)
 }
+
+// waitLost waits, bounded by converge_within, until each event of the
+// payment had a schedule delivery that got no answer; it returns those.
+func (p *hookPayment) waitLost(ctx context.Context, e *Env) []string {
+	var lost []string
+	waitLog(ctx, e, e.Cfg.ConvergeD(), func() bool {
+		ds := p.deliveries(e)
+		lost = lost[:0]
+		for _, id := range p.ids() {
+			if slices.ContainsFunc(ds, func(d fakepsp.Delivery) bool { return d.EventID == id && d.Via == "" && d.Err != "" }) {
+				lost = append(lost, id)
+			}
+		}
+		return len(lost) == len(p.events)
+	})
+	return lost
+}
+
+func (p *hookPayment) chargeOps() []checker.Op { return []checker.Op{p.charge} }

@@ -350,3 +350,21 @@ func (t *T) partitions() int {
 	}
 	return t.checkerRes.Partitions - len(t.checkerRes.Unknown)
 }
+
+// report turns a checker result into findings, once per kind and intent.
+func (t *T) report(res *checker.Result, what string) {
+	for _, u := range res.Unknown {
+		t.Inconclusive("the checker decided the "+what, "partition %s (%d ops) undecided within its timeout", u.Name, u.Ops)
+	}
+	for _, inv := range res.Invalid {
+		t.Inconclusive("the checker accepted every op of the "+what, "%s", inv)
+	}
+	for i := range res.Violations {
+		v := res.Violations[i]
+		if t.hasFinding(v.Kind, v.Intent) {
+			continue
+		}
+		f := t.Safety(v.Kind, RuleHistory+" (checker, "+what+")", "%s", v.Message)
+		f.Intent, f.Violation = v.Intent, &v
+	}
+}

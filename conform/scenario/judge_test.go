@@ -4,7 +4,6 @@ import (
 	"context"
 	"math/rand/v2"
 	"regexp"
-	"slices"
 	"strings"
 	"testing"
 
@@ -135,26 +134,6 @@ func TestUndecidedCheckerResultIsInconclusive(t *testing.T) {
 	r := RunCheck(context.Background(), e, c)
 	if r.Verdict != Inconclusive || !strings.Contains(r.Precondition, "refused") {
 		t.Fatalf("verdict %s (%s), want inconclusive: the checker refused an op", r.Verdict, r.Why)
-	}
-}
-
-// The IDs a config may mark required are the checks' own.
-func TestRequiredIDsAreTheChecks(t *testing.T) {
-	var safety, vectors []string
-	for _, c := range All() {
-		if c.Level == Safety {
-			safety = append(safety, c.ID)
-		} else {
-			vectors = append(vectors, c.ID)
-		}
-	}
-	if !slices.Equal(safety, config.SafetyIDs) {
-		t.Errorf("config.SafetyIDs %v, checks %v", config.SafetyIDs, safety)
-	}
-	for _, v := range vectors {
-		if !slices.Contains(config.VectorIDs, v) {
-			t.Errorf("vector %s missing from config.VectorIDs", v)
-		}
 	}
 }
 

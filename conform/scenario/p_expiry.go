@@ -11,7 +11,7 @@ import (
 func vExpiry(ctx context.Context, e *Env, t *T) {
 	w := e.Cfg.KeyWindowD()
 	in := e.NewIntent(0)
-	a := final(ctx, t, "create", in, nil)
+	a := sendUntilFinal(ctx, t, "create", in, nil)
 	wait := w + w/5 + 200*time.Millisecond
 	if err := e.Wait(ctx, wait); err != nil {
 		t.Errorf("%v", err)

@@ -8,7 +8,7 @@ import (
 
 func vHeaderCase(ctx context.Context, e *Env, t *T) {
 	in := e.NewIntent(0)
-	a := final(ctx, t, "canonical header name", in, nil)
+	a := sendUntilFinal(ctx, t, "canonical header name", in, nil)
 	b := t.Send(ctx, "lower-case header name", in, func(s *driver.Send) { s.KeyMode = driver.KeyHeaderLower })
 	sameReplay(e, t, "the lower-case header", a, b)
 	t.Judge(ctx, nil, in)

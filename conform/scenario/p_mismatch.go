@@ -6,7 +6,7 @@ import (
 
 func vMismatch(ctx context.Context, e *Env, t *T) {
 	in := e.NewIntent(0)
-	final(ctx, t, "create", in, nil)
+	sendUntilFinal(ctx, t, "create", in, nil)
 	ch := in
 	ch.Meaning.Amount = e.NewIntent(0).Meaning.Amount
 	m := t.Send(ctx, "same key, other amount", ch, nil)

@@ -6,7 +6,7 @@ import (
 
 func vNoPoison(ctx context.Context, e *Env, t *T) {
 	in := e.NewIntent(0)
-	a := final(ctx, t, "create", in, nil)
+	a := sendUntilFinal(ctx, t, "create", in, nil)
 	ch := in
 	ch.Meaning.Amount = e.NewIntent(0).Meaning.Amount
 	t.Send(ctx, "same key, other amount", ch, nil)

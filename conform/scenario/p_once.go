@@ -6,7 +6,7 @@ import (
 
 func vOnce(ctx context.Context, e *Env, t *T) {
 	in := e.NewIntent(0)
-	final(ctx, t, "create", in, nil)
+	sendUntilFinal(ctx, t, "create", in, nil)
 	t.Send(ctx, "retry", in, nil)
 	t.Send(ctx, "retry", in, nil)
 	t.Judge(ctx, nil, in)

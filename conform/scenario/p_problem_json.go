@@ -11,7 +11,7 @@ func vProblem(ctx context.Context, e *Env, t *T) {
 	p := e.Cfg.Proto()
 	in := e.NewIntent(0)
 	a := t.Send(ctx, "no key (an error answer)", in, func(s *driver.Send) { s.KeyMode = driver.KeyOmit; s.NoHistory = true })
-	final(ctx, t, "create", in, nil)
+	sendUntilFinal(ctx, t, "create", in, nil)
 	ch := in
 	ch.Meaning.Amount = e.NewIntent(0).Meaning.Amount
 	m := t.Send(ctx, "mismatch (an error answer)", ch, nil)

@@ -8,7 +8,7 @@ import (
 
 func vQuoted(ctx context.Context, e *Env, t *T) {
 	in := e.NewIntent(0)
-	a := final(ctx, t, "bare key", in, nil)
+	a := sendUntilFinal(ctx, t, "bare key", in, nil)
 	b := t.Send(ctx, "quoted key", in, func(s *driver.Send) { s.KeyMode = driver.KeyQuoted; s.NoHistory = true })
 	sameReplay(e, t, "the quoted key", a, b)
 	e.Settle(ctx)

@@ -6,7 +6,7 @@ import (
 
 func vReplay(ctx context.Context, e *Env, t *T) {
 	in := e.NewIntent(0)
-	a := final(ctx, t, "create", in, nil)
+	a := sendUntilFinal(ctx, t, "create", in, nil)
 	b := t.Send(ctx, "retry", in, nil)
 	if a.Status != b.Status || a.RespBody != b.RespBody {
 		t.Deviation(t.check.Rule, "first answer %d %q, retry %d %q", a.Status, clip(a.RespBody), b.Status, clip(b.RespBody))

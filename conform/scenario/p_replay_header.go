@@ -7,7 +7,7 @@ import (
 func vReplayHeader(ctx context.Context, e *Env, t *T) {
 	name := e.Cfg.Proto().ReplayHeader
 	in := e.NewIntent(0)
-	a := final(ctx, t, "create", in, nil)
+	a := sendUntilFinal(ctx, t, "create", in, nil)
 	b := t.Send(ctx, "retry", in, nil)
 	if _, has := a.Header(name); has {
 		t.Deviation(t.check.Rule, "the first answer carries %s", name)

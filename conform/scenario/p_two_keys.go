@@ -8,8 +8,8 @@ func vTwoKeys(ctx context.Context, e *Env, t *T) {
 	in1 := e.NewIntent(0)
 	in2 := in1
 	in2.Key = e.NewIntent(0).Key
-	a := final(ctx, t, "first key", in1, nil)
-	b := final(ctx, t, "second key, same body", in2, nil)
+	a := sendUntilFinal(ctx, t, "first key", in1, nil)
+	b := sendUntilFinal(ctx, t, "second key, same body", in2, nil)
 	if a.PaymentID != "" && a.PaymentID == b.PaymentID {
 		t.Deviation(t.check.Rule, "two keys got one payment %s: the target deduplicates by body", a.PaymentID)
 	}

@@ -3,16 +3,10 @@ package scenario
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/idemcheck/idemcheck/checker"
 	"github.com/idemcheck/idemcheck/faults"
 )
-
-// pollEvery is how often Q-kill looks for the credit and the commit: the
-// kill must land between the two, and a consumer's commit typically
-// trails its credit by a batch or a timer (hundreds of milliseconds).
-const pollEvery = 5 * time.Millisecond
 
 // killTries bounds the records Q-kill sends to land one kill in the window.
 const killTries = 3
@@ -81,48 +75,11 @@ func runQKill(ctx context.Context, e *Env, t *T) {
 	t.Passf("%s; %d instance(s) restarted, the group committed past all %d record(s)", landed, len(q.procs(e)), len(recs))
 }
 
-// firstOf polls until the record is credited or the group committed past
-// it, and says which had happened by then.
-func (q *Queue) firstOf(ctx context.Context, e *Env, r *qRecord) (credited, passed, ok bool) {
-	deadline := time.Now().Add(e.Cfg.ConvergeD())
-	for {
-		credited, passed, ok = q.state(ctx, e, r)
-		if ok && (credited || passed) {
-			return credited, passed, true
-		}
-		if time.Now().After(deadline) || sleepCtx(ctx, pollEvery) != nil {
-			return false, false, false
-		}
-	}
-}
-
-// state reads whether the record is credited and committed past.
-func (q *Queue) state(ctx context.Context, e *Env, r *qRecord) (credited, passed, ok bool) {
-	rows, err := q.credits(ctx, e, r.ref)
-	at, err2 := q.committed(ctx)
-	return len(rows) > 0, len(notPassed([]*qRecord{r}, at)) == 0, err == nil && err2 == nil
-}
-
 // killAll SIGKILLs every instance.
 func killAll(t *T, procs []faults.Proc) bool {
 	for i, p := range procs {
 		if err := p.Kill(); err != nil {
 			t.Errorf("kill instance %d: %v", i, err)
-			return false
-		}
-	}
-	return true
-}
-
-// restartAll starts every (killed) instance again.
-func (q *Queue) restartAll(ctx context.Context, e *Env, t *T) bool {
-	for i, p := range q.procs(e) {
-		if err := p.Restart(ctx); err != nil {
-			t.Errorf("restart instance %d: %v", i, err)
-			return false
-		}
-		if err := q.ready(ctx, e, i); err != nil {
-			t.Errorf("instance %d did not come back after the kill: %v", i, err)
 			return false
 		}
 	}

@@ -3,7 +3,6 @@ package scenario
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/idemcheck/idemcheck/checker"
 	"github.com/idemcheck/idemcheck/faults"
@@ -78,23 +77,4 @@ func runQKillAt(ctx context.Context, e *Env, t *T) {
 	}
 	t.judgeQueue(ctx, []*qRecord{r}, nil)
 	t.Passf("%s: credited, its offset not committed; %d instance(s) restarted, the record redelivered and the group committed past it", landed, len(procs))
-}
-
-// waitCrash waits, bounded by converge_within, until some process ended
-// with the failpoint crash's own exit code, and returns its index (-1:
-// none did). A crashed process cannot report its point fired.
-func (q *Queue) waitCrash(ctx context.Context, e *Env) int {
-	deadline := time.Now().Add(e.Cfg.ConvergeD())
-	for {
-		for i, p := range q.procs(e) {
-			if ec, ok := p.(faults.ExitCoder); ok {
-				if code, exited := ec.ExitCode(); exited && code == faults.CrashExitCode {
-					return i
-				}
-			}
-		}
-		if time.Now().After(deadline) || sleepCtx(ctx, 5*time.Millisecond) != nil {
-			return -1
-		}
-	}
 }

@@ -3,7 +3,6 @@ package scenario
 import (
 	"context"
 	"fmt"
-	"time"
 )
 
 // runQPoison: a malformed record between good ones on one partition. The
@@ -65,15 +64,4 @@ func recordNames(recs []*qRecord) []string {
 		out = append(out, r.String())
 	}
 	return out
-}
-
-// waitCredited waits, bounded by converge_within, until some of recs has a credit.
-func (q *Queue) waitCredited(ctx context.Context, e *Env, recs []*qRecord) bool {
-	deadline := time.Now().Add(e.Cfg.ConvergeD())
-	for !anyCredited(ctx, e, recs) {
-		if time.Now().After(deadline) || sleepCtx(ctx, 50*time.Millisecond) != nil {
-			return false
-		}
-	}
-	return true
 }

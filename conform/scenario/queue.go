@@ -321,3 +321,75 @@ func (q *Queue) requireFormed(ctx context.Context, e *Env, t *T) bool {
 		}
 	}
 }
+
+// firstOf polls until the record is credited or the group committed past
+// it, and says which had happened by then.
+func (q *Queue) firstOf(ctx context.Context, e *Env, r *qRecord) (credited, passed, ok bool) {
+	deadline := time.Now().Add(e.Cfg.ConvergeD())
+	for {
+		credited, passed, ok = q.state(ctx, e, r)
+		if ok && (credited || passed) {
+			return credited, passed, true
+		}
+		if time.Now().After(deadline) || sleepCtx(ctx, pollEvery) != nil {
+			return false, false, false
+		}
+	}
+}
+
+// state reads whether the record is credited and committed past.
+func (q *Queue) state(ctx context.Context, e *Env, r *qRecord) (credited, passed, ok bool) {
+	rows, err := q.credits(ctx, e, r.ref)
+	at, err2 := q.committed(ctx)
+	return len(rows) > 0, len(notPassed([]*qRecord{r}, at)) == 0, err == nil && err2 == nil
+}
+
+// restartAll starts every (killed) instance again.
+func (q *Queue) restartAll(ctx context.Context, e *Env, t *T) bool {
+	for i, p := range q.procs(e) {
+		if err := p.Restart(ctx); err != nil {
+			t.Errorf("restart instance %d: %v", i, err)
+			return false
+		}
+		if err := q.ready(ctx, e, i); err != nil {
+			t.Errorf("instance %d did not come back after the kill: %v", i, err)
+			return false
+		}
+	}
+	return true
+}
+
+// waitCrash waits, bounded by converge_within, until some process ended
+// with the failpoint crash's own exit code, and returns its index (-1:
+// none did). A crashed process cannot report its point fired.
+func (q *Queue) waitCrash(ctx context.Context, e *Env) int {
+	deadline := time.Now().Add(e.Cfg.ConvergeD())
+	for {
+		for i, p := range q.procs(e) {
+			if ec, ok := p.(faults.ExitCoder); ok {
+				if code, exited := ec.ExitCode(); exited && code == faults.CrashExitCode {
+					return i
+				}
+			}
+		}
+		if time.Now().After(deadline) || sleepCtx(ctx, 5*time.Millisecond) != nil {
+			return -1
+		}
+	}
+}
+
+// waitCredited waits, bounded by converge_within, until some of recs has a credit.
+func (q *Queue) waitCredited(ctx context.Context, e *Env, recs []*qRecord) bool {
+	deadline := time.Now().Add(e.Cfg.ConvergeD())
+	for !anyCredited(ctx, e, recs) {
+		if time.Now().After(deadline) || sleepCtx(ctx, 50*time.Millisecond) != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// pollEvery is how often Q-kill looks for the credit and the commit: the
+// kill must land between the two, and a consumer's commit typically
+// trails its credit by a batch or a timer (hundreds of milliseconds).
+const pollEvery = 5 * time.Millisecond

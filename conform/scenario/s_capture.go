@@ -10,12 +10,6 @@ import (
 	"github.com/idemcheck/idemcheck/conform/pspfront"
 )
 
-// RuleCapture is what the authorize/capture check's findings cite.
-const RuleCapture = "payment check: authorize, capture, refund; SCENARIOS.md B6"
-
-// copiesPerStep is how many concurrent copies of each step are sent.
-const copiesPerStep = 3
-
 // CaptureCheck: authorize (a create with manual capture), capture, refund,
 // each step first with the PSP's reply lost on every attempt with its PSP
 // key, then as concurrent copies, then retried to a final answer. One

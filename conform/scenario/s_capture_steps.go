@@ -223,3 +223,9 @@ func (t *T) keepHistory(truth checker.History) {
 	}
 	t.ops = append(h, truth...)
 }
+
+// RuleCapture is what the authorize/capture check's findings cite.
+const RuleCapture = "payment check: authorize, capture, refund; SCENARIOS.md B6"
+
+// copiesPerStep is how many concurrent copies of each step are sent.
+const copiesPerStep = 3

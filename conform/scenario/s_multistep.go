@@ -45,7 +45,7 @@ func refundsFor(e *Env, in Intent) []checker.Op {
 
 func runMultiStep(ctx context.Context, e *Env, t *T) {
 	in := e.NewIntent(0)
-	a := final(ctx, t, "create", in, nil)
+	a := sendUntilFinal(ctx, t, "create", in, nil)
 	if a.Outcome != checker.OutcomeSucceeded || a.PaymentID == "" {
 		t.Errorf("the create did not succeed with a payment id (%s); nothing to refund", describeResp(a))
 		return

@@ -304,3 +304,12 @@ func (t *T) Converge(ctx context.Context, step string, in Intent, mod func(*driv
 	t.mu.Unlock()
 	return out
 }
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(d):
+		return nil
+	}
+}

@@ -11,7 +11,7 @@ import (
 	"github.com/idemcheck/idemcheck/faults"
 )
 
-func final(ctx context.Context, t *T, step string, in Intent, mod func(*driver.Send)) *driver.Attempt {
+func sendUntilFinal(ctx context.Context, t *T, step string, in Intent, mod func(*driver.Send)) *driver.Attempt {
 	return last(t.RetryUntilFinal(ctx, step, in, 10, 150*time.Millisecond, mod))
 }
 

@@ -50,12 +50,3 @@ func runWDup(ctx context.Context, e *Env, t *T) {
 	t.judgeCredits(ctx, p)
 	t.Passf("%d event(s) acknowledged, then %d duplicate copies answered (2 at once each, 1 after %s, %s)", len(p.events), answered, late, reached)
 }
-
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-time.After(d):
-		return nil
-	}
-}

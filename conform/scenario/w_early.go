@@ -39,7 +39,7 @@ func runWEarly(ctx context.Context, e *Env, t *T) {
 	_ = f.Release()
 	a := <-first
 	e.NoteFault("webhook before the create's answer", start.UnixNano(), time.Now().UnixNano())
-	p.answer = final(ctx, t, "create, retried after the early webhook", p.in, nil)
+	p.answer = sendUntilFinal(ctx, t, "create, retried after the early webhook", p.in, nil)
 	if !p.find(ctx, e, t) {
 		return
 	}

@@ -3,10 +3,7 @@ package scenario
 import (
 	"context"
 	"fmt"
-	"slices"
 	"time"
-
-	"github.com/idemcheck/idemcheck/fakepsp"
 )
 
 // runWLostAck: the handler's answers dropped on the way back to the PSP
@@ -39,21 +36,4 @@ func runWLostAck(ctx context.Context, e *Env, t *T) {
 	t.Judge(ctx, nil, p.in)
 	t.judgeCredits(ctx, p)
 	t.Passf("%d event(s) answered, each answer lost, then redelivered; credits before the redeliveries %v", len(lost), before)
-}
-
-// waitLost waits, bounded by converge_within, until each event of the
-// payment had a schedule delivery that got no answer; it returns those.
-func (p *hookPayment) waitLost(ctx context.Context, e *Env) []string {
-	var lost []string
-	waitLog(ctx, e, e.Cfg.ConvergeD(), func() bool {
-		ds := p.deliveries(e)
-		lost = lost[:0]
-		for _, id := range p.ids() {
-			if slices.ContainsFunc(ds, func(d fakepsp.Delivery) bool { return d.EventID == id && d.Via == "" && d.Err != "" }) {
-				lost = append(lost, id)
-			}
-		}
-		return len(lost) == len(p.events)
-	})
-	return lost
 }

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/idemcheck/idemcheck/checker"
 	"github.com/idemcheck/idemcheck/fakepsp"
 )
 
@@ -58,8 +57,6 @@ func runWOrder(ctx context.Context, e *Env, t *T) {
 	t.judgeCredits(ctx, p)
 	t.Passf("%d event(s)%s delivered last-raised first, then %d success event(s) again", len(ids), refunded, late)
 }
-
-func (p *hookPayment) chargeOps() []checker.Op { return []checker.Op{p.charge} }
 
 // firstAckOrder lists event ids in the order of their first 2xx.
 func firstAckOrder(ds []fakepsp.Delivery, ids []string) []string {

@@ -1,0 +1,56 @@
+package scenario
+
+// The preconditions of checks: each says, when a check cannot run against
+// this Env, what the config lacks (the check is then n/a with that reason).
+
+import "github.com/idemcheck/idemcheck/faults"
+
+func needPSP(e *Env) string {
+	if e.PSP == nil {
+		return "needs effects.fakepsp: the fault is injected at the PSP"
+	}
+	return ""
+}
+
+func needProcs(e *Env) string {
+	if len(e.Procs) == 0 {
+		return "needs target.command or target.control: idemcheck must be able to kill and restart an instance"
+	}
+	return ""
+}
+
+// needPause: A4 freezes the owner, which a service controlled by the user's
+// commands can only be when the config gives a pause command.
+func needPause(e *Env) string {
+	for _, p := range e.Procs {
+		if !faults.CanPause(p) {
+			return "needs target.control.pause and resume: idemcheck must be able to freeze an instance"
+		}
+	}
+	return ""
+}
+
+func needAll(fs ...func(*Env) string) func(*Env) string {
+	return func(e *Env) string {
+		for _, f := range fs {
+			if why := f(e); why != "" {
+				return why
+			}
+		}
+		return ""
+	}
+}
+
+func needCallers(e *Env) string {
+	if len(e.Cfg.Callers) < 2 {
+		return "needs two callers in the config"
+	}
+	return ""
+}
+
+func needReplicas(e *Env) string {
+	if len(e.D.Bases()) < 2 {
+		return "needs two instances (target.instances or two base_urls)"
+	}
+	return ""
+}
