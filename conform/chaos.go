@@ -3,10 +3,11 @@ package conform
 import (
 	"time"
 
+	"github.com/idemcheck/idemcheck/conform/checks"
 	"github.com/idemcheck/idemcheck/conform/report"
 	"github.com/idemcheck/idemcheck/conform/scenario"
 )
 
 func chaosCheck(d time.Duration, rep *report.Report) *scenario.Check {
-	return scenario.ChaosCheck(d, func(lines []string) { rep.Schedule = lines })
+	return checks.ChaosCheck(d, func(lines []string) { rep.Schedule = lines })
 }

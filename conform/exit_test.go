@@ -14,8 +14,8 @@ import (
 	"testing"
 
 	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/conform/checks"
 	"github.com/idemcheck/idemcheck/conform/config"
-	"github.com/idemcheck/idemcheck/conform/scenario"
 	"github.com/idemcheck/idemcheck/faults"
 )
 
@@ -81,9 +81,9 @@ func TestUnknownOnlyIsUsageError(t *testing.T) {
 
 func TestScheduleIsAFunctionOfTheSeed(t *testing.T) {
 	names := faults.Names(faults.All())
-	a := scenario.Schedule(7, names, 2, 40)
-	b := scenario.Schedule(7, names, 2, 40)
-	c := scenario.Schedule(8, names, 2, 40)
+	a := checks.Schedule(7, names, 2, 40)
+	b := checks.Schedule(7, names, 2, 40)
+	c := checks.Schedule(8, names, 2, 40)
 	if !slices.Equal(a, b) {
 		t.Fatal("same seed gave two schedules")
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/conform/checks"
 	"github.com/idemcheck/idemcheck/conform/config"
 	"github.com/idemcheck/idemcheck/conform/pspfront"
 	"github.com/idemcheck/idemcheck/conform/report"
@@ -255,7 +256,7 @@ func writeReports(o Options, rep *report.Report) {
 	report.Console(o.Stdout, rep)
 }
 
-func allChecks() []*scenario.Check { return scenario.All() }
+func allChecks() []*scenario.Check { return checks.All() }
 
 // reportDir is where the run's reports go: the --html directory, else the
 // directory of the --json or --junit file; "" when no report is written.

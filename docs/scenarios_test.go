@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/idemcheck/idemcheck/conform/scenario"
+	"github.com/idemcheck/idemcheck/conform/checks"
 	"github.com/idemcheck/idemcheck/targets/mutant"
 )
 
@@ -126,7 +126,7 @@ func TestEveryRuleResolves(t *testing.T) {
 	if n == 0 {
 		t.Fatal("no SCENARIOS.md rule found in conform/: the walk is wrong")
 	}
-	for _, c := range append(scenario.All(), scenario.ChaosCheck(0, nil)) {
+	for _, c := range append(checks.All(), checks.ChaosCheck(0, nil)) {
 		for _, a := range []string{c.ID, "run-" + c.ID} {
 			if !as[a] {
 				t.Errorf("check %s: no anchor %q in docs/SCENARIOS.md", c.ID, a)

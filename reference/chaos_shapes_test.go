@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/idemcheck/idemcheck/conform"
+	"github.com/idemcheck/idemcheck/conform/checks"
 	"github.com/idemcheck/idemcheck/conform/report"
-	"github.com/idemcheck/idemcheck/conform/scenario"
 )
 
 // kindsOf are the finding kinds of a run, with how many findings each.
@@ -68,9 +68,9 @@ func TestFullStackChaosShapesCatchMeaningMutants(t *testing.T) {
 func expectShapes(t *testing.T, rep *report.Report) {
 	t.Helper()
 	sched := strings.Join(rep.Schedule, "\n")
-	for _, s := range []string{scenario.ShapeReordered, scenario.ShapeChangedAmount, scenario.ShapeLookup,
-		scenario.ShapeRefundFull, scenario.ShapeRefundRepeat, scenario.ShapeRefundConcurrent, scenario.ShapeLateRetry, scenario.ShapePauseRetry,
-		scenario.ShapeResolveFirst, scenario.ShapeResolveRace, scenario.ShapeRefundPartial} {
+	for _, s := range []string{checks.ShapeReordered, checks.ShapeChangedAmount, checks.ShapeLookup,
+		checks.ShapeRefundFull, checks.ShapeRefundRepeat, checks.ShapeRefundConcurrent, checks.ShapeLateRetry, checks.ShapePauseRetry,
+		checks.ShapeResolveFirst, checks.ShapeResolveRace, checks.ShapeRefundPartial} {
 		if !strings.Contains(sched, "shape "+s) {
 			t.Errorf("the schedule never drew %s", s)
 		}
@@ -84,7 +84,7 @@ func expectShapes(t *testing.T, rep *report.Report) {
 			why = r.Why
 		}
 	}
-	if !strings.Contains(why, "shapes carried out: ") || !strings.Contains(why, "refund-full") || !strings.Contains(why, scenario.ShapeResolveFirst) {
+	if !strings.Contains(why, "shapes carried out: ") || !strings.Contains(why, "refund-full") || !strings.Contains(why, checks.ShapeResolveFirst) {
 		t.Errorf("the verdict does not name the shapes carried out: %s", why)
 	}
 }

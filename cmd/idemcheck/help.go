@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/idemcheck/idemcheck/conform"
+	"github.com/idemcheck/idemcheck/conform/checks"
 	"github.com/idemcheck/idemcheck/conform/scenario"
 	"github.com/idemcheck/idemcheck/targets/mutant"
 )
@@ -42,7 +43,7 @@ func withHelp(cmd func(args []string, stdout, stderr io.Writer) int, args []stri
 func listChecks(w io.Writer) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tLEVEL\tWHAT\tRULE")
-	for _, c := range scenario.All() {
+	for _, c := range checks.All() {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", c.ID, c.Level, c.Title, c.Rule)
 	}
 	fmt.Fprintf(tw, "recount\t%s\t%s\t%s\n", scenario.Safety, "every order's charges counted again after the quiet period", "late effects")

@@ -47,7 +47,7 @@ type Config struct {
 	// Ledger, optional, reads the service's own record of charges per intent.
 	Ledger *Ledger `yaml:"ledger"`
 	// Authorize and Capture, optional, enable the authorize/capture check
-	// S-capture (conform/scenario/s_capture.go).
+	// S-capture (conform/checks/s_capture.go).
 	Authorize *Request `yaml:"authorize"`
 	Capture   *Request `yaml:"capture"`
 	// Webhook, optional, is the service's handler of the PSP's events

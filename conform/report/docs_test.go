@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/idemcheck/idemcheck/conform/checks"
 	"github.com/idemcheck/idemcheck/conform/driver"
 	"github.com/idemcheck/idemcheck/conform/scenario"
 )
@@ -50,7 +51,7 @@ func TestEveryRuleLinksToItsSection(t *testing.T) {
 		anchors[m[1]] = true
 	}
 	href := regexp.MustCompile(`href="([^"]+)"`)
-	checks := append(scenario.All(), scenario.ChaosCheck(0, nil), &scenario.Check{ID: "recount", Rule: scenario.RuleLate})
+	checks := append(checks.All(), checks.ChaosCheck(0, nil), &scenario.Check{ID: "recount", Rule: scenario.RuleLate})
 	for _, c := range checks {
 		html := string(ruleHTML(c.ID, c.Rule))
 		links := href.FindAllStringSubmatch(html, -1)

@@ -14,10 +14,10 @@ import (
 // RuleOneCredit is what the credit findings cite.
 const RuleOneCredit = "SCENARIOS.md W: one credit per payment"
 
-// settleCredits reads a payment's credits until they stay unchanged for
+// SettleCredits reads a payment's credits until they stay unchanged for
 // the settle period (at least half a second: a handler may credit from a
 // queue), bounded by converge_within.
-func settleCredits(ctx context.Context, e *Env, ref PaymentRef) ([]int64, error) {
+func SettleCredits(ctx context.Context, e *Env, ref PaymentRef) ([]int64, error) {
 	return settle(ctx, e, func() ([]int64, error) { return e.Credits.Credits(ctx, ref) }, slices.Equal[[]int64])
 }
 
@@ -49,20 +49,20 @@ func settle[T any](ctx context.Context, e *Env, read func() (T, error), same fun
 	return last, nil
 }
 
-// judgeCredits waits for the payment's credits to go quiet, then holds them
+// JudgeCredits waits for the payment's credits to go quiet, then holds them
 // against the PSP's own log: one credit of the charged amount, and each
 // PSP refund subtracted once. It returns the rows it read.
-func (t *T) judgeCredits(ctx context.Context, p *hookPayment) []int64 {
-	e := t.env
-	rows, err := settleCredits(ctx, e, p.ref)
+func (t *T) JudgeCredits(ctx context.Context, p *HookPayment) []int64 {
+	e := t.Env
+	rows, err := SettleCredits(ctx, e, p.Ref)
 	if err != nil {
-		t.Errorf("ledger.credits of %s: %v", p.ref.OrderID, err)
+		t.Errorf("ledger.credits of %s: %v", p.Ref.OrderID, err)
 		return nil
 	}
 	readAt := checker.Now()
-	charged := *p.charge.Input.Amount
+	charged := *p.Charge.Input.Amount
 	var refunded int64
-	refunds := refundsOf(e, p.chargeOps())
+	refunds := RefundsOf(e, p.ChargeOps())
 	for _, r := range refunds {
 		refunded += *r.Input.Amount
 	}
@@ -76,12 +76,12 @@ func (t *T) judgeCredits(ctx context.Context, p *hookPayment) []int64 {
 			debited -= r
 		}
 	}
-	ds := p.deliveries(e)
+	ds := p.Deliveries(e)
 	evidence := fmt.Sprintf("credits read %v; PSP: charge %s of %d, %d refund(s) of %d in all; deliveries: %s",
-		rows, p.charge.Output.ChargeID, charged, len(refunds), refunded, deliveryList(p, ds))
+		rows, p.Charge.Output.ChargeID, charged, len(refunds), refunded, deliveryList(p, ds))
 	add := func(kind, format string, args ...any) {
-		f := t.Safety(kind, RuleOneCredit, "payment %s (%s): %s. %s", paymentWords(p), p.ref.PSPPaymentID, fmt.Sprintf(format, args...), evidence)
-		f.Intent, f.Amount, f.Charges = p.name, charged, append([]checker.Op{p.charge}, refunds...)
+		f := t.Safety(kind, RuleOneCredit, "payment %s (%s): %s. %s", PaymentWords(p), p.Ref.PSPPaymentID, fmt.Sprintf(format, args...), evidence)
+		f.Intent, f.Amount, f.Charges = p.Name, charged, append([]checker.Op{p.Charge}, refunds...)
 		f.Deliveries, f.Credits, f.CreditsAt = ds, rows, readAt
 	}
 	switch {
@@ -98,7 +98,7 @@ func (t *T) judgeCredits(ctx context.Context, p *hookPayment) []int64 {
 	case debited < refunded:
 		add(checker.KindLostEffect, "refunded %d at the PSP (%d refund(s)) but only %d was debited", refunded, len(refunds), debited)
 	}
-	t.Counted("%d credit row(s) %v for %s (charged %d, refunded %d)", len(rows), rows, p.ref.OrderID, charged, refunded)
+	t.Counted("%d credit row(s) %v for %s (charged %d, refunded %d)", len(rows), rows, p.Ref.OrderID, charged, refunded)
 	t.recordCredits(p, pos, readAt)
 	return rows
 }
@@ -107,28 +107,28 @@ func (t *T) judgeCredits(ctx context.Context, p *hookPayment) []int64 {
 // history as HISTORY.md credit ops, read at readAt: the history file of the
 // report then holds what the judge counted, and `idemcheck check` of it
 // names the same double credit (or, with none, the lost effect).
-func (t *T) recordCredits(p *hookPayment, credits []int64, readAt int64) {
+func (t *T) recordCredits(p *HookPayment, credits []int64, readAt int64) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	for i, amount := range credits {
-		op := checker.Op{Process: "service-credits", Op: checker.OpCredit, Call: readAt, Return: checker.Int64(readAt), Intent: p.name,
-			PaymentID: p.ref.PaymentID, Input: checker.Input{Merchant: "service", Amount: checker.Int64(amount), EventID: fmt.Sprintf("%s:row-%d", p.ref.PSPPaymentID, i+1)}}
-		t.history = append(t.history, op)
+		op := checker.Op{Process: "service-credits", Op: checker.OpCredit, Call: readAt, Return: checker.Int64(readAt), Intent: p.Name,
+			PaymentID: p.Ref.PaymentID, Input: checker.Input{Merchant: "service", Amount: checker.Int64(amount), EventID: fmt.Sprintf("%s:row-%d", p.Ref.PSPPaymentID, i+1)}}
+		t.History = append(t.History, op)
 		t.ops = append(t.ops, op)
 	}
 }
 
-func paymentWords(p *hookPayment) string {
-	if p.ref.PaymentID != "" {
-		return p.ref.PaymentID
+func PaymentWords(p *HookPayment) string {
+	if p.Ref.PaymentID != "" {
+		return p.Ref.PaymentID
 	}
-	return p.ref.OrderID
+	return p.Ref.OrderID
 }
 
 // deliveryList says, per event, what each copy was and what it got.
-func deliveryList(p *hookPayment, ds []fakepsp.Delivery) string {
+func deliveryList(p *HookPayment, ds []fakepsp.Delivery) string {
 	var out []string
-	for _, ev := range p.events {
+	for _, ev := range p.Events {
 		var copies []string
 		for _, d := range ds {
 			if d.EventID != ev.ID {

@@ -117,13 +117,13 @@ func (e *Env) NewIntent(caller int) Intent {
 	n := e.counter.Add(1)
 	return Intent{
 		Meaning: driver.Meaning{OrderID: fmt.Sprintf("ord-%06d-%05d", e.Seed%1000000, n), Amount: 1000 + n, Currency: "USD", PaymentMethod: "pm_card_visa"},
-		Key:     e.newKey(),
+		Key:     e.NewKey(),
 		Caller:  caller,
 	}
 }
 
-// newKey draws a key of the configured format from the run's seed.
-func (e *Env) newKey() string {
+// NewKey draws a key of the configured format from the run's seed.
+func (e *Env) NewKey() string {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.keyRand == nil {

@@ -80,7 +80,7 @@ func whyNoAnswer(e *Env, atts []*driver.Attempt, names []string) string {
 	if len(mine) == 0 {
 		return "no create was sent"
 	}
-	sum := summarize(mine)
+	sum := Summarize(mine)
 	allErr, allGone, ids := true, true, false
 	for _, a := range mine {
 		allErr = allErr && !a.Unknown() && a.Outcome == checker.OutcomeError
@@ -107,7 +107,7 @@ func keyExample(e *Env) string {
 	return "UUID v4"
 }
 
-func chargeWords(cs []checker.Op) string {
+func ChargeWords(cs []checker.Op) string {
 	if len(cs) == 0 {
 		return "0 charges"
 	}
@@ -162,14 +162,14 @@ func answersOf(atts []*driver.Attempt, intent string) string {
 			mine = append(mine, a)
 		}
 	}
-	return summarize(mine)
+	return Summarize(mine)
 }
 
 // judgeLedger reads the service's own rows of an order: more than expected
 // is a double charge even when the PSP deduplicated; none while the PSP
 // charged (or the client was told succeeded) is a charge the ledger lacks.
 func (t *T) judgeLedger(ctx context.Context, g *group, charges int, names []string, succeeded bool) int {
-	e := t.env
+	e := t.Env
 	if e.Ledger == nil {
 		return -1
 	}
@@ -192,9 +192,9 @@ func (t *T) judgeLedger(ctx context.Context, g *group, charges int, names []stri
 	return len(rows)
 }
 
-// judged records what a check's judge expected and counted for an order,
+// Judged records what a check's judge expected and counted for an order,
 // for the final recount.
-func (e *Env) judged(order string, expect, charges, ledger int) {
+func (e *Env) Judged(order string, expect, charges, ledger int) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if tr := e.orders[order]; tr != nil {

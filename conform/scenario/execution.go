@@ -7,18 +7,18 @@ import (
 	"github.com/idemcheck/idemcheck/checker"
 )
 
-// judgeExecutions names a double execution that the money did not show:
+// JudgeExecutions names a double execution that the money did not show:
 // with a double charge the judge has already said more.
-func (t *T) judgeExecutions(in Intent, rule string) {
+func (t *T) JudgeExecutions(in Intent, rule string) {
 	t.mu.Lock()
 	n := t.together
 	t.mu.Unlock()
-	name := t.env.D.Intent(in.Caller, in.Key)
+	name := t.Env.D.Intent(in.Caller, in.Key)
 	if n < 2 || t.hasFinding(checker.KindDoubleCharge, name) {
 		return
 	}
 	var reqs []string
-	for _, x := range t.env.Front.Exchanges() {
+	for _, x := range t.Env.Front.Exchanges() {
 		if x.Method == "POST" && containsOrder(x.Path+"\n"+x.Body, in) {
 			reqs = append(reqs, fmt.Sprintf("%s %s key %q -> %d", x.Method, x.Path, x.Key, x.Status))
 		}

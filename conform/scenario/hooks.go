@@ -39,8 +39,8 @@ type Hooks struct {
 	regErr   error
 }
 
-// registered registers the endpoint on first use.
-func (h *Hooks) registered() error {
+// Registered registers the endpoint on first use.
+func (h *Hooks) Registered() error {
 	h.once.Do(func() {
 		if h.Register != nil {
 			h.regErr = h.Register()
@@ -60,134 +60,134 @@ type CreditReader interface {
 	Credits(ctx context.Context, p PaymentRef) ([]int64, error)
 }
 
-func needHookProc(e *Env) string {
+func NeedHookProc(e *Env) string {
 	if e.Hooks != nil && e.Hooks.Proc == nil {
 		if len(e.Procs) == 0 {
-			return needProcs(e)
+			return NeedProcs(e)
 		}
 		return "webhook.url names a handler outside the started instances: idemcheck cannot kill the process it reaches (use webhook.path)"
 	}
 	return ""
 }
 
-func needHooks(e *Env) string {
+func NeedHooks(e *Env) string {
 	switch {
 	case e.Hooks == nil:
 		return "needs a webhook section: the path of the service's webhook handler"
 	case e.Credits == nil:
 		return "needs ledger.credits: without reading the service's credits no webhook check can tell one credit from two"
 	case e.PSP == nil:
-		return needPSP(e)
+		return NeedPSP(e)
 	}
 	return ""
 }
 
-// hookPayment is one payment a webhook check makes: its intent, the PSP's
+// HookPayment is one payment a webhook check makes: its intent, the PSP's
 // charge and the events raised about it that the endpoint subscribes to.
-type hookPayment struct {
-	in     Intent
-	name   string // the intent's history name
-	answer *driver.Attempt
-	charge checker.Op
-	ref    PaymentRef
-	events []fakepsp.WebhookEvent
-	hold   *fakepsp.Hold // nil when the events went to the schedule at once
+type HookPayment struct {
+	In     Intent
+	Name   string // the intent's history name
+	Answer *driver.Attempt
+	Charge checker.Op
+	Ref    PaymentRef
+	Events []fakepsp.WebhookEvent
+	Hold   *fakepsp.Hold // nil when the events went to the schedule at once
 	since  time.Time
 }
 
-// pay makes one payment and finds what the PSP raised about it. With hold,
+// Pay makes one payment and finds what the PSP raised about it. With hold,
 // its events stay out of the delivery schedule until the check releases
 // them. ok is false when the check cannot go on (reported on t).
-func pay(ctx context.Context, e *Env, t *T, hold bool) (*hookPayment, bool) {
-	if err := e.Hooks.registered(); err != nil {
+func Pay(ctx context.Context, e *Env, t *T, hold bool) (*HookPayment, bool) {
+	if err := e.Hooks.Registered(); err != nil {
 		t.Errorf("register the webhook endpoint with fakepsp: %v", err)
 		return nil, false
 	}
-	p := newHookPayment(e, hold)
-	p.answer = sendUntilFinal(ctx, t, "create", p.in, nil)
-	return p, p.find(ctx, e, t)
+	p := NewHookPayment(e, hold)
+	p.Answer = SendUntilFinal(ctx, t, "create", p.In, nil)
+	return p, p.Find(ctx, e, t)
 }
 
-// newHookPayment makes up the payment (and its hold) before anything is sent.
-func newHookPayment(e *Env, hold bool) *hookPayment {
+// NewHookPayment makes up the payment (and its hold) before anything is sent.
+func NewHookPayment(e *Env, hold bool) *HookPayment {
 	in := e.NewIntent(0)
-	p := &hookPayment{in: in, name: e.D.Intent(in.Caller, in.Key), since: time.Now()}
+	p := &HookPayment{In: in, Name: e.D.Intent(in.Caller, in.Key), since: time.Now()}
 	if hold {
 		// Each intent's amount is its own, and the PSP raises the events at
 		// the charge, before it answers: the hold takes all of them.
 		amount := in.Meaning.Amount
-		p.hold = e.PSP.HoldWebhooks(func(ev fakepsp.WebhookEvent) bool { return ev.Amount == amount })
+		p.Hold = e.PSP.HoldWebhooks(func(ev fakepsp.WebhookEvent) bool { return ev.Amount == amount })
 	}
 	return p
 }
 
-// find reads the payment's charge and events from fakepsp.
-func (p *hookPayment) find(ctx context.Context, e *Env, t *T) bool {
-	if p.answer.Outcome != checker.OutcomeSucceeded {
-		t.Inconclusive(fmt.Sprintf("the create of %s did not succeed (%s)", p.in.Meaning.OrderID, describeResp(p.answer)),
+// Find reads the payment's charge and events from fakepsp.
+func (p *HookPayment) Find(ctx context.Context, e *Env, t *T) bool {
+	if p.Answer.Outcome != checker.OutcomeSucceeded {
+		t.Inconclusive(fmt.Sprintf("the create of %s did not succeed (%s)", p.In.Meaning.OrderID, DescribeResp(p.Answer)),
 			"a webhook check needs a charged payment to deliver the events of")
-		p.release()
+		p.Release()
 		return false
 	}
-	charges, _ := e.ChargesFor(ctx, p.in)
+	charges, _ := e.ChargesFor(ctx, p.In)
 	if len(charges) == 0 || charges[0].Output == nil {
-		t.Inconclusive(fmt.Sprintf("order %s was answered succeeded but no charge of it reached the PSP", p.in.Meaning.OrderID),
+		t.Inconclusive(fmt.Sprintf("order %s was answered succeeded but no charge of it reached the PSP", p.In.Meaning.OrderID),
 			"is the service calling the PSP idemcheck started?")
-		p.release()
+		p.Release()
 		return false
 	}
-	p.charge = charges[0]
-	pi := e.PSP.PaymentIntentOfCharge(p.charge.Output.ChargeID)
-	p.ref = PaymentRef{OrderID: p.in.Meaning.OrderID, PaymentID: p.answer.PaymentID, PSPPaymentID: pi}
+	p.Charge = charges[0]
+	pi := e.PSP.PaymentIntentOfCharge(p.Charge.Output.ChargeID)
+	p.Ref = PaymentRef{OrderID: p.In.Meaning.OrderID, PaymentID: p.Answer.PaymentID, PSPPaymentID: pi}
 	for _, ev := range e.PSP.WebhookEvents(pi) {
 		if fakepsp.TypeMatches(e.Hooks.Cfg.Events, ev.Type) {
-			p.events = append(p.events, ev)
+			p.Events = append(p.Events, ev)
 		}
 	}
-	if len(p.events) == 0 {
+	if len(p.Events) == 0 {
 		t.Inconclusive(fmt.Sprintf("the PSP raised no event of %s that the endpoint subscribes to (webhook.events %v)", pi, e.Hooks.Cfg.Events),
 			"subscribe the endpoint to the events its handler credits on")
-		p.release()
+		p.Release()
 		return false
 	}
 	return true
 }
 
-// refresh picks up events raised since (a refund's).
-func (p *hookPayment) refresh(e *Env) {
-	for _, ev := range e.PSP.WebhookEvents(p.ref.PSPPaymentID) {
-		if fakepsp.TypeMatches(e.Hooks.Cfg.Events, ev.Type) && !slices.ContainsFunc(p.events, func(x fakepsp.WebhookEvent) bool { return x.ID == ev.ID }) {
-			p.events = append(p.events, ev)
+// Refresh picks up events raised since (a refund's).
+func (p *HookPayment) Refresh(e *Env) {
+	for _, ev := range e.PSP.WebhookEvents(p.Ref.PSPPaymentID) {
+		if fakepsp.TypeMatches(e.Hooks.Cfg.Events, ev.Type) && !slices.ContainsFunc(p.Events, func(x fakepsp.WebhookEvent) bool { return x.ID == ev.ID }) {
+			p.Events = append(p.Events, ev)
 		}
 	}
 }
 
-func (p *hookPayment) release(first ...string) {
-	if p.hold != nil {
-		p.hold.Release(first...)
+func (p *HookPayment) Release(first ...string) {
+	if p.Hold != nil {
+		p.Hold.Release(first...)
 	}
 }
 
-func (p *hookPayment) ids() []string {
+func (p *HookPayment) IDs() []string {
 	var out []string
-	for _, ev := range p.events {
+	for _, ev := range p.Events {
 		out = append(out, ev.ID)
 	}
 	return out
 }
 
-// deliveries are the delivery log's entries of the payment's events.
-func (p *hookPayment) deliveries(e *Env) []fakepsp.Delivery {
+// Deliveries are the delivery log's entries of the payment's events.
+func (p *HookPayment) Deliveries(e *Env) []fakepsp.Delivery {
 	var out []fakepsp.Delivery
 	for _, d := range e.PSP.Deliveries() {
-		if slices.Contains(p.ids(), d.EventID) {
+		if slices.Contains(p.IDs(), d.EventID) {
 			out = append(out, d)
 		}
 	}
 	return out
 }
 
-func acked(ds []fakepsp.Delivery, id string) bool {
+func Acked(ds []fakepsp.Delivery, id string) bool {
 	return slices.ContainsFunc(ds, func(d fakepsp.Delivery) bool {
 		return d.EventID == id && d.Signature == fakepsp.SignValid && d.Err == "" && d.Status >= 200 && d.Status < 300
 	})
@@ -196,14 +196,14 @@ func acked(ds []fakepsp.Delivery, id string) bool {
 // waitAcked waits, bounded by converge_within, until each of the payment's
 // events has a validly signed delivery the handler answered 2xx. It
 // reports the events that never got one, with their answers.
-func (p *hookPayment) waitAcked(ctx context.Context, e *Env) []string {
+func (p *HookPayment) waitAcked(ctx context.Context, e *Env) []string {
 	var missing []string
-	waitLog(ctx, e, e.Cfg.ConvergeD(), func() bool {
-		ds := p.deliveries(e)
+	WaitLog(ctx, e, e.Cfg.ConvergeD(), func() bool {
+		ds := p.Deliveries(e)
 		missing = missing[:0]
-		for _, ev := range p.events {
-			if !acked(ds, ev.ID) {
-				missing = append(missing, fmt.Sprintf("%s %s (%s)", ev.Type, ev.ID, answers(ds, ev.ID)))
+		for _, ev := range p.Events {
+			if !Acked(ds, ev.ID) {
+				missing = append(missing, fmt.Sprintf("%s %s (%s)", ev.Type, ev.ID, Answers(ds, ev.ID)))
 			}
 		}
 		return len(missing) == 0
@@ -211,12 +211,12 @@ func (p *hookPayment) waitAcked(ctx context.Context, e *Env) []string {
 	return missing
 }
 
-// waitLog waits until done says so, bounded by within, looking again at
+// WaitLog waits until done says so, bounded by within, looking again at
 // each delivery fakepsp logs (so a step that must follow an answer, a kill
 // right after an ack, follows it within a millisecond or so) and every
 // 100 ms. The channel is taken before each look, so no delivery between
 // a look and the wait is missed.
-func waitLog(ctx context.Context, e *Env, within time.Duration, done func() bool) bool {
+func WaitLog(ctx context.Context, e *Env, within time.Duration, done func() bool) bool {
 	deadline := time.Now().Add(within)
 	for {
 		added := e.PSP.DeliveryAdded()
@@ -235,8 +235,8 @@ func waitLog(ctx context.Context, e *Env, within time.Duration, done func() bool
 	}
 }
 
-// answers says what the handler answered to one event's deliveries.
-func answers(ds []fakepsp.Delivery, id string) string {
+// Answers says what the handler answered to one event's deliveries.
+func Answers(ds []fakepsp.Delivery, id string) string {
 	var out []string
 	for _, d := range ds {
 		if d.EventID != id {
@@ -255,9 +255,9 @@ func answers(ds []fakepsp.Delivery, id string) string {
 	return strings.Join(out, ", ")
 }
 
-// requireAcked makes the check inconclusive when some event of the payment
+// RequireAcked makes the check inconclusive when some event of the payment
 // never got a 2xx: a handler that refuses everything proves nothing.
-func (p *hookPayment) requireAcked(ctx context.Context, e *Env, t *T) bool {
+func (p *HookPayment) RequireAcked(ctx context.Context, e *Env, t *T) bool {
 	if missing := p.waitAcked(ctx, e); len(missing) > 0 {
 		t.Inconclusive(fmt.Sprintf("the handler never acknowledged (2xx) %s within %s", strings.Join(missing, "; "), e.Cfg.ConvergeD()),
 			"is webhook.path right, and does the service verify with the secret idemcheck gave it ($%s)?", e.Hooks.Cfg.SecretEnv)
@@ -266,8 +266,8 @@ func (p *hookPayment) requireAcked(ctx context.Context, e *Env, t *T) bool {
 	return true
 }
 
-// send delivers one copy of an event to url, outside the schedule.
-func (p *hookPayment) send(ctx context.Context, e *Env, id, url string, o fakepsp.SendOptions) fakepsp.Delivery {
+// Send delivers one copy of an event to url, outside the schedule.
+func (p *HookPayment) Send(ctx context.Context, e *Env, id, url string, o fakepsp.SendOptions) fakepsp.Delivery {
 	o.URL = url
 	o.Timeout = e.Hooks.Cfg.TimeoutD()
 	d, err := e.PSP.Send(ctx, id, o)
@@ -285,21 +285,21 @@ func deliveryWords(d fakepsp.Delivery) string {
 	return fmt.Sprint(d.Status)
 }
 
-// waitLost waits, bounded by converge_within, until each event of the
+// WaitLost waits, bounded by converge_within, until each event of the
 // payment had a schedule delivery that got no answer; it returns those.
-func (p *hookPayment) waitLost(ctx context.Context, e *Env) []string {
+func (p *HookPayment) WaitLost(ctx context.Context, e *Env) []string {
 	var lost []string
-	waitLog(ctx, e, e.Cfg.ConvergeD(), func() bool {
-		ds := p.deliveries(e)
+	WaitLog(ctx, e, e.Cfg.ConvergeD(), func() bool {
+		ds := p.Deliveries(e)
 		lost = lost[:0]
-		for _, id := range p.ids() {
+		for _, id := range p.IDs() {
 			if slices.ContainsFunc(ds, func(d fakepsp.Delivery) bool { return d.EventID == id && d.Via == "" && d.Err != "" }) {
 				lost = append(lost, id)
 			}
 		}
-		return len(lost) == len(p.events)
+		return len(lost) == len(p.Events)
 	})
 	return lost
 }
 
-func (p *hookPayment) chargeOps() []checker.Op { return []checker.Op{p.charge} }
+func (p *HookPayment) ChargeOps() []checker.Op { return []checker.Op{p.Charge} }

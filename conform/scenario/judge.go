@@ -65,9 +65,9 @@ func groups(ins []Intent, expect map[int64]int) []*group {
 // with a payment, the expected charge at the PSP or the counter) is checked
 // too; when it did not happen the check is inconclusive.
 func (t *T) Judge(ctx context.Context, expect map[int64]int, ins ...Intent) {
-	e := t.env
+	e := t.Env
 	e.Settle(ctx)
-	atts := t.attempts()
+	atts := t.Attempts()
 	gs := groups(ins, expect)
 	attr, withPSP := e.attribute(ctx)
 	var truth checker.History
@@ -95,10 +95,10 @@ func (t *T) Judge(ctx context.Context, expect map[int64]int, ins ...Intent) {
 				t.Inconclusive(fmt.Sprintf("order %s was answered succeeded but no charge of it reached the PSP", g.order),
 					"is the service calling the PSP idemcheck started (its URL and key are printed at the start)?")
 			}
-			t.Counted("%s at the PSP for %s", chargeWords(charges), g.order)
+			t.Counted("%s at the PSP for %s", ChargeWords(charges), g.order)
 		}
 		rows := t.judgeLedger(ctx, g, len(charges), names, succeededAny(atts, names))
-		e.judged(g.order, owed, len(charges), rows)
+		e.Judged(g.order, owed, len(charges), rows)
 		if len(g.intents) > 1 {
 			// Charges of one order cannot be told apart by intent: these
 			// intents are judged by count, not by the checker.
@@ -125,8 +125,8 @@ func (t *T) Judge(ctx context.Context, expect map[int64]int, ins ...Intent) {
 
 // judgeCharges holds one order's charges against what the check sent.
 func (t *T) judgeCharges(g *group, charges []checker.Op, names []string, atts []*driver.Attempt) {
-	e := t.env
-	rule := RuleHistory + " (SCENARIOS.md " + t.check.ID + ")"
+	e := t.Env
+	rule := RuleHistory + " (SCENARIOS.md " + t.Check.ID + ")"
 	var own []checker.Op
 	for _, c := range charges {
 		amt := int64(-1)
@@ -150,7 +150,7 @@ func (t *T) judgeCharges(g *group, charges []checker.Op, names []string, atts []
 	}
 	if len(own) > g.expect {
 		f := t.Safety(checker.KindDoubleCharge, rule,
-			"%d PSP charges for %d intent(s) of order %s (%s); PSP keys %s", len(own), g.expect, g.order, strings.Join(names, ", "), strings.Join(pspKeys(own), ", "))
+			"%d PSP charges for %d intent(s) of order %s (%s); PSP keys %s", len(own), g.expect, g.order, strings.Join(names, ", "), strings.Join(PSPKeys(own), ", "))
 		f.Amount, f.Charges, f.Intent = g.amount, own, names[0]
 		f.Seqs = seqsFor(atts, f.Intent)
 	}
@@ -194,7 +194,7 @@ func (t *T) judgeCharges(g *group, charges []checker.Op, names []string, atts []
 		}
 		f := t.Safety(checker.KindFailedButCharged, "payment check: the final answer names the charge (converge_within)",
 			"the PSP charged %s (PSP key %q) for key %s, and nothing refunded it, but the client's final answer after %s of retries was %s (answers: %s): the buyer paid and was not told",
-			chargeIDs(own), own[0].Input.PSPKey, keyOf(n), e.Cfg.ConvergeD(), describeResp(fin), answersOf(atts, n))
+			chargeIDs(own), own[0].Input.PSPKey, keyOf(n), e.Cfg.ConvergeD(), DescribeResp(fin), answersOf(atts, n))
 		f.Amount, f.Charges, f.Intent, f.Seqs = g.amount, own, n, seqsFor(atts, n)
 	}
 }
@@ -203,8 +203,8 @@ func (t *T) judgeCharges(g *group, charges []checker.Op, names []string, atts []
 // attributed PSP charges, and turns its violations into findings.
 func (t *T) checkHistory(truth checker.History, shared map[string]bool) {
 	var h checker.History
-	for _, op := range t.env.D.Recorder.History() {
-		if t.intents[op.Intent] && op.Call >= t.start {
+	for _, op := range t.Env.D.Recorder.History() {
+		if t.Intents[op.Intent] && op.Call >= t.start {
 			t.ops = append(t.ops, op)
 			if !shared[op.Intent] {
 				h = append(h, op)
@@ -213,11 +213,11 @@ func (t *T) checkHistory(truth checker.History, shared map[string]bool) {
 	}
 	h = append(h, truth...)
 	t.ops = append(t.ops, truth...)
-	t.history = h
+	t.History = h
 	if len(h) == 0 {
 		return
 	}
-	res := checker.Check(h, checker.CheckOptions{Timeout: 5 * time.Second, Faults: t.env.FaultWindows()})
+	res := checker.Check(h, checker.CheckOptions{Timeout: 5 * time.Second, Faults: t.Env.FaultWindows()})
 	// An undecided partition proves nothing; an op the checker refused is a
 	// piece of the story it did not see.
 	for _, u := range res.Unknown {
@@ -233,7 +233,7 @@ func (t *T) checkHistory(truth checker.History, shared map[string]bool) {
 		}
 		f := t.Safety(v.Kind, RuleHistory+" (checker)", "%s", v.Message)
 		f.Intent, f.Violation = v.Intent, &v
-		f.Seqs = seqsFor(t.attempts(), v.Intent)
+		f.Seqs = seqsFor(t.Attempts(), v.Intent)
 		for _, op := range v.Ops {
 			if op.Op == checker.OpCharge {
 				f.Charges = append(f.Charges, op)
@@ -246,7 +246,7 @@ func (t *T) checkHistory(truth checker.History, shared map[string]bool) {
 func (t *T) hasFinding(kind, intent string) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	for _, f := range t.findings {
+	for _, f := range t.Findings {
 		if f.Kind == kind && (f.Intent == intent || intent == "") {
 			return true
 		}
@@ -254,10 +254,10 @@ func (t *T) hasFinding(kind, intent string) bool {
 	return false
 }
 
-// attempts are the copies this check sent.
-func (t *T) attempts() []*driver.Attempt {
+// Attempts are the copies this check sent.
+func (t *T) Attempts() []*driver.Attempt {
 	var out []*driver.Attempt
-	for _, a := range t.env.D.Attempts() {
+	for _, a := range t.Env.D.Attempts() {
 		if a.Seq >= t.first {
 			out = append(out, a)
 		}
@@ -275,7 +275,7 @@ func seqsFor(atts []*driver.Attempt, intent string) []int {
 	return out
 }
 
-func pspKeys(cs []checker.Op) []string {
+func PSPKeys(cs []checker.Op) []string {
 	var out []string
 	for _, c := range cs {
 		out = append(out, fmt.Sprintf("%q", c.Input.PSPKey))
@@ -298,14 +298,14 @@ func (t *T) CountDelta(ctx context.Context, before int64, want int64, what strin
 		t.Inconclusive("the effect counter could not be read before the check", "is effects.http_counter / sql_counter reachable?")
 		return
 	}
-	t.env.Settle(ctx)
-	after := t.env.Count(ctx)
+	t.Env.Settle(ctx)
+	after := t.Env.Count(ctx)
 	if after < 0 {
 		t.Inconclusive("the effect counter could not be read after the check", "is effects.http_counter / sql_counter reachable?")
 		return
 	}
 	if after-before > want {
-		t.Safety(checker.KindDoubleCharge, RuleHistory+" (SCENARIOS.md "+t.check.ID+")",
+		t.Safety(checker.KindDoubleCharge, RuleHistory+" (SCENARIOS.md "+t.Check.ID+")",
 			"the effect counter grew by %d for %s (at most %d expected)", after-before, what, want)
 	}
 	if succeeded && after == before {
@@ -343,16 +343,16 @@ func attachTruth(e *Env, fs []Finding, atts []*driver.Attempt) {
 	}
 }
 
-// partitions is how many partitions the checker decided for this check.
-func (t *T) partitions() int {
+// Partitions is how many partitions the checker decided for this check.
+func (t *T) Partitions() int {
 	if t.checkerRes == nil {
 		return 0
 	}
 	return t.checkerRes.Partitions - len(t.checkerRes.Unknown)
 }
 
-// report turns a checker result into findings, once per kind and intent.
-func (t *T) report(res *checker.Result, what string) {
+// Report turns a checker result into findings, once per kind and intent.
+func (t *T) Report(res *checker.Result, what string) {
 	for _, u := range res.Unknown {
 		t.Inconclusive("the checker decided the "+what, "partition %s (%d ops) undecided within its timeout", u.Name, u.Ops)
 	}

@@ -8,20 +8,20 @@ import (
 	"github.com/idemcheck/idemcheck/conform/driver"
 )
 
-// keyLifetime measures how long the target observably keeps a key: a
+// KeyLifetime measures how long the target observably keeps a key: a
 // separate intent of its own (its late re-execution, allowed past the key
 // window, must not count against the check's intents) is created, then
 // retried at growing intervals up to twice the longer of the documented
 // window and the retry horizon, within --max-wait. A retry answered with
 // another payment, or that charged again, means the key was forgotten.
-func keyLifetime(ctx context.Context, e *Env, t *T) string {
+func KeyLifetime(ctx context.Context, e *Env, t *T) string {
 	h, w := e.Cfg.RetryHorizonD(), e.Cfg.KeyWindowD()
 	span := 2 * max(h, w)
 	if e.Advance == nil {
 		span = min(span, e.MaxWait)
 	}
 	in := e.NewIntent(0)
-	first := last(t.Converge(ctx, "key lifetime: create", in, func(s *driver.Send) { s.NoHistory = true }))
+	first := Last(t.Converge(ctx, "key lifetime: create", in, func(s *driver.Send) { s.NoHistory = true }))
 	if first.PaymentID == "" {
 		return "key lifetime not measured (the create named no payment)"
 	}

@@ -5,23 +5,23 @@ package scenario
 
 import "github.com/idemcheck/idemcheck/faults"
 
-func needPSP(e *Env) string {
+func NeedPSP(e *Env) string {
 	if e.PSP == nil {
 		return "needs effects.fakepsp: the fault is injected at the PSP"
 	}
 	return ""
 }
 
-func needProcs(e *Env) string {
+func NeedProcs(e *Env) string {
 	if len(e.Procs) == 0 {
 		return "needs target.command or target.control: idemcheck must be able to kill and restart an instance"
 	}
 	return ""
 }
 
-// needPause: A4 freezes the owner, which a service controlled by the user's
+// NeedPause: A4 freezes the owner, which a service controlled by the user's
 // commands can only be when the config gives a pause command.
-func needPause(e *Env) string {
+func NeedPause(e *Env) string {
 	for _, p := range e.Procs {
 		if !faults.CanPause(p) {
 			return "needs target.control.pause and resume: idemcheck must be able to freeze an instance"
@@ -30,7 +30,7 @@ func needPause(e *Env) string {
 	return ""
 }
 
-func needAll(fs ...func(*Env) string) func(*Env) string {
+func NeedAll(fs ...func(*Env) string) func(*Env) string {
 	return func(e *Env) string {
 		for _, f := range fs {
 			if why := f(e); why != "" {
@@ -41,14 +41,14 @@ func needAll(fs ...func(*Env) string) func(*Env) string {
 	}
 }
 
-func needCallers(e *Env) string {
+func NeedCallers(e *Env) string {
 	if len(e.Cfg.Callers) < 2 {
 		return "needs two callers in the config"
 	}
 	return ""
 }
 
-func needReplicas(e *Env) string {
+func NeedReplicas(e *Env) string {
 	if len(e.D.Bases()) < 2 {
 		return "needs two instances (target.instances or two base_urls)"
 	}

@@ -22,20 +22,20 @@ func accepted(a *driver.Attempt) bool {
 // but rejects idemcheck's keys would make every check test nothing, and the
 // user hears so first. It returns "" when the keyed request was taken.
 func Probe(ctx context.Context, e *Env) string {
-	t := &T{check: &Check{ID: "probe"}, env: e, intents: map[string]bool{}, finals: map[string]*driver.Attempt{}}
+	t := &T{Check: &Check{ID: "probe"}, Env: e, Intents: map[string]bool{}, finals: map[string]*driver.Attempt{}}
 	in := e.NewIntent(0)
 	a := t.Send(ctx, "keyed create", in, nil)
 	if accepted(a) {
 		// Its charge is recounted like any other: one, at most.
-		e.judged(in.Meaning.OrderID, 1, 0, -1)
+		e.Judged(in.Meaning.OrderID, 1, 0, -1)
 		return ""
 	}
 	u := e.NewIntent(0)
 	b := t.Send(ctx, "the same create without a key", u, func(s *driver.Send) { s.KeyMode = driver.KeyOmit; s.NoHistory = true })
 	if accepted(b) {
 		return fmt.Sprintf("a keyed create (key %q, %s) was answered %s while the same request without a key was answered %s: the service rejects idemcheck's keys; set create.key.format (and prefix/length) to the keys it accepts, or every check is inconclusive",
-			in.Key, keyExample(e), describeResp(a), describeResp(b))
+			in.Key, keyExample(e), DescribeResp(a), DescribeResp(b))
 	}
 	return fmt.Sprintf("a keyed create (key %q, %s) was answered %s and the same request without a key %s: does the service reject idemcheck's keys (set create.key.format to the keys it accepts)? is create (path, body) right, and do outcomes.rules map the service's success answer?",
-		in.Key, keyExample(e), describeResp(a), describeResp(b))
+		in.Key, keyExample(e), DescribeResp(a), DescribeResp(b))
 }

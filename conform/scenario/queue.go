@@ -51,16 +51,16 @@ func (q *Queue) credits(ctx context.Context, e *Env, ref PaymentRef) ([]int64, e
 	return e.Credits.Credits(ctx, ref)
 }
 
-// procs are the processes that consume the topic.
-func (q *Queue) procs(e *Env) []faults.Proc {
+// ConsumerProcs are the processes that consume the topic.
+func (q *Queue) ConsumerProcs(e *Env) []faults.Proc {
 	if q.Procs != nil {
 		return q.Procs
 	}
 	return e.Procs
 }
 
-// ready waits until consumer process i serves again.
-func (q *Queue) ready(ctx context.Context, e *Env, i int) error {
+// AwaitReady waits until consumer process i serves again.
+func (q *Queue) AwaitReady(ctx context.Context, e *Env, i int) error {
 	if q.Ready != nil {
 		return q.Ready(ctx, i)
 	}
@@ -70,7 +70,7 @@ func (q *Queue) ready(ctx context.Context, e *Env, i int) error {
 // RuleQueue is what the queue findings cite.
 const RuleQueue = "SCENARIOS.md Q; one credit per payment record"
 
-func needQueue(e *Env) string {
+func NeedQueue(e *Env) string {
 	switch {
 	case e.Queue == nil:
 		return "needs a consumer section: the topic and group of the service's Kafka consumer"
@@ -80,49 +80,49 @@ func needQueue(e *Env) string {
 	return ""
 }
 
-func needQueueProcs(e *Env) string {
-	if e.Queue != nil && len(e.Queue.procs(e)) == 0 {
+func NeedQueueProcs(e *Env) string {
+	if e.Queue != nil && len(e.Queue.ConsumerProcs(e)) == 0 {
 		return "needs target.command: idemcheck must own the consumer's processes to kill them"
 	}
 	return ""
 }
 
-func needQueueReplicas(e *Env) string {
-	if e.Queue != nil && len(e.Queue.procs(e)) < 2 {
+func NeedQueueReplicas(e *Env) string {
+	if e.Queue != nil && len(e.Queue.ConsumerProcs(e)) < 2 {
 		return "needs target.instances 2 or more: a second consumer must join the group and one leave it"
 	}
 	return ""
 }
 
-// redeliveryWait bounds waiting for the group to pass a record after a
+// RedeliveryWait bounds waiting for the group to pass a record after a
 // kill: a SIGKILLed member holds its partitions until its session times
 // out (45 s by Kafka's default), and only then are they redelivered.
-func redeliveryWait(e *Env) time.Duration { return max(e.Cfg.ConvergeD(), 60*time.Second) }
+func RedeliveryWait(e *Env) time.Duration { return max(e.Cfg.ConvergeD(), 60*time.Second) }
 
-// qRecord is one record a queue check produces: the payment it carries
+// QRecord is one record a queue check produces: the payment it carries
 // and where the broker put it.
-type qRecord struct {
-	ref       PaymentRef
+type QRecord struct {
+	Ref       PaymentRef
 	event     string
 	amount    int64
 	poison    bool
 	key       string
 	value     string
-	partition int32
-	offset    int64
+	Partition int32
+	Offset    int64
 }
 
-func (r *qRecord) String() string { return fmt.Sprintf("%s@%d/%d", r.event, r.partition, r.offset) }
+func (r *QRecord) String() string { return fmt.Sprintf("%s@%d/%d", r.event, r.Partition, r.Offset) }
 
-// newQRecord makes up a payment no other record of the run carries. With
+// NewQRecord makes up a payment no other record of the run carries. With
 // consumer.create_first the payment is made through the create request
 // first and the record carries the service's payment id; a create that
 // did not succeed makes the check inconclusive (nil).
-func newQRecord(ctx context.Context, e *Env, t *T) *qRecord {
+func NewQRecord(ctx context.Context, e *Env, t *T) *QRecord {
 	in := e.NewIntent(0)
 	n := strings.TrimPrefix(in.Meaning.OrderID, "ord-")
-	r := &qRecord{ref: PaymentRef{OrderID: in.Meaning.OrderID, PaymentID: "qpay-" + n, PSPPaymentID: "pi_q" + strings.ReplaceAll(n, "-", "")},
-		event: "evt_q" + strings.ReplaceAll(n, "-", ""), amount: in.Meaning.Amount, offset: -1}
+	r := &QRecord{Ref: PaymentRef{OrderID: in.Meaning.OrderID, PaymentID: "qpay-" + n, PSPPaymentID: "pi_q" + strings.ReplaceAll(n, "-", "")},
+		event: "evt_q" + strings.ReplaceAll(n, "-", ""), amount: in.Meaning.Amount, Offset: -1}
 	if e.Queue.Cfg.CreateFirst {
 		a := t.Send(ctx, "the record's payment, made first (consumer.create_first)", in, nil)
 		if a.Outcome != checker.OutcomeSucceeded || a.PaymentID == "" {
@@ -130,36 +130,36 @@ func newQRecord(ctx context.Context, e *Env, t *T) *qRecord {
 				"consumer.create_first makes each record's payment through the create request first")
 			return nil
 		}
-		r.ref.PaymentID = a.PaymentID
+		r.Ref.PaymentID = a.PaymentID
 	}
-	vals := map[string]string{"payment_id": r.ref.PaymentID, "psp_payment_id": r.ref.PSPPaymentID, "order_id": r.ref.OrderID,
+	vals := map[string]string{"payment_id": r.Ref.PaymentID, "psp_payment_id": r.Ref.PSPPaymentID, "order_id": r.Ref.OrderID,
 		"event_id": r.event, "amount": fmt.Sprint(r.amount), "merchant": "acct_idemcheck_merchant"}
 	r.key, r.value = driver.Fill(e.Queue.Cfg.Key, vals), driver.Fill(e.Queue.Cfg.Message, vals)
 	h := fnv.New32a()
 	h.Write([]byte(r.key))
-	r.partition = int32(h.Sum32() % uint32(e.Queue.Cfg.Partitions))
+	r.Partition = int32(h.Sum32() % uint32(e.Queue.Cfg.Partitions))
 	return r
 }
 
-// poisonRecord is a record on partition p no consumer can process.
-func poisonRecord(e *Env, p int32) *qRecord {
-	return &qRecord{poison: true, event: "poison", key: "idemcheck-poison", value: e.Queue.Cfg.Poison, partition: p, offset: -1}
+// PoisonRecord is a record on partition p no consumer can process.
+func PoisonRecord(e *Env, p int32) *QRecord {
+	return &QRecord{poison: true, event: "poison", key: "idemcheck-poison", value: e.Queue.Cfg.Poison, Partition: p, Offset: -1}
 }
 
-// copyOf is a second record with the same key and body: a producer retry
+// CopyOf is a second record with the same key and body: a producer retry
 // whose first send had landed.
-func copyOf(r *qRecord) *qRecord { c := *r; c.offset = -1; return &c }
+func CopyOf(r *QRecord) *QRecord { c := *r; c.Offset = -1; return &c }
 
-// produce sends each record and waits for the broker's acknowledgement,
+// Produce sends each record and waits for the broker's acknowledgement,
 // which carries the offset it is stored at: the evidence it is in the log.
-func (q *Queue) produce(ctx context.Context, e *Env, recs ...*qRecord) error {
-	return q.produceLog(ctx, e, true, recs...)
+func (q *Queue) Produce(ctx context.Context, e *Env, recs ...*QRecord) error {
+	return q.ProduceLog(ctx, e, true, recs...)
 }
 
-func (q *Queue) produceLog(ctx context.Context, e *Env, log bool, recs ...*qRecord) error {
+func (q *Queue) ProduceLog(ctx context.Context, e *Env, log bool, recs ...*QRecord) error {
 	krs := make([]*kgo.Record, len(recs))
 	for i, r := range recs {
-		krs[i] = &kgo.Record{Topic: q.Topic, Partition: r.partition, Key: []byte(r.key), Value: []byte(r.value)}
+		krs[i] = &kgo.Record{Topic: q.Topic, Partition: r.Partition, Key: []byte(r.key), Value: []byte(r.value)}
 	}
 	// ProduceSync's results come in the order the broker answered, not
 	// the order given: each is matched to its record by identity.
@@ -172,19 +172,19 @@ func (q *Queue) produceLog(ctx context.Context, e *Env, log bool, recs ...*qReco
 		if pr.Err != nil {
 			return fmt.Errorf("produce %s to %s: %w", r.event, q.Topic, pr.Err)
 		}
-		r.offset = pr.Record.Offset
+		r.Offset = pr.Record.Offset
 	}
 	if log {
 		for _, r := range recs {
-			e.Logf("  produced %s (key %s) at partition %d offset %d", r.event, r.key, r.partition, r.offset)
+			e.Logf("  produced %s (key %s) at partition %d offset %d", r.event, r.key, r.Partition, r.Offset)
 		}
 	}
 	return nil
 }
 
-// committed is the group's committed offset per partition of the topic
+// Committed is the group's committed offset per partition of the topic
 // (the next offset it will read; -1: none).
-func (q *Queue) committed(ctx context.Context) (map[int32]int64, error) {
+func (q *Queue) Committed(ctx context.Context) (map[int32]int64, error) {
 	rs, err := q.Adm.FetchOffsetsForTopics(ctx, q.Group, q.Topic)
 	if err != nil {
 		return nil, err
@@ -198,46 +198,46 @@ func (q *Queue) committed(ctx context.Context) (map[int32]int64, error) {
 	return out, nil
 }
 
-// notPassed lists the records the group has not committed past.
-func notPassed(recs []*qRecord, at map[int32]int64) []*qRecord {
-	var out []*qRecord
+// NotPassed lists the records the group has not committed past.
+func NotPassed(recs []*QRecord, at map[int32]int64) []*QRecord {
+	var out []*QRecord
 	for _, r := range recs {
-		if c, ok := at[r.partition]; !ok || c <= r.offset {
+		if c, ok := at[r.Partition]; !ok || c <= r.Offset {
 			out = append(out, r)
 		}
 	}
 	return out
 }
 
-// waitCommitted waits, bounded, until the group committed past every
+// WaitCommitted waits, bounded, until the group committed past every
 // record. It returns those it never passed and the offsets last read.
-func (q *Queue) waitCommitted(ctx context.Context, recs []*qRecord, bound time.Duration) ([]*qRecord, map[int32]int64) {
+func (q *Queue) WaitCommitted(ctx context.Context, recs []*QRecord, bound time.Duration) ([]*QRecord, map[int32]int64) {
 	deadline := time.Now().Add(bound)
 	for {
-		at, err := q.committed(ctx)
-		left := notPassed(recs, at)
+		at, err := q.Committed(ctx)
+		left := NotPassed(recs, at)
 		if err == nil && len(left) == 0 {
 			return nil, at
 		}
-		if time.Now().After(deadline) || sleepCtx(ctx, 50*time.Millisecond) != nil {
+		if time.Now().After(deadline) || SleepCtx(ctx, 50*time.Millisecond) != nil {
 			return left, at
 		}
 	}
 }
 
-// requireCommitted makes the check inconclusive unless the group moved
+// RequireCommitted makes the check inconclusive unless the group moved
 // past every record: a consumer that never read them proves nothing.
-func (q *Queue) requireCommitted(ctx context.Context, t *T, recs []*qRecord, bound time.Duration) bool {
-	left, at := q.waitCommitted(ctx, recs, bound)
+func (q *Queue) RequireCommitted(ctx context.Context, t *T, recs []*QRecord, bound time.Duration) bool {
+	left, at := q.WaitCommitted(ctx, recs, bound)
 	if len(left) == 0 {
 		return true
 	}
-	t.Inconclusive(fmt.Sprintf("group %s never committed past %v within %s (committed %s)", q.Group, left, bound, offsetsWords(at)),
+	t.Inconclusive(fmt.Sprintf("group %s never committed past %v within %s (committed %s)", q.Group, left, bound, OffsetsWords(at)),
 		"does the service consume $%s in the group named by $%s, and commit its offsets?", q.Cfg.Env.Topic, q.Cfg.Env.Group)
 	return false
 }
 
-func offsetsWords(at map[int32]int64) string {
+func OffsetsWords(at map[int32]int64) string {
 	if len(at) == 0 {
 		return "nothing"
 	}
@@ -253,8 +253,8 @@ func offsetsWords(at map[int32]int64) string {
 	return strings.Join(out, " ")
 }
 
-// members are the group's member ids, sorted.
-func (q *Queue) members(ctx context.Context) ([]string, error) {
+// Members are the group's member ids, sorted.
+func (q *Queue) Members(ctx context.Context) ([]string, error) {
 	ds, err := q.Adm.DescribeGroups(ctx, q.Group)
 	if err != nil {
 		return nil, err
@@ -267,28 +267,28 @@ func (q *Queue) members(ctx context.Context) ([]string, error) {
 	return out, ds.Error()
 }
 
-// waitMembers waits until the group has n members none of which is in
+// WaitMembers waits until the group has n members none of which is in
 // old, and returns them.
-func (q *Queue) waitMembers(ctx context.Context, n int, old []string, bound time.Duration) ([]string, bool) {
+func (q *Queue) WaitMembers(ctx context.Context, n int, old []string, bound time.Duration) ([]string, bool) {
 	deadline := time.Now().Add(bound)
 	for {
-		ms, err := q.members(ctx)
+		ms, err := q.Members(ctx)
 		fresh := 0
 		for _, m := range ms {
-			if !contains(old, m) {
+			if !Contains(old, m) {
 				fresh++
 			}
 		}
 		if err == nil && len(ms) == n && fresh > 0 {
 			return ms, true
 		}
-		if time.Now().After(deadline) || sleepCtx(ctx, 50*time.Millisecond) != nil {
+		if time.Now().After(deadline) || SleepCtx(ctx, 50*time.Millisecond) != nil {
 			return ms, false
 		}
 	}
 }
 
-func contains(xs []string, x string) bool {
+func Contains(xs []string, x string) bool {
 	for _, y := range xs {
 		if y == x {
 			return true
@@ -297,61 +297,61 @@ func contains(xs []string, x string) bool {
 	return false
 }
 
-// requireFormed waits until the group is Stable with one member per
+// RequireFormed waits until the group is Stable with one member per
 // started instance: records produced while the group still forms are
 // read by whichever member briefly owns their partition, which is not the
 // steady state a check's fault is meant to hit.
-func (q *Queue) requireFormed(ctx context.Context, e *Env, t *T) bool {
-	n := max(len(q.procs(e)), 1)
-	deadline := time.Now().Add(redeliveryWait(e))
+func (q *Queue) RequireFormed(ctx context.Context, e *Env, t *T) bool {
+	n := max(len(q.ConsumerProcs(e)), 1)
+	deadline := time.Now().Add(RedeliveryWait(e))
 	state, count := "", 0
 	for {
 		ds, err := q.Adm.DescribeGroups(ctx, q.Group)
 		if err == nil {
 			g := ds[q.Group]
 			state, count = g.State, len(g.Members)
-			if state == "Stable" && (count == n || len(q.procs(e)) == 0 && count > 0) {
+			if state == "Stable" && (count == n || len(q.ConsumerProcs(e)) == 0 && count > 0) {
 				return true
 			}
 		}
-		if time.Now().After(deadline) || sleepCtx(ctx, 50*time.Millisecond) != nil {
-			t.Inconclusive(fmt.Sprintf("group %s was not Stable with %d member(s) within %s (state %q, %d member(s))", q.Group, n, redeliveryWait(e), state, count),
+		if time.Now().After(deadline) || SleepCtx(ctx, 50*time.Millisecond) != nil {
+			t.Inconclusive(fmt.Sprintf("group %s was not Stable with %d member(s) within %s (state %q, %d member(s))", q.Group, n, RedeliveryWait(e), state, count),
 				"does each instance consume $%s in the group named by $%s?", q.Cfg.Env.Topic, q.Cfg.Env.Group)
 			return false
 		}
 	}
 }
 
-// firstOf polls until the record is credited or the group committed past
+// FirstOf polls until the record is credited or the group committed past
 // it, and says which had happened by then.
-func (q *Queue) firstOf(ctx context.Context, e *Env, r *qRecord) (credited, passed, ok bool) {
+func (q *Queue) FirstOf(ctx context.Context, e *Env, r *QRecord) (credited, passed, ok bool) {
 	deadline := time.Now().Add(e.Cfg.ConvergeD())
 	for {
-		credited, passed, ok = q.state(ctx, e, r)
+		credited, passed, ok = q.State(ctx, e, r)
 		if ok && (credited || passed) {
 			return credited, passed, true
 		}
-		if time.Now().After(deadline) || sleepCtx(ctx, pollEvery) != nil {
+		if time.Now().After(deadline) || SleepCtx(ctx, PollEvery) != nil {
 			return false, false, false
 		}
 	}
 }
 
-// state reads whether the record is credited and committed past.
-func (q *Queue) state(ctx context.Context, e *Env, r *qRecord) (credited, passed, ok bool) {
-	rows, err := q.credits(ctx, e, r.ref)
-	at, err2 := q.committed(ctx)
-	return len(rows) > 0, len(notPassed([]*qRecord{r}, at)) == 0, err == nil && err2 == nil
+// State reads whether the record is credited and committed past.
+func (q *Queue) State(ctx context.Context, e *Env, r *QRecord) (credited, passed, ok bool) {
+	rows, err := q.credits(ctx, e, r.Ref)
+	at, err2 := q.Committed(ctx)
+	return len(rows) > 0, len(NotPassed([]*QRecord{r}, at)) == 0, err == nil && err2 == nil
 }
 
-// restartAll starts every (killed) instance again.
-func (q *Queue) restartAll(ctx context.Context, e *Env, t *T) bool {
-	for i, p := range q.procs(e) {
+// RestartAll starts every (killed) instance again.
+func (q *Queue) RestartAll(ctx context.Context, e *Env, t *T) bool {
+	for i, p := range q.ConsumerProcs(e) {
 		if err := p.Restart(ctx); err != nil {
 			t.Errorf("restart instance %d: %v", i, err)
 			return false
 		}
-		if err := q.ready(ctx, e, i); err != nil {
+		if err := q.AwaitReady(ctx, e, i); err != nil {
 			t.Errorf("instance %d did not come back after the kill: %v", i, err)
 			return false
 		}
@@ -359,37 +359,37 @@ func (q *Queue) restartAll(ctx context.Context, e *Env, t *T) bool {
 	return true
 }
 
-// waitCrash waits, bounded by converge_within, until some process ended
+// WaitCrash waits, bounded by converge_within, until some process ended
 // with the failpoint crash's own exit code, and returns its index (-1:
 // none did). A crashed process cannot report its point fired.
-func (q *Queue) waitCrash(ctx context.Context, e *Env) int {
+func (q *Queue) WaitCrash(ctx context.Context, e *Env) int {
 	deadline := time.Now().Add(e.Cfg.ConvergeD())
 	for {
-		for i, p := range q.procs(e) {
+		for i, p := range q.ConsumerProcs(e) {
 			if ec, ok := p.(faults.ExitCoder); ok {
 				if code, exited := ec.ExitCode(); exited && code == faults.CrashExitCode {
 					return i
 				}
 			}
 		}
-		if time.Now().After(deadline) || sleepCtx(ctx, 5*time.Millisecond) != nil {
+		if time.Now().After(deadline) || SleepCtx(ctx, 5*time.Millisecond) != nil {
 			return -1
 		}
 	}
 }
 
-// waitCredited waits, bounded by converge_within, until some of recs has a credit.
-func (q *Queue) waitCredited(ctx context.Context, e *Env, recs []*qRecord) bool {
+// WaitCredited waits, bounded by converge_within, until some of recs has a credit.
+func (q *Queue) WaitCredited(ctx context.Context, e *Env, recs []*QRecord) bool {
 	deadline := time.Now().Add(e.Cfg.ConvergeD())
 	for !anyCredited(ctx, e, recs) {
-		if time.Now().After(deadline) || sleepCtx(ctx, 50*time.Millisecond) != nil {
+		if time.Now().After(deadline) || SleepCtx(ctx, 50*time.Millisecond) != nil {
 			return false
 		}
 	}
 	return true
 }
 
-// pollEvery is how often Q-kill looks for the credit and the commit: the
+// PollEvery is how often Q-kill looks for the credit and the commit: the
 // kill must land between the two, and a consumer's commit typically
 // trails its credit by a batch or a timer (hundreds of milliseconds).
-const pollEvery = 5 * time.Millisecond
+const PollEvery = 5 * time.Millisecond

@@ -15,20 +15,20 @@ import (
 type qPayment struct {
 	ref    PaymentRef
 	amount int64
-	copies []*qRecord
+	copies []*QRecord
 }
 
-func paymentsOf(recs []*qRecord) []*qPayment {
+func paymentsOf(recs []*QRecord) []*qPayment {
 	var out []*qPayment
 	by := map[string]*qPayment{}
 	for _, r := range recs {
 		if r.poison {
 			continue
 		}
-		p := by[r.ref.PaymentID]
+		p := by[r.Ref.PaymentID]
 		if p == nil {
-			p = &qPayment{ref: r.ref, amount: r.amount}
-			by[r.ref.PaymentID] = p
+			p = &qPayment{ref: r.Ref, amount: r.amount}
+			by[r.Ref.PaymentID] = p
 			out = append(out, p)
 		}
 		p.copies = append(p.copies, r)
@@ -54,13 +54,13 @@ func settleAll(ctx context.Context, e *Env, ps []*qPayment) (map[string][]int64,
 	return settle(ctx, e, read, func(a, b map[string][]int64) bool { return maps.EqualFunc(a, b, slices.Equal[[]int64]) })
 }
 
-// judgeQueue holds each payment's credits, once quiet, against what was
+// JudgeQueue holds each payment's credits, once quiet, against what was
 // produced: exactly one positive credit of the record's amount, however
 // many copies of it the broker delivered. stuck, when set, says why a
 // record never credited is lost (a partition stopped behind a poison).
 // It returns the rows read by payment id.
-func (t *T) judgeQueue(ctx context.Context, recs []*qRecord, stuck func(*qRecord) string) map[string][]int64 {
-	e := t.env
+func (t *T) JudgeQueue(ctx context.Context, recs []*QRecord, stuck func(*QRecord) string) map[string][]int64 {
+	e := t.Env
 	ps := paymentsOf(recs)
 	rows, err := settleAll(ctx, e, ps)
 	if err != nil {
@@ -103,16 +103,16 @@ func (t *T) judgeQueue(ctx context.Context, recs []*qRecord, stuck func(*qRecord
 	return rows
 }
 
-func recordList(recs []*qRecord) string {
+func recordList(recs []*QRecord) string {
 	var out []string
 	for _, r := range recs {
-		out = append(out, fmt.Sprintf("partition %d offset %d", r.partition, r.offset))
+		out = append(out, fmt.Sprintf("partition %d offset %d", r.Partition, r.Offset))
 	}
 	return strings.Join(out, ", ")
 }
 
 // anyCredited reports whether some payment of recs has a credit row now.
-func anyCredited(ctx context.Context, e *Env, recs []*qRecord) bool {
+func anyCredited(ctx context.Context, e *Env, recs []*QRecord) bool {
 	return slices.ContainsFunc(paymentsOf(recs), func(p *qPayment) bool {
 		rows, err := e.Queue.credits(ctx, e, p.ref)
 		return err == nil && len(rows) > 0
@@ -129,7 +129,7 @@ func (t *T) recordQueueCredits(p *qPayment, credits []int64, readAt int64) {
 	for i, amount := range credits {
 		op := checker.Op{Process: "service-credits", Op: checker.OpCredit, Call: readAt, Return: checker.Int64(readAt),
 			PaymentID: p.ref.PaymentID, Input: checker.Input{Merchant: "service", Amount: checker.Int64(amount), EventID: fmt.Sprintf("%s:row-%d", p.copies[0].event, i+1)}}
-		t.history = append(t.history, op)
+		t.History = append(t.History, op)
 		t.ops = append(t.ops, op)
 	}
 }

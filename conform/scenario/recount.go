@@ -63,7 +63,7 @@ func Recount(ctx context.Context, e *Env, results []Result) []Result {
 			late++
 			f := Finding{Level: Safety, Kind: checker.KindDoubleCharge, Rule: RuleLate, Amount: tr.amount, Charges: cs,
 				Intent: firstIntent(tr), Message: fmt.Sprintf("late charge: order %s has %d PSP charges %s after the run's checks (%d when %s was judged, %d expected); PSP keys %s",
-					id, n, q, tr.charges, tr.check, tr.expect, strings.Join(pspKeys(cs), ", "))}
+					id, n, q, tr.charges, tr.check, tr.expect, strings.Join(PSPKeys(cs), ", "))}
 			target.AddLate(f)
 		}
 		if e.Ledger != nil && tr.ledger >= 0 {

@@ -23,7 +23,7 @@ func RunCheck(ctx context.Context, e *Env, c *Check) (r Result) {
 		}
 	}
 	start := time.Now()
-	t := &T{check: c, env: e, intents: map[string]bool{}, finals: map[string]*driver.Attempt{}, start: checker.Now()}
+	t := &T{Check: c, Env: e, Intents: map[string]bool{}, finals: map[string]*driver.Attempt{}, start: checker.Now()}
 	t.first = len(e.D.Attempts()) + 1
 	t.countBefore = e.Count(ctx)
 	func() {
@@ -35,31 +35,31 @@ func RunCheck(ctx context.Context, e *Env, c *Check) (r Result) {
 		c.Run(ctx, e, t)
 	}()
 	r.Elapsed = time.Since(start)
-	r.Attempts = t.attempts()
-	for i := range t.findings {
+	r.Attempts = t.Attempts()
+	for i := range t.Findings {
 		// A finding that names no requests is about the whole check: every
 		// request it sent is its evidence.
-		if len(t.findings[i].Seqs) == 0 {
+		if len(t.Findings[i].Seqs) == 0 {
 			for _, a := range r.Attempts {
-				t.findings[i].Seqs = append(t.findings[i].Seqs, a.Seq)
+				t.Findings[i].Seqs = append(t.Findings[i].Seqs, a.Seq)
 			}
 		}
 	}
-	attachTruth(e, t.findings, r.Attempts)
-	r.Findings = t.findings
-	r.History, r.Ops, r.Faults = t.history, t.ops, e.FaultWindows()
-	if len(r.Ops) == 0 && len(t.findings) > 0 {
+	attachTruth(e, t.Findings, r.Attempts)
+	r.Findings = t.Findings
+	r.History, r.Ops, r.Faults = t.History, t.ops, e.FaultWindows()
+	if len(r.Ops) == 0 && len(t.Findings) > 0 {
 		// A check that judged no history (a protocol vector) still gets its
 		// findings pictured: its client ops as recorded.
 		for _, op := range e.D.Recorder.History() {
-			if t.intents[op.Intent] && op.Call >= t.start {
+			if t.Intents[op.Intent] && op.Call >= t.start {
 				r.Ops = append(r.Ops, op)
 			}
 		}
 	}
 	r.Checker = t.checkerRes
 	var safety, proto []string
-	for _, f := range t.findings {
+	for _, f := range t.Findings {
 		if f.Level == Safety {
 			safety = append(safety, f.Kind+": "+f.Message)
 		} else {
@@ -80,8 +80,8 @@ func RunCheck(ctx context.Context, e *Env, c *Check) (r Result) {
 		r.Verdict, r.Why = Errored, t.err
 	case ctx.Err() != nil:
 		r.Verdict, r.Why = Errored, fmt.Sprintf("interrupted: %v", ctx.Err())
-	case len(t.inconc) > 0:
-		r.Verdict, r.Precondition = Inconclusive, strings.Join(t.inconc, "; ")
+	case len(t.Inconc) > 0:
+		r.Verdict, r.Precondition = Inconclusive, strings.Join(t.Inconc, "; ")
 		r.Why = "not proven: " + r.Precondition
 		if len(proto) > 0 {
 			r.Why += "; also: " + strings.Join(proto, "; ")
@@ -91,7 +91,7 @@ func RunCheck(ctx context.Context, e *Env, c *Check) (r Result) {
 	case t.na != "":
 		r.Verdict, r.Why = NA, t.na
 	default:
-		r.Verdict, r.Why = Pass, t.why
+		r.Verdict, r.Why = Pass, t.Why
 		if len(t.counted) > 0 {
 			r.Why += "; counted: " + strings.Join(t.counted, "; ")
 		}

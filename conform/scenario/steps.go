@@ -12,12 +12,12 @@ import (
 	"github.com/idemcheck/idemcheck/faults"
 )
 
-// concurrent sends n copies of one request at once. Where idemcheck runs
+// Concurrent sends n copies of one request at once. Where idemcheck runs
 // the PSP, the first charge request of the order is gated at the front until
 // the other copies have come back (bounded), so the copies overlap by
 // construction rather than by timing. gated reports whether the gate held a
 // PSP request (false without a PSP).
-func concurrent(ctx context.Context, e *Env, t *T, in Intent, n int, spread bool) (out []*driver.Attempt, gated bool) {
+func Concurrent(ctx context.Context, e *Env, t *T, in Intent, n int, spread bool) (out []*driver.Attempt, gated bool) {
 	out = make([]*driver.Attempt, n)
 	var gate interface {
 		Fired() int
@@ -33,7 +33,7 @@ func concurrent(ctx context.Context, e *Env, t *T, in Intent, n int, spread bool
 		defer g.Stop()
 		gate = frontGate{g}
 	case e.PSP != nil:
-		g := armPSP(ctx, e, faults.PSPGate, faults.Scope{Amount: in.Meaning.Amount})
+		g := ArmPSP(ctx, e, faults.PSPGate, faults.Scope{Amount: in.Meaning.Amount})
 		defer g.Undo()
 		gate = pspGate{g}
 	}
@@ -93,7 +93,7 @@ func (g pspGate) Fired() int { return int(g.f.Fired()) }
 
 func (g pspGate) Release() { g.f.Release() }
 
-func summarize(atts []*driver.Attempt) string {
+func Summarize(atts []*driver.Attempt) string {
 	counts := map[string]int{}
 	var order []string
 	for _, a := range atts {
@@ -116,22 +116,22 @@ func summarize(atts []*driver.Attempt) string {
 	return s
 }
 
-func last(atts []*driver.Attempt) *driver.Attempt {
+func Last(atts []*driver.Attempt) *driver.Attempt {
 	if len(atts) == 0 {
 		return &driver.Attempt{}
 	}
 	return atts[len(atts)-1]
 }
 
-// hint names the likely cause of a fault that never fired, from the answer.
-func hint(e *Env, a *driver.Attempt) string {
+// Hint names the likely cause of a fault that never fired, from the answer.
+func Hint(e *Env, a *driver.Attempt) string {
 	if !a.Unknown() && a.Outcome == checker.OutcomeError {
 		return fmt.Sprintf(": does the service reject idemcheck's keys (%s)? see create.key.format", keyExample(e))
 	}
 	return ": is it configured with the PSP URL idemcheck printed?"
 }
 
-func firedOrErr(t *T, f *faults.PSPInjection, what string, amount int64) bool {
+func FiredOrErr(t *T, f *faults.PSPInjection, what string, amount int64) bool {
 	if f.Fired() == 0 {
 		t.Inconclusive(fmt.Sprintf("the fault (%s) never fired", what),
 			"the target made no PSP charge of %d at fakepsp; is it configured with the PSP URL and key idemcheck printed?", amount)
@@ -140,38 +140,38 @@ func firedOrErr(t *T, f *faults.PSPInjection, what string, amount int64) bool {
 	return true
 }
 
-func lookup(ctx context.Context, e *Env, t *T, rs []*driver.Attempt) {
-	l := last(rs)
+func Lookup(ctx context.Context, e *Env, t *T, rs []*driver.Attempt) {
+	l := Last(rs)
 	if e.Cfg.Lookup == nil || l.PaymentID == "" {
 		return
 	}
-	a := e.D.Lookup(ctx, t.check.ID+": did it happen?", 0, 0, l.PaymentID)
-	e.Logf("  %s #%d lookup %s -> %s", t.check.ID, a.Seq, l.PaymentID, describeResp(a))
+	a := e.D.Lookup(ctx, t.Check.ID+": did it happen?", 0, 0, l.PaymentID)
+	e.Logf("  %s #%d lookup %s -> %s", t.Check.ID, a.Seq, l.PaymentID, DescribeResp(a))
 }
 
-// background sends one create and returns a channel with its attempt.
-func background(ctx context.Context, t *T, step string, in Intent, mod func(*driver.Send)) <-chan *driver.Attempt {
+// Background sends one create and returns a channel with its attempt.
+func Background(ctx context.Context, t *T, step string, in Intent, mod func(*driver.Send)) <-chan *driver.Attempt {
 	ch := make(chan *driver.Attempt, 1)
 	go func() { ch <- t.Send(ctx, step, in, mod) }()
 	return ch
 }
 
-func waitFired(ctx context.Context, f *faults.PSPInjection, d time.Duration) error {
+func WaitFired(ctx context.Context, f *faults.PSPInjection, d time.Duration) error {
 	c, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
 	return f.WaitFired(c, 1)
 }
 
-// killOwnerAfterCharge sends in, holds the PSP's reply once the target has
+// KillOwnerAfterCharge sends in, holds the PSP's reply once the target has
 // charged, SIGKILLs the owner while it waits, and restarts it. It returns the
 // first attempt's answer and when the fault began; ok is false when the fault
 // could not be applied (already reported on t).
-func killOwnerAfterCharge(ctx context.Context, e *Env, t *T, in Intent) (a *driver.Attempt, start int64, ok bool) {
-	f := armPSP(ctx, e, faults.PSPHoldReply, faults.Scope{Amount: in.Meaning.Amount, Times: 1})
+func KillOwnerAfterCharge(ctx context.Context, e *Env, t *T, in Intent) (a *driver.Attempt, start int64, ok bool) {
+	f := ArmPSP(ctx, e, faults.PSPHoldReply, faults.Scope{Amount: in.Meaning.Amount, Times: 1})
 	defer f.Undo()
 	start = checker.Now()
-	first := background(ctx, t, "owner charges at the PSP, then is killed", in, nil)
-	if err := waitFired(ctx, f, e.Cfg.TimeoutD()); err != nil {
+	first := Background(ctx, t, "owner charges at the PSP, then is killed", in, nil)
+	if err := WaitFired(ctx, f, e.Cfg.TimeoutD()); err != nil {
 		t.Errorf("the target made no PSP charge of %d: %v", in.Meaning.Amount, err)
 		<-first
 		return nil, start, false
@@ -194,23 +194,23 @@ func killOwnerAfterCharge(ctx context.Context, e *Env, t *T, in Intent) (a *driv
 
 // Send sends one create for an intent and remembers the intent for judging.
 func (t *T) Send(ctx context.Context, step string, in Intent, mod func(*driver.Send)) *driver.Attempt {
-	s := driver.Send{Step: t.check.ID + ": " + step, Caller: in.Caller, Meaning: in.Meaning, Key: in.Key}
+	s := driver.Send{Step: t.Check.ID + ": " + step, Caller: in.Caller, Meaning: in.Meaning, Key: in.Key}
 	if mod != nil {
 		mod(&s)
 	}
 	name := ""
 	if s.Key != "" && !s.NoHistory {
-		name = t.env.D.Intent(s.Caller, s.Key)
+		name = t.Env.D.Intent(s.Caller, s.Key)
 		t.mu.Lock()
-		t.intents[name] = true
+		t.Intents[name] = true
 		t.mu.Unlock()
 	}
-	t.env.track(t.check.ID, Intent{Meaning: s.Meaning, Key: s.Key, Caller: s.Caller}, name)
-	a := t.env.D.Create(ctx, s)
+	t.Env.track(t.Check.ID, Intent{Meaning: s.Meaning, Key: s.Key, Caller: s.Caller}, name)
+	a := t.Env.D.Create(ctx, s)
 	if !s.NoHistory && s.Method == "" {
-		t.env.notePaymentID(a) // a create's answer, not a vector's GET
+		t.Env.notePaymentID(a) // a create's answer, not a vector's GET
 	}
-	t.env.Logf("  %s #%d %s %s -> %s", t.check.ID, a.Seq, step, describeReq(a), describeResp(a))
+	t.Env.Logf("  %s #%d %s %s -> %s", t.Check.ID, a.Seq, step, describeReq(a), DescribeResp(a))
 	return a
 }
 
@@ -218,7 +218,7 @@ func describeReq(a *driver.Attempt) string {
 	return fmt.Sprintf("%s %s (caller %s)", a.Method, a.URL, a.Caller)
 }
 
-func describeResp(a *driver.Attempt) string {
+func DescribeResp(a *driver.Attempt) string {
 	if a.Err != "" {
 		return "no answer: " + a.Err
 	}
@@ -250,7 +250,7 @@ func (t *T) RetryUntilFinal(ctx context.Context, step string, in Intent, _ int, 
 // answers named. The last answer (or the lookup's final one) is the
 // intent's final answer, which the judge holds against the PSP.
 func (t *T) Converge(ctx context.Context, step string, in Intent, mod func(*driver.Send)) []*driver.Attempt {
-	e := t.env
+	e := t.Env
 	deadline := time.Now().Add(e.Cfg.ConvergeD())
 	wait := 100 * time.Millisecond
 	var out []*driver.Attempt
@@ -279,8 +279,8 @@ func (t *T) Converge(ctx context.Context, step string, in Intent, mod func(*driv
 			break
 		}
 		if !looked && e.Cfg.Lookup != nil && paymentID != "" {
-			l := e.D.Lookup(ctx, t.check.ID+": "+step+": did it happen?", in.Caller, 0, paymentID)
-			e.Logf("  %s #%d lookup %s -> %s", t.check.ID, l.Seq, paymentID, describeResp(l))
+			l := e.D.Lookup(ctx, t.Check.ID+": "+step+": did it happen?", in.Caller, 0, paymentID)
+			e.Logf("  %s #%d lookup %s -> %s", t.Check.ID, l.Seq, paymentID, DescribeResp(l))
 			if l.Outcome == checker.OutcomeSucceeded || l.Outcome == checker.OutcomeFailed {
 				if l.PaymentID == "" {
 					l.PaymentID = paymentID
@@ -300,12 +300,12 @@ func (t *T) Converge(ctx context.Context, step string, in Intent, mod func(*driv
 		wait = min(wait*3/2, 2*time.Second)
 	}
 	t.mu.Lock()
-	t.finals[t.env.D.Intent(in.Caller, in.Key)] = final
+	t.finals[t.Env.D.Intent(in.Caller, in.Key)] = final
 	t.mu.Unlock()
 	return out
 }
 
-func sleepCtx(ctx context.Context, d time.Duration) error {
+func SleepCtx(ctx context.Context, d time.Duration) error {
 	select {
 	case <-ctx.Done():
 		return ctx.Err()

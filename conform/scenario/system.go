@@ -33,10 +33,10 @@ func (e *Env) System() *faults.System {
 	return sys
 }
 
-// armPSP arms a PSP fault of the catalogue for a named check. A fault that
+// ArmPSP arms a PSP fault of the catalogue for a named check. A fault that
 // cannot be armed is logged and comes back inert: it never fires, so the
 // check that asserts it fired fails instead of passing.
-func armPSP(ctx context.Context, e *Env, f faults.PSPFault, s faults.Scope) *faults.PSPInjection {
+func ArmPSP(ctx context.Context, e *Env, f faults.PSPFault, s faults.Scope) *faults.PSPInjection {
 	inj, err := f.Arm(ctx, e.PSP.URL(), s)
 	if err != nil {
 		e.Logf("arm %s: %v", f.Name(), err)

@@ -1,7 +1,9 @@
-// Package scenario holds idemcheck run's checks: black-box fault scenarios
-// (SCENARIOS.md IDs), the protocol vectors of public conformance suites, and
-// the payment-only safety checks. Each check yields one Result with a
-// verdict at its level and the evidence behind it.
+// Package scenario is the engine of idemcheck run's checks: the Env a check
+// runs against, the T it reports through, the steps checks share (send,
+// converge, kill the owner, arm a fault), the webhook and queue drivers, and
+// the judge that turns fakepsp's log, the ledger and the history into
+// findings. The checks themselves are in conform/checks. Each check yields
+// one Result with a verdict at its level and the evidence behind it.
 package scenario
 
 import (
@@ -97,21 +99,21 @@ type Check struct {
 
 // T collects what one check found.
 type T struct {
-	check       *Check
-	env         *Env
+	Check       *Check
+	Env         *Env
 	mu          sync.Mutex
-	findings    []Finding
-	why         string
+	Findings    []Finding
+	Why         string
 	na          string
 	err         string
 	broken      string // the harness left the system broken (Broke)
-	inconc      []string
+	Inconc      []string
 	counted     []string
 	finals      map[string]*driver.Attempt
 	first       int   // first attempt seq of this check
 	start       int64 // checker.Now() when the check began
-	intents     map[string]bool
-	history     checker.History
+	Intents     map[string]bool
+	History     checker.History
 	ops         checker.History
 	countBefore int64
 	checkerRes  *checker.Result
@@ -133,12 +135,12 @@ func (t *T) Deviation(rule, format string, args ...any) *Finding {
 func (t *T) add(f Finding) *Finding {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.findings = append(t.findings, f)
-	return &t.findings[len(t.findings)-1]
+	t.Findings = append(t.Findings, f)
+	return &t.Findings[len(t.Findings)-1]
 }
 
 // Passf sets the "why" of a passing check.
-func (t *T) Passf(format string, args ...any) { t.why = fmt.Sprintf(format, args...) }
+func (t *T) Passf(format string, args ...any) { t.Why = fmt.Sprintf(format, args...) }
 
 // NotApplicable marks the check n/a with a reason found while running.
 func (t *T) NotApplicable(format string, args ...any) { t.na = fmt.Sprintf(format, args...) }
@@ -167,12 +169,12 @@ func (t *T) Inconclusive(precondition, cause string, args ...any) {
 	if cause != "" {
 		msg += ": " + fmt.Sprintf(cause, args...)
 	}
-	for _, m := range t.inconc {
+	for _, m := range t.Inconc {
 		if m == msg {
 			return
 		}
 	}
-	t.inconc = append(t.inconc, msg)
+	t.Inconc = append(t.Inconc, msg)
 }
 
 // Counted adds what the judge counted to the pass line.
@@ -186,5 +188,5 @@ func (t *T) Counted(format string, args ...any) {
 func (t *T) Failed() bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return len(t.findings) > 0
+	return len(t.Findings) > 0
 }

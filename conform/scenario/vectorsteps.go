@@ -11,11 +11,11 @@ import (
 	"github.com/idemcheck/idemcheck/faults"
 )
 
-func sendUntilFinal(ctx context.Context, t *T, step string, in Intent, mod func(*driver.Send)) *driver.Attempt {
-	return last(t.RetryUntilFinal(ctx, step, in, 10, 150*time.Millisecond, mod))
+func SendUntilFinal(ctx context.Context, t *T, step string, in Intent, mod func(*driver.Send)) *driver.Attempt {
+	return Last(t.RetryUntilFinal(ctx, step, in, 10, 150*time.Millisecond, mod))
 }
 
-func clip(s string) string {
+func Clip(s string) string {
 	s = strings.TrimSpace(s)
 	if len(s) > 120 {
 		return s[:120] + "..."
@@ -23,7 +23,7 @@ func clip(s string) string {
 	return s
 }
 
-func mismatchOK(e *Env, a *driver.Attempt) string {
+func MismatchOK(e *Env, a *driver.Attempt) string {
 	p := e.Cfg.Proto()
 	if a.Status != p.MismatchStatus {
 		return fmt.Sprintf("answered %d, profile %s expects %d", a.Status, p.Name, p.MismatchStatus)
@@ -34,13 +34,13 @@ func mismatchOK(e *Env, a *driver.Attempt) string {
 	return ""
 }
 
-// conflictRun makes a second copy arrive while the first is executing and
+// ConflictRun makes a second copy arrive while the first is executing and
 // returns the answers that were not the owner's. Where idemcheck runs the
 // PSP, the first copy is held at the PSP until the second has its answer.
-func conflictRun(ctx context.Context, e *Env, t *T) (in Intent, others []*driver.Attempt) {
+func ConflictRun(ctx context.Context, e *Env, t *T) (in Intent, others []*driver.Attempt) {
 	in = e.NewIntent(0)
 	if e.PSP == nil {
-		atts, _ := concurrent(ctx, e, t, in, 2, false)
+		atts, _ := Concurrent(ctx, e, t, in, 2, false)
 		for _, a := range atts {
 			if !Final(a) {
 				return in, []*driver.Attempt{a}
@@ -58,23 +58,23 @@ func conflictRun(ctx context.Context, e *Env, t *T) (in Intent, others []*driver
 		defer g.Stop()
 		gate, wait = frontGate{g}, func(c context.Context) error { return g.WaitFired(c, 1) }
 	} else {
-		g := armPSP(ctx, e, faults.PSPGate, faults.Scope{Amount: in.Meaning.Amount})
+		g := ArmPSP(ctx, e, faults.PSPGate, faults.Scope{Amount: in.Meaning.Amount})
 		defer g.Undo()
 		gate, wait = pspGate{g}, func(c context.Context) error { return g.WaitFired(c, 1) }
 	}
-	first := background(ctx, t, "first copy (held at the PSP)", in, nil)
+	first := Background(ctx, t, "first copy (held at the PSP)", in, nil)
 	wctx, cancel := context.WithTimeout(ctx, e.Cfg.TimeoutD())
 	err := wait(wctx)
 	cancel()
 	if err != nil {
 		gate.Release()
 		a := <-first
-		t.Inconclusive("the first copy never reached the PSP", "it was answered %s%s", describeResp(a), hint(e, a))
+		t.Inconclusive("the first copy never reached the PSP", "it was answered %s%s", DescribeResp(a), Hint(e, a))
 		return in, nil
 	}
 	// A target that makes the copy wait for the first would wait on the
 	// gate: release it after a bounded time whatever happened.
-	second := background(ctx, t, "concurrent copy", in, nil)
+	second := Background(ctx, t, "concurrent copy", in, nil)
 	var b *driver.Attempt
 	select {
 	case b = <-second:
@@ -88,25 +88,25 @@ func conflictRun(ctx context.Context, e *Env, t *T) (in Intent, others []*driver
 	return in, []*driver.Attempt{b}
 }
 
-func keyRejected(ctx context.Context, e *Env, t *T, step string, mod func(*driver.Send)) {
+func KeyRejected(ctx context.Context, e *Env, t *T, step string, mod func(*driver.Send)) {
 	in := e.NewIntent(0)
 	before, _ := e.ChargesFor(ctx, in)
 	a := t.Send(ctx, step, in, func(s *driver.Send) { s.NoHistory = true; mod(s) })
 	want := e.Cfg.Proto().MissingKeyStatus
 	if a.Status != want {
-		t.Deviation(t.check.Rule, "%s: answered %d %s, expected %d", step, a.Status, a.Outcome, want)
+		t.Deviation(t.Check.Rule, "%s: answered %d %s, expected %d", step, a.Status, a.Outcome, want)
 	}
 	e.Settle(ctx)
 	if after, ok := e.ChargesFor(ctx, in); ok && len(after) > len(before) {
-		t.Deviation(t.check.Rule, "%s: the request was executed (PSP charged %d)", step, in.Meaning.Amount)
+		t.Deviation(t.Check.Rule, "%s: the request was executed (PSP charged %d)", step, in.Meaning.Amount)
 	}
 	t.Passf("%s answered %d", step, a.Status)
 }
 
-func sameReplay(e *Env, t *T, what string, a, b *driver.Attempt) {
+func SameReplay(e *Env, t *T, what string, a, b *driver.Attempt) {
 	if b.PaymentID != a.PaymentID || b.Status != a.Status {
-		t.Deviation(t.check.Rule, "%s answered %d %s, the plain key %d %s", what, b.Status, b.PaymentID, a.Status, a.PaymentID)
+		t.Deviation(t.Check.Rule, "%s answered %d %s, the plain key %d %s", what, b.Status, b.PaymentID, a.Status, a.PaymentID)
 	}
 }
 
-func fakepsp500(in Intent) faults.Scope { return faults.Scope{Amount: in.Meaning.Amount, Times: 1} }
+func FakePSP500(in Intent) faults.Scope { return faults.Scope{Amount: in.Meaning.Amount, Times: 1} }

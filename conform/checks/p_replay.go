@@ -1,0 +1,18 @@
+package checks
+
+import (
+	"context"
+
+	"github.com/idemcheck/idemcheck/conform/scenario"
+)
+
+func vReplay(ctx context.Context, e *scenario.Env, t *scenario.T) {
+	in := e.NewIntent(0)
+	a := scenario.SendUntilFinal(ctx, t, "create", in, nil)
+	b := t.Send(ctx, "retry", in, nil)
+	if a.Status != b.Status || a.RespBody != b.RespBody {
+		t.Deviation(t.Check.Rule, "first answer %d %q, retry %d %q", a.Status, scenario.Clip(a.RespBody), b.Status, scenario.Clip(b.RespBody))
+	}
+	t.Judge(ctx, nil, in)
+	t.Passf("retry replayed %d and the same body", b.Status)
+}

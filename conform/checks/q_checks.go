@@ -1,0 +1,16 @@
+package checks
+
+import "github.com/idemcheck/idemcheck/conform/scenario"
+
+// QueueChecks produce payment records to the service's Kafka consumer as a
+// producer and a broker really deliver them; each is judged from the
+// credits the service records (queue.go, queue_judge.go). Q-poison runs
+// last: a consumer that stops a partition at the poison stays stopped.
+func QueueChecks() []*scenario.Check {
+	return []*scenario.Check{
+		{ID: "Q-dup", Title: "a record produced twice (a producer retry), at once and after a commit", Level: scenario.Safety, Rule: scenario.RuleQueue, Needs: scenario.NeedQueue, Run: runQDup},
+		{ID: "Q-kill", Title: "the consumer SIGKILLed between its credit and its offset commit, restarted", Level: scenario.Safety, Rule: scenario.RuleQueue, Needs: scenario.NeedAll(scenario.NeedQueue, scenario.NeedQueueProcs), Run: runQKill},
+		{ID: "Q-rebalance", Title: "a consumer leaves and joins the group mid-stream (rebalances)", Level: scenario.Safety, Rule: scenario.RuleQueue, Needs: scenario.NeedAll(scenario.NeedQueue, scenario.NeedQueueReplicas), Run: runQRebalance},
+		{ID: "Q-poison", Title: "a malformed record between good ones on one partition", Level: scenario.Safety, Rule: scenario.RuleQueue, Needs: scenario.NeedQueue, Run: runQPoison},
+	}
+}

@@ -1,0 +1,41 @@
+package checks
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/idemcheck/idemcheck/conform/scenario"
+)
+
+// runQDup: a producer retry whose first send had landed, as the consumer
+// meets it: the same record (key and body) twice in a row, and a second
+// payment's copy again only after the group committed past its first.
+func runQDup(ctx context.Context, e *scenario.Env, t *scenario.T) {
+	q := e.Queue
+	if !q.RequireFormed(ctx, e, t) {
+		return
+	}
+	a, b := scenario.NewQRecord(ctx, e, t), scenario.NewQRecord(ctx, e, t)
+	if a == nil || b == nil {
+		return
+	}
+	first := []*scenario.QRecord{a, scenario.CopyOf(a), b}
+	if err := q.Produce(ctx, e, first...); err != nil {
+		t.Errorf("%v", err)
+		return
+	}
+	if !q.RequireCommitted(ctx, t, first, e.Cfg.ConvergeD()) {
+		return
+	}
+	late := scenario.CopyOf(b)
+	if err := q.Produce(ctx, e, late); err != nil {
+		t.Errorf("%v", err)
+		return
+	}
+	recs := append(first, late)
+	if !q.RequireCommitted(ctx, t, recs, e.Cfg.ConvergeD()) {
+		return
+	}
+	t.JudgeQueue(ctx, recs, nil)
+	t.Passf("%s produced twice in a row, %s again after the group committed past its first copy (%s); the group committed past all %d", a.Ref.PaymentID, b.Ref.PaymentID, fmt.Sprint(first[2]), len(recs))
+}

@@ -1,0 +1,89 @@
+package checks
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/idemcheck/idemcheck/conform/scenario"
+
+	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/faults"
+)
+
+// killTries bounds the records Q-kill sends to land one kill in the window.
+const killTries = 3
+
+// runQKill: every consumer process SIGKILLed the moment one record's
+// credit appears, or its offset commit, whichever comes first, then
+// restarted. Killed after the credit and before the commit, the broker
+// redelivers (a dedup kept in memory credits again); killed after the
+// commit and before the credit, the record is never delivered again.
+func runQKill(ctx context.Context, e *scenario.Env, t *scenario.T) {
+	q := e.Queue
+	if !q.RequireFormed(ctx, e, t) {
+		return
+	}
+	if len(q.Points) > 0 {
+		runQKillAt(ctx, e, t)
+		return
+	}
+	var recs []*scenario.QRecord
+	landed := ""
+	for try := 0; try < killTries && landed == ""; try++ {
+		r := scenario.NewQRecord(ctx, e, t)
+		if r == nil {
+			return
+		}
+		if err := q.Produce(ctx, e, r); err != nil {
+			t.Errorf("%v", err)
+			return
+		}
+		recs = append(recs, r)
+		credited, passed, ok := q.FirstOf(ctx, e, r)
+		if !ok {
+			t.Inconclusive(fmt.Sprintf("record %s was neither credited nor committed within %s", r, e.Cfg.ConvergeD()),
+				"does the service consume $%s in the group named by $%s?", q.Cfg.Env.Topic, q.Cfg.Env.Group)
+			return
+		}
+		start := checker.Now()
+		if !killAll(t, q.ConsumerProcs(e)) {
+			return
+		}
+		// What the broker and the ledger hold once every process is dead is
+		// where the kill really landed.
+		credited2, passed2, _ := q.State(ctx, e, r)
+		credited, passed = credited || credited2, passed || passed2
+		if !q.RestartAll(ctx, e, t) {
+			return
+		}
+		switch {
+		case credited && passed:
+			e.Logf("  %s was credited and committed within %s: the kill came after both", r, scenario.PollEvery)
+		case credited:
+			landed = fmt.Sprintf("killed after the credit of %s, before its offset commit", r)
+		default:
+			landed = fmt.Sprintf("killed after the offset commit past %s, before its credit", r)
+		}
+		e.NoteFault("SIGKILL every consumer: "+landed, start, checker.Now())
+	}
+	if landed == "" {
+		t.Inconclusive(fmt.Sprintf("each of %d records was credited and committed within one %s look: no kill landed between them", killTries, scenario.PollEvery),
+			"the consumer commits at once after each credit; Q-kill cannot place a kill between the two")
+	}
+	if !q.RequireCommitted(ctx, t, recs, scenario.RedeliveryWait(e)) {
+		return
+	}
+	t.JudgeQueue(ctx, recs, nil)
+	t.Passf("%s; %d instance(s) restarted, the group committed past all %d record(s)", landed, len(q.ConsumerProcs(e)), len(recs))
+}
+
+// killAll SIGKILLs every instance.
+func killAll(t *scenario.T, procs []faults.Proc) bool {
+	for i, p := range procs {
+		if err := p.Kill(); err != nil {
+			t.Errorf("kill instance %d: %v", i, err)
+			return false
+		}
+	}
+	return true
+}

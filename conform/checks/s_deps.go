@@ -1,0 +1,50 @@
+package checks
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/idemcheck/idemcheck/conform/scenario"
+
+	"github.com/idemcheck/idemcheck/checker"
+)
+
+// DepsCheck loses one reply on each link between the target and its own
+// dependencies (its database, its PSP) during a create, then retries.
+func DepsCheck() *scenario.Check {
+	return &scenario.Check{ID: "S-deps", Title: "a dependency's reply lost (Toxiproxy links of the config)", Level: scenario.Safety,
+		Rule: "dependency links; SCENARIOS.md A1 (gray failure)", Needs: func(e *scenario.Env) string {
+			if len(e.Links) == 0 {
+				return "no toxiproxy.links in the config"
+			}
+			return ""
+		}, Run: runDeps}
+}
+
+func runDeps(ctx context.Context, e *scenario.Env, t *scenario.T) {
+	var ins []scenario.Intent
+	var why []string
+	for _, dl := range e.Links {
+		in := e.NewIntent(0)
+		ins = append(ins, in)
+		undo, err := dl.Link.LoseReply()
+		if err != nil {
+			t.Errorf("link %s: %v", dl.Name, err)
+			return
+		}
+		before := dl.Link.Fired()
+		start := checker.Now()
+		a := t.Send(ctx, fmt.Sprintf("the reply from %s is lost", dl.Name), in, nil)
+		_ = undo()
+		e.NoteFault("reply lost on link "+dl.Name, start, checker.Now())
+		if dl.Link.Fired() == before {
+			t.Errorf("no traffic of the create crossed link %s: is the service pointed at $%s_ADDR?", dl.Name, dl.Name)
+			return
+		}
+		rs := t.RetryUntilFinal(ctx, "client retries", in, 20, 200*time.Millisecond, nil)
+		why = append(why, fmt.Sprintf("%s: %s then %s", dl.Name, scenario.DescribeResp(a), scenario.DescribeResp(scenario.Last(rs))))
+	}
+	t.Judge(ctx, nil, ins...)
+	t.Passf("%v", why)
+}
