@@ -4,9 +4,8 @@ import (
 	"context"
 	"time"
 
-	"github.com/idemcheck/idemcheck/conform/scenario"
-
 	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/conform/scenario"
 )
 
 func runA3(ctx context.Context, e *scenario.Env, t *scenario.T) {

@@ -4,10 +4,9 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/idemcheck/idemcheck/conform/scenario"
-
 	"github.com/idemcheck/idemcheck/checker"
 	"github.com/idemcheck/idemcheck/conform/driver"
+	"github.com/idemcheck/idemcheck/conform/scenario"
 )
 
 func runA5(ctx context.Context, e *scenario.Env, t *scenario.T) {

@@ -6,10 +6,9 @@ import (
 	"net/url"
 	"time"
 
-	"github.com/idemcheck/idemcheck/conform/scenario"
-
 	"github.com/idemcheck/idemcheck/checker"
 	"github.com/idemcheck/idemcheck/conform/driver"
+	"github.com/idemcheck/idemcheck/conform/scenario"
 )
 
 func runA7(ctx context.Context, e *scenario.Env, t *scenario.T) {

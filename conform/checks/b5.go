@@ -5,9 +5,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/idemcheck/idemcheck/conform/scenario"
-
 	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/conform/scenario"
 )
 
 // B5Check: the owner dies after the PSP charged, leaving its key record in

@@ -6,9 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/idemcheck/idemcheck/conform/scenario"
-
 	"github.com/idemcheck/idemcheck/conform/config"
+	"github.com/idemcheck/idemcheck/conform/scenario"
 	"github.com/idemcheck/idemcheck/fakepsp"
 	"github.com/idemcheck/idemcheck/faults"
 )

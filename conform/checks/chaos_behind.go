@@ -4,9 +4,8 @@ import (
 	"context"
 	"time"
 
-	"github.com/idemcheck/idemcheck/conform/scenario"
-
 	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/conform/scenario"
 )
 
 // judgeBehind checks what the tiers behind the API did with the chaos run's

@@ -5,9 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/idemcheck/idemcheck/conform/scenario"
-
 	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/conform/scenario"
 )
 
 // TestEmptySinkIsInconclusive: ledger credits with no sink row at all mean

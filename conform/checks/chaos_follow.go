@@ -6,11 +6,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/idemcheck/idemcheck/conform/scenario"
-
 	"github.com/idemcheck/idemcheck/checker"
 	"github.com/idemcheck/idemcheck/conform/driver"
 	"github.com/idemcheck/idemcheck/conform/pspfront"
+	"github.com/idemcheck/idemcheck/conform/scenario"
 	"github.com/idemcheck/idemcheck/faults"
 )
 

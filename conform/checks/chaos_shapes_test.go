@@ -5,10 +5,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/idemcheck/idemcheck/conform/scenario"
-
 	"github.com/idemcheck/idemcheck/checker"
 	"github.com/idemcheck/idemcheck/conform/config"
+	"github.com/idemcheck/idemcheck/conform/scenario"
 	"github.com/idemcheck/idemcheck/faults"
 )
 

@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/idemcheck/idemcheck/conform/scenario"
-
 	"github.com/idemcheck/idemcheck/faults"
 )
 

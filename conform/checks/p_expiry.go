@@ -5,9 +5,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/idemcheck/idemcheck/conform/scenario"
-
 	"github.com/idemcheck/idemcheck/conform/driver"
+	"github.com/idemcheck/idemcheck/conform/scenario"
 )
 
 func vExpiry(ctx context.Context, e *scenario.Env, t *scenario.T) {

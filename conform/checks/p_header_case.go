@@ -3,9 +3,8 @@ package checks
 import (
 	"context"
 
-	"github.com/idemcheck/idemcheck/conform/scenario"
-
 	"github.com/idemcheck/idemcheck/conform/driver"
+	"github.com/idemcheck/idemcheck/conform/scenario"
 )
 
 func vHeaderCase(ctx context.Context, e *scenario.Env, t *scenario.T) {

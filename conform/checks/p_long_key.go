@@ -4,9 +4,8 @@ import (
 	"context"
 	"strings"
 
-	"github.com/idemcheck/idemcheck/conform/scenario"
-
 	"github.com/idemcheck/idemcheck/conform/driver"
+	"github.com/idemcheck/idemcheck/conform/scenario"
 )
 
 func vLongKey(ctx context.Context, e *scenario.Env, t *scenario.T) {

@@ -9,9 +9,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/idemcheck/idemcheck/conform/scenario"
-
 	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/conform/scenario"
 )
 
 // The consumer faults chaos draws when the config has a consumer section:

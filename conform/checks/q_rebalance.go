@@ -7,9 +7,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/idemcheck/idemcheck/conform/scenario"
-
 	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/conform/scenario"
 )
 
 // streamEvery is the gap between the records of Q-rebalance's stream:

@@ -5,11 +5,10 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/idemcheck/idemcheck/conform/scenario"
-
 	"github.com/idemcheck/idemcheck/checker"
 	"github.com/idemcheck/idemcheck/conform/driver"
 	"github.com/idemcheck/idemcheck/conform/pspfront"
+	"github.com/idemcheck/idemcheck/conform/scenario"
 )
 
 // CaptureCheck: authorize (a create with manual capture), capture, refund,

@@ -5,9 +5,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/idemcheck/idemcheck/conform/scenario"
-
 	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/conform/scenario"
 )
 
 // DepsCheck loses one reply on each link between the target and its own

@@ -6,10 +6,9 @@ import (
 	"slices"
 	"time"
 
-	"github.com/idemcheck/idemcheck/conform/scenario"
-
 	"github.com/idemcheck/idemcheck/checker"
 	"github.com/idemcheck/idemcheck/conform/driver"
+	"github.com/idemcheck/idemcheck/conform/scenario"
 	"github.com/idemcheck/idemcheck/faults"
 )
 

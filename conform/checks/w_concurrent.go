@@ -6,7 +6,6 @@ import (
 	"sync"
 
 	"github.com/idemcheck/idemcheck/conform/scenario"
-
 	"github.com/idemcheck/idemcheck/fakepsp"
 )
 

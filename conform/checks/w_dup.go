@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/idemcheck/idemcheck/conform/scenario"
-
 	"github.com/idemcheck/idemcheck/fakepsp"
 )
 

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/idemcheck/idemcheck/conform/scenario"
-
 	"github.com/idemcheck/idemcheck/fakepsp"
 	"github.com/idemcheck/idemcheck/faults"
 )

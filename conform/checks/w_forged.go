@@ -5,9 +5,8 @@ import (
 	"slices"
 	"time"
 
-	"github.com/idemcheck/idemcheck/conform/scenario"
-
 	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/conform/scenario"
 	"github.com/idemcheck/idemcheck/fakepsp"
 )
 
