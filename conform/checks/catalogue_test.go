@@ -2,9 +2,13 @@ package checks
 
 import (
 	"errors"
+	"path/filepath"
+	"reflect"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/idemcheck/idemcheck/conform/config"
 	"github.com/idemcheck/idemcheck/conform/scenario"
@@ -97,6 +101,22 @@ func TestRequiredIDsAreTheChecks(t *testing.T) {
 	for _, v := range vectors {
 		if !slices.Contains(config.VectorIDs, v) {
 			t.Errorf("vector %s missing from config.VectorIDs", v)
+		}
+	}
+}
+
+// TestEveryCheckHasItsFile: a check's Run is defined in the file its ID
+// names (A1 in a1.go, S-restart in s_restart.go, P-4xx-replayed in
+// p_4xx_replayed.go), so a newcomer finds any check from its ID alone.
+func TestEveryCheckHasItsFile(t *testing.T) {
+	cs := append(append(All(), WebhookChecks()...), QueueChecks()...)
+	cs = append(cs, ChaosCheck(time.Second, nil))
+	for _, c := range cs {
+		want := strings.ToLower(strings.ReplaceAll(c.ID, "-", "_")) + ".go"
+		pc := reflect.ValueOf(c.Run).Pointer()
+		file, _ := runtime.FuncForPC(pc).FileLine(pc)
+		if got := filepath.Base(file); got != want {
+			t.Errorf("check %s runs from %s, want %s", c.ID, got, want)
 		}
 	}
 }
