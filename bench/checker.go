@@ -11,6 +11,7 @@ import (
 
 	"github.com/idemcheck/idemcheck/checker"
 	"github.com/idemcheck/idemcheck/checker/checkcmd"
+	"github.com/idemcheck/idemcheck/checker/history"
 )
 
 // runChecker times the checker end to end on 1M ops as a user meets it
@@ -41,7 +42,7 @@ func runChecker(ctx context.Context, r *runner) error {
 	if err != nil {
 		return err
 	}
-	h, err := checker.ReadJSONL(f)
+	h, err := history.ReadJSONL(f)
 	f.Close()
 	if err != nil {
 		return err

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"testing"
+
+	"github.com/idemcheck/idemcheck/checker/history"
 )
 
 // BenchmarkCheck times Check on generated legal histories: about 5 ops per
@@ -11,7 +13,7 @@ import (
 func BenchmarkCheck(b *testing.B) {
 	for _, n := range []int{10_000, 100_000, 1_000_000} {
 		b.Run(fmt.Sprintf("ops=%d", n), func(b *testing.B) {
-			h, initial := Generate(GenOptions{Seed: 1, Ops: n, Clients: 8, UnknownRate: 0.01})
+			h, initial := history.Generate(history.GenOptions{Seed: 1, Ops: n, Clients: 8, UnknownRate: 0.01})
 			b.ReportAllocs()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
@@ -27,15 +29,15 @@ func BenchmarkCheck(b *testing.B) {
 
 // BenchmarkReadJSONL times the strict reader on a generated 100k-op file.
 func BenchmarkReadJSONL(b *testing.B) {
-	h, _ := Generate(GenOptions{Seed: 1, Ops: 100_000})
+	h, _ := history.Generate(history.GenOptions{Seed: 1, Ops: 100_000})
 	var buf bytes.Buffer
-	if err := WriteJSONL(&buf, h); err != nil {
+	if err := history.WriteJSONL(&buf, h); err != nil {
 		b.Fatal(err)
 	}
 	b.SetBytes(int64(buf.Len()))
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if _, err := ReadJSONL(bytes.NewReader(buf.Bytes())); err != nil {
+		if _, err := history.ReadJSONL(bytes.NewReader(buf.Bytes())); err != nil {
 			b.Fatal(err)
 		}
 	}

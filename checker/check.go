@@ -6,6 +6,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/idemcheck/idemcheck/checker/history"
+
 	"github.com/anishathalye/porcupine"
 )
 
@@ -15,21 +17,21 @@ const defaultTimeout = 10 * time.Second
 // have produced h, partition by partition (per intent, per merchant stretch),
 // then checks the invariants that only hold at quiescence. Violations come
 // out in a deterministic order.
-func Check(h History, opts CheckOptions) *Result {
+func Check(h history.History, opts CheckOptions) *Result {
 	start := time.Now()
 	res := check(h, opts)
 	res.Elapsed = time.Since(start)
 	return res
 }
 
-func check(h History, opts CheckOptions) *Result {
+func check(h history.History, opts CheckOptions) *Result {
 	if opts.Timeout <= 0 {
 		opts.Timeout = defaultTimeout
 	}
 	if opts.Workers <= 0 {
 		opts.Workers = runtime.GOMAXPROCS(0)
 	}
-	h, invalid := wellFormed(h)
+	h, invalid := history.WellFormed(h)
 	res := &Result{Ops: len(h), opts: opts, h: h, Invalid: invalid}
 	l := link(h)
 	facts := gatherFacts(h, l)
@@ -228,7 +230,7 @@ type partOutcome struct {
 	violations []Violation
 }
 
-func checkPartition(h History, l *links, p *partition, timeout time.Duration) partOutcome {
+func checkPartition(h history.History, l *links, p *partition, timeout time.Duration) partOutcome {
 	if p.Merchant != "" && !p.hasRead {
 		// Credits alone cannot disagree with a balance.
 		return partOutcome{result: porcupine.Ok}
@@ -281,10 +283,10 @@ func sortViolations(vs []Violation) {
 }
 
 // opsAt returns the history ops at idx, sorted by call.
-func opsAt(h History, idx []int) []Op {
+func opsAt(h history.History, idx []int) []history.Op {
 	s := append([]int(nil), idx...)
 	sort.SliceStable(s, func(a, b int) bool { return h[s[a]].Call < h[s[b]].Call })
-	ops := make([]Op, len(s))
+	ops := make([]history.Op, len(s))
 	for i, j := range s {
 		ops[i] = h[j]
 	}

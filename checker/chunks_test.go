@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"runtime"
 	"testing"
+
+	"github.com/idemcheck/idemcheck/checker/history"
 )
 
 // The passes that run on all cores (inChunks, WriteJSONL's blocks) must
@@ -12,30 +14,30 @@ import (
 // broken in several ways of the older kinds, and broken by every mutation
 // at once (so every violation kind is reported by both).
 func TestOnAllCoresAsOnOne(t *testing.T) {
-	h, _ := Generate(GenOptions{Seed: 9, Ops: 40_000, UnknownRate: 0.2})
-	var bad History
+	h, _ := history.Generate(history.GenOptions{Seed: 9, Ops: 40_000, UnknownRate: 0.2})
+	var bad history.History
 	for i, op := range h {
 		bad = append(bad, op)
 		switch {
-		case op.Op == OpCharge && i%97 == 0:
+		case op.Op == history.OpCharge && i%97 == 0:
 			op.Input.PSPKey += "-again" // a second charge of the intent
 			bad = append(bad, op)
-		case op.Op == OpCredit && i%89 == 0:
+		case op.Op == history.OpCredit && i%89 == 0:
 			bad = append(bad, op) // a double credit
-		case op.Op == OpCreate && op.Output != nil && i%101 == 0:
+		case op.Op == history.OpCreate && op.Output != nil && i%101 == 0:
 			out := *op.Output
 			out.PaymentID = "pay_0" // another caller's payment
 			op.Output = &out
 			bad = append(bad, op)
 		}
 	}
-	every := append(History(nil), h...)
+	every := append(history.History(nil), h...)
 	for _, m := range mutations() {
 		every = m.mutate(t, every)
 	}
 	for _, c := range []struct {
 		name  string
-		h     History
+		h     history.History
 		kinds []string // kinds the report must have (it may have more)
 	}{
 		{"legal", h, nil},
@@ -46,7 +48,7 @@ func TestOnAllCoresAsOnOne(t *testing.T) {
 			run := func(procs int) (string, []byte, *Result) {
 				defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
 				var b bytes.Buffer
-				if err := WriteJSONL(&b, c.h); err != nil {
+				if err := history.WriteJSONL(&b, c.h); err != nil {
 					t.Fatal(err)
 				}
 				res := Check(c.h, CheckOptions{})

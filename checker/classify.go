@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/idemcheck/idemcheck/checker/history"
+
 	"github.com/anishathalye/porcupine"
 )
 
@@ -20,7 +22,7 @@ var intentKinds = []string{KindDoubleCharge, KindEffectAfterVoid, KindWrongAmoun
 // Porcupine decides legality; the kind comes from rules that are true in every
 // order of the ops (two charges are two charges), and when none applies, from
 // which single constraint, once relaxed, makes the partition linearizable.
-func classifyIntent(h History, p *partition, r porcupine.CheckResult, timeout time.Duration) []Violation {
+func classifyIntent(h history.History, p *partition, r porcupine.CheckResult, timeout time.Duration) []Violation {
 	vs := definiteIntent(h, p)
 	if r != porcupine.Illegal {
 		return vs
@@ -80,7 +82,7 @@ func classifyIntent(h History, p *partition, r porcupine.CheckResult, timeout ti
 // wrong amount charged and answered to another request): relax every kind,
 // then put back each one the partition does not need, in intentKinds order.
 // It returns one violation per kind left, nil when even that does not fit.
-func severalKinds(h History, p *partition, base relaxed, timeout time.Duration) []Violation {
+func severalKinds(h history.History, p *partition, base relaxed, timeout time.Duration) []Violation {
 	all := relaxed{}
 	for k := range base {
 		all[k] = true
@@ -175,7 +177,7 @@ func firedAt(info porcupine.LinearizationInfo, kind string) []int {
 // definiteIntent applies the rules that hold whatever the order of the ops.
 // Each is also a constraint of the model, so they only fire on partitions
 // porcupine did not pass.
-func definiteIntent(h History, p *partition) []Violation {
+func definiteIntent(h history.History, p *partition) []Violation {
 	var charges, voids, mismatches, answers []int
 	acceptedFP := map[string][]int{}
 	var fps []string
@@ -185,11 +187,11 @@ func definiteIntent(h History, p *partition) []Violation {
 	var succeeded []int
 	for _, i := range p.members {
 		op := &h[i]
-		if op.Op == OpCreate && !fpSeen[op.Input.Fingerprint] {
+		if op.Op == history.OpCreate && !fpSeen[op.Input.Fingerprint] {
 			fpSeen[op.Input.Fingerprint] = true
 			fps = append(fps, op.Input.Fingerprint)
 		}
-		if op.Op == OpCharge {
+		if op.Op == history.OpCharge {
 			charges = append(charges, i)
 			continue
 		}
@@ -197,20 +199,20 @@ func definiteIntent(h History, p *partition) []Violation {
 			continue
 		}
 		switch o := op.Output.Outcome; o {
-		case OutcomeVoid:
+		case history.OutcomeVoid:
 			voids = append(voids, i)
-		case OutcomeMismatch:
+		case history.OutcomeMismatch:
 			mismatches = append(mismatches, i)
-		case OutcomeSucceeded, OutcomeFailed, OutcomeProcessing, OutcomeInProgress:
+		case history.OutcomeSucceeded, history.OutcomeFailed, history.OutcomeProcessing, history.OutcomeInProgress:
 			// in_progress accepts nothing: a service that locks before it
 			// compares fingerprints answers it to the other body too.
-			if op.Op == OpCreate && o != OutcomeInProgress {
+			if op.Op == history.OpCreate && o != history.OutcomeInProgress {
 				acceptedFP[op.Input.Fingerprint] = append(acceptedFP[op.Input.Fingerprint], i)
 			}
-			if o == OutcomeSucceeded || o == OutcomeFailed {
+			if o == history.OutcomeSucceeded || o == history.OutcomeFailed {
 				finals[o] = true
 			}
-			if o == OutcomeSucceeded {
+			if o == history.OutcomeSucceeded {
 				succeeded = append(succeeded, i)
 			}
 		}
@@ -253,7 +255,7 @@ func definiteIntent(h History, p *partition) []Violation {
 	}
 	if len(payments) > 1 {
 		vs = append(vs, v(KindInconsistentAnswer, fmt.Sprintf("intent %s was answered with %d payment ids %v", p.Intent, len(payments), sortedKeys(payments)), answers))
-	} else if finals[OutcomeSucceeded] && finals[OutcomeFailed] {
+	} else if finals[history.OutcomeSucceeded] && finals[history.OutcomeFailed] {
 		vs = append(vs, v(KindInconsistentAnswer, fmt.Sprintf("intent %s was answered both succeeded and failed", p.Intent), answers))
 	} else if len(charges) == 0 {
 		for _, s := range succeeded {
@@ -275,11 +277,11 @@ func definiteIntent(h History, p *partition) []Violation {
 // definiteAmount returns a claiming create and the charges of other amounts
 // when every create that could claim the intent asked one amount and
 // currency: then the order does not matter.
-func definiteAmount(h History, p *partition, charges []int) []int {
+func definiteAmount(h history.History, p *partition, charges []int) []int {
 	req := -1
 	for _, i := range p.members {
 		op := &h[i]
-		if op.Op != OpCreate || !claims(op) {
+		if op.Op != history.OpCreate || !claims(op) {
 			continue
 		}
 		if req < 0 {
@@ -306,7 +308,7 @@ func definiteAmount(h History, p *partition, charges []int) []int {
 	return out
 }
 
-func money(op *Op) string {
+func money(op *history.Op) string {
 	if op.Input.Currency == "" {
 		return itoa64(*op.Input.Amount)
 	}
@@ -316,7 +318,7 @@ func money(op *Op) string {
 // classifyMerchant names what an illegal merchant stretch broke. It returns
 // nil when the stretch is legal once repeated credits of one payment are
 // dropped: the double-credit count already reports those.
-func classifyMerchant(h History, p *partition, r porcupine.CheckResult, timeout time.Duration) []Violation {
+func classifyMerchant(h history.History, p *partition, r porcupine.CheckResult, timeout time.Duration) []Violation {
 	if r != porcupine.Illegal {
 		return nil
 	}
@@ -330,13 +332,13 @@ func classifyMerchant(h History, p *partition, r porcupine.CheckResult, timeout 
 	sort.SliceStable(reads, func(a, b int) bool { return h[reads[a]].Call < h[reads[b]].Call })
 	for _, ri := range reads {
 		rd := &h[ri]
-		if rd.Op != OpBalance {
+		if rd.Op != history.OpBalance {
 			continue
 		}
 		lo, hi := init.Sum, init.Sum
 		for _, ci := range p.members {
 			c := &h[ci]
-			if c.Op != OpCredit {
+			if c.Op != history.OpCredit {
 				continue
 			}
 			if retOf(c) < rd.Call {

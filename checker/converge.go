@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/idemcheck/idemcheck/checker/history"
 )
 
 // failedButCharged is the convergence invariant at quiescence: an intent the
@@ -29,16 +31,16 @@ import (
 //     of a void intent already is;
 //   - an intent no client op names (a history of effects only) is not judged:
 //     nothing was recorded of what the client heard.
-func failedButCharged(h History, l *links) []Violation {
+func failedButCharged(h history.History, l *links) []Violation {
 	// Two passes: the charged, unrefunded intents first, so client ops are
 	// judged only for intents that can break the rule.
 	refunded := map[string]int64{} // charge id -> amount refunded
 	for i := range h {
-		if h[i].Op == OpRefund && h[i].Input.Amount != nil {
+		if h[i].Op == history.OpRefund && h[i].Input.Amount != nil {
 			refunded[h[i].Input.ChargeID] += *h[i].Input.Amount
 		}
 	}
-	charges := l.ids.group(h, func(op *Op) bool { return op.Op == OpCharge })
+	charges := l.ids.group(h, func(op *history.Op) bool { return op.Op == history.OpCharge })
 	open := make([][]int, len(charges))
 	someOpen := false
 	for id, cs := range charges {
@@ -50,7 +52,7 @@ func failedButCharged(h History, l *links) []Violation {
 	if !someOpen {
 		return nil
 	}
-	answers := l.ids.group(h, func(op *Op) bool { return op.Op == OpCreate || op.Op == OpResolve })
+	answers := l.ids.group(h, func(op *history.Op) bool { return op.Op == history.OpCreate || op.Op == history.OpResolve })
 	var vs []Violation
 	for id, ops := range answers {
 		if len(open[id]) == 0 || len(ops) == 0 {
@@ -65,7 +67,7 @@ func failedButCharged(h History, l *links) []Violation {
 }
 
 // uncovered returns the charges whose refunds do not add up to their amount.
-func uncovered(h History, cs []int, refunded map[string]int64) []int {
+func uncovered(h history.History, cs []int, refunded map[string]int64) []int {
 	var out []int
 	for _, i := range cs {
 		id := ""
@@ -81,7 +83,7 @@ func uncovered(h History, cs []int, refunded map[string]int64) []int {
 }
 
 // judgeFinal decides one charged intent from its client ops.
-func judgeFinal(h History, intent string, open, ops []int) (Violation, bool) {
+func judgeFinal(h history.History, intent string, open, ops []int) (Violation, bool) {
 	ops = ownerAnswers(h, ops)
 	var lastOK *int64
 	var final = -1 // latest-returning answer other than mismatch
@@ -91,11 +93,11 @@ func judgeFinal(h History, intent string, open, ops []int) (Violation, bool) {
 			continue
 		}
 		switch op.Output.Outcome {
-		case OutcomeVoid:
+		case history.OutcomeVoid:
 			return Violation{}, false
-		case OutcomeMismatch:
+		case history.OutcomeMismatch:
 			continue
-		case OutcomeSucceeded:
+		case history.OutcomeSucceeded:
 			if lastOK == nil || *op.Return > *lastOK {
 				lastOK = op.Return
 			}
@@ -112,7 +114,7 @@ func judgeFinal(h History, intent string, open, ops []int) (Violation, bool) {
 				continue
 			}
 			switch op.Output.Outcome {
-			case OutcomeFailed, OutcomeProcessing, OutcomeInProgress:
+			case history.OutcomeFailed, history.OutcomeProcessing, history.OutcomeInProgress:
 				against = append(against, i)
 			}
 		}
@@ -139,7 +141,7 @@ func judgeFinal(h History, intent string, open, ops []int) (Violation, bool) {
 	}, true
 }
 
-func chargeName(op Op) string {
+func chargeName(op history.Op) string {
 	id := "charge"
 	if op.Output != nil && op.Output.ChargeID != "" {
 		id = op.Output.ChargeID
@@ -153,7 +155,7 @@ func chargeName(op Op) string {
 
 // answerList renders the client's ops in call order: "create processing
 // pay_7, create ?, resolve succeeded".
-func answerList(h History, ops []int) string {
+func answerList(h history.History, ops []int) string {
 	var parts []string
 	for _, op := range opsAt(h, ops) {
 		s := op.Op + " "
@@ -174,25 +176,25 @@ func answerList(h History, ops []int) string {
 // ownerAnswers drops the creates whose fingerprint differs from the one a
 // create was answered succeeded with: they asked about another request. With
 // no create answered succeeded, every op is kept.
-func ownerAnswers(h History, ops []int) []int {
+func ownerAnswers(h history.History, ops []int) []int {
 	owner := ""
 	for _, i := range ops {
 		op := &h[i]
-		if op.Op == OpCreate && op.Return != nil && op.Output != nil && op.Output.Outcome == OutcomeSucceeded {
+		if op.Op == history.OpCreate && op.Return != nil && op.Output != nil && op.Output.Outcome == history.OutcomeSucceeded {
 			owner = op.Input.Fingerprint
 			break
 		}
 	}
 	other := false
 	for _, i := range ops {
-		other = other || (h[i].Op == OpCreate && h[i].Input.Fingerprint != owner)
+		other = other || (h[i].Op == history.OpCreate && h[i].Input.Fingerprint != owner)
 	}
 	if owner == "" || !other {
 		return ops // nothing to drop: no copy
 	}
 	out := make([]int, 0, len(ops))
 	for _, i := range ops {
-		if h[i].Op == OpCreate && h[i].Input.Fingerprint != owner {
+		if h[i].Op == history.OpCreate && h[i].Input.Fingerprint != owner {
 			continue
 		}
 		out = append(out, i)

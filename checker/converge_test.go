@@ -3,6 +3,8 @@ package checker
 import (
 	"strings"
 	"testing"
+
+	"github.com/idemcheck/idemcheck/checker/history"
 )
 
 // TestFailedButCharged: hand-made histories in which the PSP charged and the
@@ -39,7 +41,7 @@ func TestFailedButCharged(t *testing.T) {
 			}
 			charges := 0
 			for _, op := range v.Ops {
-				if op.Op == OpCharge {
+				if op.Op == history.OpCharge {
 					charges++
 				}
 			}
@@ -69,11 +71,11 @@ func TestConvergedNotFlagged(t *testing.T) {
 // heard and answered processing counts against it (and the model calls it
 // inconsistent); one called before the success returned does not.
 func TestFailedButChargedAfterSuccess(t *testing.T) {
-	overlapping := new(hb).ch(1, 2).c("a", 0, 10, "fA", OutcomeSucceeded, "pay_7").c("b", 5, 20, "fA", OutcomeInProgress, "pay_7")
+	overlapping := new(hb).ch(1, 2).c("a", 0, 10, "fA", history.OutcomeSucceeded, "pay_7").c("b", 5, 20, "fA", history.OutcomeInProgress, "pay_7")
 	if res := Check(overlapping.h, CheckOptions{}); !res.OK() {
 		t.Fatalf("an in_progress copy overlapping the success was flagged:\n%s", res.Text())
 	}
-	later := new(hb).ch(1, 2).c("a", 0, 10, "fA", OutcomeSucceeded, "pay_7").c("b", 11, 20, "fA", OutcomeProcessing, "pay_7")
+	later := new(hb).ch(1, 2).c("a", 0, 10, "fA", history.OutcomeSucceeded, "pay_7").c("b", 11, 20, "fA", history.OutcomeProcessing, "pay_7")
 	res := Check(later.h, CheckOptions{})
 	if vs := res.ByKind(KindFailedButCharged); len(vs) != 1 || !strings.Contains(vs[0].Message, "after it had heard succeeded") {
 		t.Fatalf("processing after the success: want failed-but-charged, got\n%s", res.Text())
@@ -84,9 +86,9 @@ func TestFailedButChargedAfterSuccess(t *testing.T) {
 // on one generated history, so the invariant's share of Check is one ratio
 // of one run.
 func BenchmarkFailedButCharged(b *testing.B) {
-	h, initial := Generate(GenOptions{Seed: 1, Ops: 100_000, UnknownRate: 0.01})
+	h, initial := history.Generate(history.GenOptions{Seed: 1, Ops: 100_000, UnknownRate: 0.01})
 	b.Run("invariant", func(b *testing.B) {
-		hh, _ := wellFormed(h)
+		hh, _ := history.WellFormed(h)
 		l := link(hh)
 		for range b.N {
 			if vs := failedButCharged(hh, l); len(vs) != 0 {

@@ -3,13 +3,15 @@ package checker
 import (
 	"bytes"
 	"testing"
+
+	"github.com/idemcheck/idemcheck/checker/history"
 )
 
 // TestGeneratedLegal: heavy concurrency with unknown outcomes passes, with and
 // without the initial balances.
 func TestGeneratedLegal(t *testing.T) {
 	for _, seed := range []int64{1, 2, 3} {
-		h, initial := Generate(GenOptions{Seed: seed, Ops: 20000, UnknownRate: 0.05})
+		h, initial := history.Generate(history.GenOptions{Seed: seed, Ops: 20000, UnknownRate: 0.05})
 		t.Logf("seed %d: %d ops", seed, len(h))
 		for _, opts := range []CheckOptions{{InitialBalances: initial}, {}} {
 			res := Check(h, opts)
@@ -24,10 +26,10 @@ func TestGeneratedLegal(t *testing.T) {
 // kinds, which validate themselves.
 func allOpKinds() []string {
 	var ks []string
-	for _, k := range opKinds {
-		ks = append(ks, k.name)
+	for _, k := range history.OpKinds {
+		ks = append(ks, k.Name)
 	}
-	return append(ks, OpWrite, OpState, OpMove, OpDelete, OpLocate, OpStore)
+	return append(ks, history.OpWrite, history.OpState, history.OpMove, history.OpDelete, history.OpLocate, history.OpStore)
 }
 
 // TestGeneratedHasEveryKindAndStaysLegal: over seeds, sizes, client counts
@@ -39,7 +41,7 @@ func allOpKinds() []string {
 // the mutation tests lose their meaning.
 func TestGeneratedHasEveryKindAndStaysLegal(t *testing.T) {
 	cases := map[string]int{}
-	for _, o := range []GenOptions{
+	for _, o := range []history.GenOptions{
 		{Seed: 1, Ops: 500, UnknownRate: 0.2},
 		{Seed: 2, Ops: 2000, Clients: 1},
 		{Seed: 3, Ops: 5000, Clients: 3, UnknownRate: 0.5},
@@ -49,11 +51,11 @@ func TestGeneratedHasEveryKindAndStaysLegal(t *testing.T) {
 		{Seed: 7, Ops: 40000, UnknownRate: 0.1},
 		{Seed: -8, Ops: 3000, UnknownRate: 1},
 	} {
-		h, initial := Generate(o)
+		h, initial := history.Generate(o)
 		kinds := map[string]int{}
 		charged := map[string]int64{}
 		for i := range h {
-			if op := &h[i]; op.Op == OpCharge {
+			if op := &h[i]; op.Op == history.OpCharge {
 				charged[op.Output.ChargeID] = *op.Input.Amount
 			}
 		}
@@ -61,17 +63,17 @@ func TestGeneratedHasEveryKindAndStaysLegal(t *testing.T) {
 			op := &h[i]
 			kinds[op.Op]++
 			switch {
-			case op.Op == OpRefund && *op.Input.Amount < charged[op.Input.ChargeID]:
+			case op.Op == history.OpRefund && *op.Input.Amount < charged[op.Input.ChargeID]:
 				cases["partial refund"]++
-			case op.Op == OpCredit && op.Input.Day != "":
+			case op.Op == history.OpCredit && op.Input.Day != "":
 				cases["credit with a day"]++
-			case (op.Op == OpWrite || op.Op == OpMove || op.Op == OpDelete) && !acked(op):
+			case (op.Op == history.OpWrite || op.Op == history.OpMove || op.Op == history.OpDelete) && !acked(op):
 				cases["shape op not acknowledged"]++
-			case op.Op == OpMove && op.Input.From == "Archive":
+			case op.Op == history.OpMove && op.Input.From == "Archive":
 				cases["move back"]++
 			}
 		}
-		cases["replayed refund"] += kinds[OpRefund] - countRefunds(refundsByCharge(h))
+		cases["replayed refund"] += kinds[history.OpRefund] - countRefunds(refundsByCharge(h))
 		for _, k := range allOpKinds() {
 			if kinds[k] == 0 {
 				t.Errorf("seed %d, %d ops: no %s op", o.Seed, len(h), k)
@@ -104,9 +106,9 @@ func countRefunds(by map[string][]int) int {
 // the same file, so a measured check can be re-run by anyone.
 func TestGenerateIsDeterministic(t *testing.T) {
 	file := func(seed int64) []byte {
-		h, _ := Generate(GenOptions{Seed: seed, Ops: 3000, UnknownRate: 0.1})
+		h, _ := history.Generate(history.GenOptions{Seed: seed, Ops: 3000, UnknownRate: 0.1})
 		var b bytes.Buffer
-		if err := WriteJSONL(&b, h); err != nil {
+		if err := history.WriteJSONL(&b, h); err != nil {
 			t.Fatal(err)
 		}
 		return b.Bytes()
@@ -124,7 +126,7 @@ func TestGenerateIsDeterministic(t *testing.T) {
 func BenchmarkGenerate(b *testing.B) {
 	b.ReportAllocs()
 	for range b.N {
-		h, _ := Generate(GenOptions{Seed: 1, Ops: 1_000_000})
+		h, _ := history.Generate(history.GenOptions{Seed: 1, Ops: 1_000_000})
 		b.ReportMetric(float64(len(h)), "ops")
 	}
 }

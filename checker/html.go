@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/idemcheck/idemcheck/checker/history"
+
 	"github.com/anishathalye/porcupine"
 )
 
@@ -61,14 +63,14 @@ type Note struct {
 // the notes. It is the picture of a finding made by other ground truth than
 // the checker's (a count at the PSP), so it says what porcupine found but
 // does not decide.
-func Picture(h History, intent string, faults []FaultWindow, notes []Note, caption, path string) error {
-	var sub History
+func Picture(h history.History, intent string, faults []FaultWindow, notes []Note, caption, path string) error {
+	var sub history.History
 	for _, op := range h {
 		if op.Intent == intent {
 			sub = append(sub, op)
 		}
 	}
-	sub, _ = wellFormed(sub)
+	sub, _ = history.WellFormed(sub)
 	l := link(sub)
 	parts := intentPartitions(sub, l, hasCharge(sub))
 	if len(parts) == 0 {
@@ -88,9 +90,9 @@ func Picture(h History, intent string, faults []FaultWindow, notes []Note, capti
 	return draw(parts[0], CheckOptions{Timeout: defaultTimeout, Faults: faults}, ann, caption, path)
 }
 
-func hasCharge(h History) bool {
+func hasCharge(h history.History) bool {
 	for _, op := range h {
-		if op.Op == OpCharge {
+		if op.Op == history.OpCharge {
 			return true
 		}
 	}

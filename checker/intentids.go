@@ -1,5 +1,7 @@
 package checker
 
+import "github.com/idemcheck/idemcheck/checker/history"
+
 // intentIDs numbers the linked intents, so the passes that group ops by
 // intent index slices instead of hashing a string per op into a map of their
 // own (the intent strings of a read file are all over the heap).
@@ -14,7 +16,7 @@ type intentIDs struct {
 // group lists, by intent number, the ops keep selects, in history order.
 // The lists share one array and are capped, so an append to one cannot
 // write into the next.
-func (n *intentIDs) group(h History, keep func(op *Op) bool) [][]int {
+func (n *intentIDs) group(h history.History, keep func(op *history.Op) bool) [][]int {
 	start := make([]int, len(n.names)+1)
 	for i, id := range n.id {
 		if id >= 0 && keep(&h[i]) {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/idemcheck/idemcheck/checker/history"
+
 	"github.com/anishathalye/porcupine"
 )
 
@@ -120,14 +122,14 @@ func intentModel(relax relaxed) porcupine.Model {
 // with.
 func intentStep(st *intentState, in *intentInput) (string, bool) {
 	switch in.Kind {
-	case OpCharge:
+	case history.OpCharge:
 		switch {
 		case st.Void:
 			st.Charged = true
 			return KindEffectAfterVoid, false
 		case st.Charged:
 			return KindDoubleCharge, false
-		case st.Final == OutcomeFailed:
+		case st.Final == history.OutcomeFailed:
 			// The caller was told it failed, then money moved.
 			st.Charged = true
 			return KindInconsistentAnswer, false
@@ -138,9 +140,9 @@ func intentStep(st *intentState, in *intentInput) (string, bool) {
 			return "", true
 		}
 		return amountStep(st)
-	case OpCreate:
+	case history.OpCreate:
 		return createStep(st, in)
-	case OpResolve:
+	case history.OpResolve:
 		return resolveStep(st, in)
 	}
 	return "", true
@@ -159,26 +161,26 @@ func createStep(st *intentState, in *intentInput) (string, bool) {
 	}
 	if st.Void {
 		switch in.Outcome {
-		case OutcomeVoid:
+		case history.OutcomeVoid:
 			return "", true
-		case OutcomeSucceeded:
+		case history.OutcomeSucceeded:
 			return KindEffectAfterVoid, false
 		}
 		// A void intent must answer void; another answer is wrong but
 		// moves no money.
 		return KindInconsistentAnswer, false
 	}
-	if in.Outcome == OutcomeVoid {
+	if in.Outcome == history.OutcomeVoid {
 		if st.Charged {
 			return KindEffectAfterVoid, false
 		}
 		return KindInconsistentAnswer, false
 	}
 	if !st.Claimed {
-		if in.Outcome == OutcomeMismatch {
+		if in.Outcome == history.OutcomeMismatch {
 			return KindFalseMismatch, false
 		}
-		if in.Outcome == OutcomeInProgress {
+		if in.Outcome == history.OutcomeInProgress {
 			// "Another request holds this key": whoever holds it claimed,
 			// this request did not. Its claim is the holder's own op, which
 			// porcupine places at that op's answer; the payment id named
@@ -199,9 +201,9 @@ func createStep(st *intentState, in *intentInput) (string, bool) {
 		}
 	} else if in.FP != st.FP {
 		switch in.Outcome {
-		case OutcomeMismatch:
+		case history.OutcomeMismatch:
 			return "", true
-		case OutcomeInProgress:
+		case history.OutcomeInProgress:
 			// A service that locks before comparing fingerprints answers
 			// 409 to the other body while the owner runs: no money moved,
 			// nothing accepted. Once the owner is final, "in progress" is
@@ -212,7 +214,7 @@ func createStep(st *intentState, in *intentInput) (string, bool) {
 			return "", true
 		}
 		return KindMismatchAccepted, false
-	} else if in.Outcome == OutcomeMismatch {
+	} else if in.Outcome == history.OutcomeMismatch {
 		return KindFalseMismatch, false
 	}
 	return answerStep(st, in)
@@ -252,7 +254,7 @@ func resolveStep(st *intentState, in *intentInput) (string, bool) {
 		}
 		return "", true
 	}
-	if absent && !st.Void && (in.Outcome == OutcomeProcessing || in.Outcome == OutcomeInProgress) {
+	if absent && !st.Void && (in.Outcome == history.OutcomeProcessing || in.Outcome == history.OutcomeInProgress) {
 		// Rule 4 for a resolve: "a request holds this key" claims nothing
 		// and voids nothing; the holder's claim is its own create, which
 		// porcupine places at that create's answer (a RESOLVE racing the
@@ -262,14 +264,14 @@ func resolveStep(st *intentState, in *intentInput) (string, bool) {
 	if st.Void || absent {
 		st.Void = true
 		switch {
-		case in.Outcome == OutcomeVoid && st.Charged:
+		case in.Outcome == history.OutcomeVoid && st.Charged:
 			return KindEffectAfterVoid, false
-		case in.Outcome == OutcomeVoid:
+		case in.Outcome == history.OutcomeVoid:
 			return "", true
 		}
 		return KindInconsistentAnswer, false
 	}
-	if in.Outcome == OutcomeVoid {
+	if in.Outcome == history.OutcomeVoid {
 		if st.Charged {
 			return KindEffectAfterVoid, false
 		}
@@ -286,15 +288,15 @@ func answerStep(st *intentState, in *intentInput) (string, bool) {
 		return k, ok
 	}
 	switch in.Outcome {
-	case OutcomeInProgress, OutcomeProcessing:
+	case history.OutcomeInProgress, history.OutcomeProcessing:
 		if st.Final != "" {
 			return KindInconsistentAnswer, false
 		}
-	case OutcomeSucceeded, OutcomeFailed:
+	case history.OutcomeSucceeded, history.OutcomeFailed:
 		if st.Final != "" && st.Final != in.Outcome {
 			return KindInconsistentAnswer, false
 		}
-		if in.Truth && (in.Outcome == OutcomeSucceeded) != st.Charged {
+		if in.Truth && (in.Outcome == history.OutcomeSucceeded) != st.Charged {
 			// Succeeded without a charge, or failed although charged
 			// (SCENARIOS A7): the caller was told something untrue.
 			return KindInconsistentAnswer, false
@@ -318,12 +320,12 @@ func paymentStep(st *intentState, in *intentInput) (string, bool) {
 
 func describeIntentInput(in *intentInput) string {
 	switch in.Kind {
-	case OpCharge:
+	case history.OpCharge:
 		if in.PSPKey != "" {
 			return fmt.Sprintf("charge %d%s key %s", in.Amount, in.Currency, in.PSPKey)
 		}
 		return fmt.Sprintf("charge %d%s", in.Amount, in.Currency)
-	case OpCreate:
+	case history.OpCreate:
 		if in.Unknown {
 			if in.Copies > 1 {
 				return fmt.Sprintf("create(%s) -> ? x%d", in.FP, in.Copies)
@@ -331,7 +333,7 @@ func describeIntentInput(in *intentInput) string {
 			return fmt.Sprintf("create(%s) -> ?", in.FP)
 		}
 		return fmt.Sprintf("create(%s) -> %s %s", in.FP, in.Outcome, in.Payment)
-	case OpResolve:
+	case history.OpResolve:
 		if in.Unknown {
 			return "resolve -> ?"
 		}

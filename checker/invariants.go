@@ -3,6 +3,8 @@ package checker
 import (
 	"fmt"
 	"sort"
+
+	"github.com/idemcheck/idemcheck/checker/history"
 )
 
 // facts are what the whole file records, found in one pass.
@@ -15,16 +17,16 @@ type facts struct {
 	dupCredit map[int]bool
 }
 
-func gatherFacts(h History, l *links) *facts {
+func gatherFacts(h history.History, l *links) *facts {
 	f := &facts{dupCredit: map[int]bool{}}
 	var credits []int
 	for i := range h {
 		switch h[i].Op {
-		case OpCharge:
+		case history.OpCharge:
 			f.hasCharges = true
-		case OpNotify:
+		case history.OpNotify:
 			f.hasNotifies = true
-		case OpCredit:
+		case history.OpCredit:
 			f.hasCredits = true
 			credits = append(credits, i)
 		}
@@ -89,7 +91,7 @@ func gatherFacts(h History, l *links) *facts {
 // quiescence checks the end state of the file: one credit per charged intent
 // and one notification per credited payment (where the file records those at
 // all), no payment credited twice, no notifications stacked.
-func quiescence(h History, l *links, f *facts) []Violation {
+func quiescence(h history.History, l *links, f *facts) []Violation {
 	var vs []Violation
 	creditedIntent := make([]bool, len(l.ids.names)) // by intent number
 	for _, g := range f.creditGroups {
@@ -132,16 +134,16 @@ func paymentName(l *links, i int) string {
 
 // uncredited finds intents that were charged, not refunded, and never
 // credited.
-func uncredited(h History, l *links, credited []bool) []Violation {
+func uncredited(h history.History, l *links, credited []bool) []Violation {
 	refunded := make([]bool, len(l.ids.names))
 	var charged []int32 // intents in the order of their first charge
 	seen := make([]bool, len(l.ids.names))
 	for i, id := range l.ids.id {
 		switch {
 		case id < 0:
-		case h[i].Op == OpRefund:
+		case h[i].Op == history.OpRefund:
 			refunded[id] = true
-		case h[i].Op == OpCharge && !seen[id]:
+		case h[i].Op == history.OpCharge && !seen[id]:
 			seen[id] = true
 			charged = append(charged, id)
 		}
@@ -153,7 +155,7 @@ func uncredited(h History, l *links, credited []bool) []Violation {
 			continue
 		}
 		if charges == nil {
-			charges = l.ids.group(h, func(op *Op) bool { return op.Op == OpCharge })
+			charges = l.ids.group(h, func(op *history.Op) bool { return op.Op == history.OpCharge })
 		}
 		in := l.ids.names[id]
 		vs = append(vs, Violation{
@@ -165,13 +167,13 @@ func uncredited(h History, l *links, credited []bool) []Violation {
 }
 
 // unnotified finds credited payments no notification was shown for.
-func unnotified(h History, l *links, f *facts) []Violation {
+func unnotified(h history.History, l *links, f *facts) []Violation {
 	// A notify or credit knows its payment by id (or replace id) or by
 	// intent; either way is enough to match.
 	byPayment := map[string]bool{}
 	byIntent := make([]bool, len(l.ids.names)) // by intent number
 	for i := range h {
-		if h[i].Op != OpNotify || h[i].Output == nil || h[i].Output.Shown == nil || *h[i].Output.Shown < 1 {
+		if h[i].Op != history.OpNotify || h[i].Output == nil || h[i].Output.Shown == nil || *h[i].Output.Shown < 1 {
 			continue
 		}
 		if l.payment[i] != "" {
@@ -202,7 +204,7 @@ func unnotified(h History, l *links, f *facts) []Violation {
 // payments it could have been notified of: the same payment shown twice. A
 // notify counts toward the payments known at another's return when it was
 // called by then, which is the most generous reading of concurrent pushes.
-func stacked(h History, l *links) []Violation {
+func stacked(h history.History, l *links) []Violation {
 	// The notifies by recipient, then call, then line: one sort of one list,
 	// not a map of a list per recipient.
 	type notify struct {
@@ -212,7 +214,7 @@ func stacked(h History, l *links) []Violation {
 	}
 	var all []notify
 	for i := range h {
-		if h[i].Op == OpNotify && h[i].Output != nil {
+		if h[i].Op == history.OpNotify && h[i].Output != nil {
 			all = append(all, notify{h[i].Input.Recipient, h[i].Call, i})
 		}
 	}
@@ -295,7 +297,7 @@ func stacked(h History, l *links) []Violation {
 	return vs
 }
 
-func notifyPayment(h History, l *links, i int) string {
+func notifyPayment(h history.History, l *links, i int) string {
 	switch {
 	case l.payment[i] != "":
 		return l.payment[i]
@@ -320,7 +322,7 @@ func dedupInts(s []int) []int {
 // crossIntentAnswers finds payment ids answered to more than one intent: an
 // intent's scope is endpoint:caller:key, so a payment of another scope is
 // another caller's answer (SCENARIOS A6).
-func crossIntentAnswers(h History, l *links) []Violation {
+func crossIntentAnswers(h history.History, l *links) []Violation {
 	pids := make([]string, 0, len(l.namers))
 	for pid := range l.namers {
 		pids = append(pids, pid)

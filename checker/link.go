@@ -1,12 +1,16 @@
 package checker
 
-import "sort"
+import (
+	"sort"
+
+	"github.com/idemcheck/idemcheck/checker/history"
+)
 
 // links ties ops to intents and payments. Clients name their intent; ground
 // truth (PSP, ledger, push provider) often knows only the payment id, which
 // the create and resolve answers tie back to an intent (HISTORY.md).
 type links struct {
-	h History
+	h history.History
 	// intent is each op's intent after linking ("" for balance reads and
 	// effects nothing ties to an intent or payment).
 	intent []string
@@ -60,7 +64,7 @@ func (k *linker) intern(in string) int32 {
 // pass after it.
 const unresolved = -2
 
-func link(h History) *links {
+func link(h history.History) *links {
 	l := &links{
 		h:       h,
 		intent:  make([]string, len(h)),
@@ -76,7 +80,7 @@ func link(h History) *links {
 	earlier := func(a, b int) bool { return h[a].Call < h[b].Call || (h[a].Call == h[b].Call && a < b) }
 	for i := range h {
 		op := &h[i]
-		if op.Op != OpCreate && op.Op != OpResolve {
+		if op.Op != history.OpCreate && op.Op != history.OpResolve {
 			continue
 		}
 		answers = append(answers, i)
@@ -100,8 +104,8 @@ func link(h History) *links {
 	}
 	// The look-ups below only read the maps built above, so they run on all
 	// cores.
-	crossedIn := make([]map[string]bool, chunkCount(len(answers)))
-	inChunks(len(answers), func(c, lo, hi int) {
+	crossedIn := make([]map[string]bool, history.ChunkCount(len(answers)))
+	history.InChunks(len(answers), func(c, lo, hi int) {
 		for _, i := range answers[lo:hi] {
 			ids := namedPayments(&h[i])
 			for _, pid := range ids.v[:ids.n] {
@@ -134,7 +138,7 @@ func link(h History) *links {
 			sort.SliceStable(ns, func(a, b int) bool { return earlier(ns[a], ns[b]) })
 		}
 	}
-	inChunks(len(h), func(_, lo, hi int) { k.resolve(lo, hi) })
+	history.InChunks(len(h), func(_, lo, hi int) { k.resolve(lo, hi) })
 	// Intents resolve could not number from an answer or an owner (an
 	// effect's own intent, a payment no answer named), in history order.
 	for i, id := range l.ids.id {
@@ -158,11 +162,11 @@ func (k *linker) resolve(lo, hi int) {
 		if pid == "" {
 			pid = op.Input.Metadata["payment_id"]
 		}
-		if pid == "" && op.Output != nil && op.Op != OpBalance {
+		if pid == "" && op.Output != nil && op.Op != history.OpBalance {
 			pid = op.Output.PaymentID
 		}
 		in, id := op.Intent, int32(unresolved)
-		if in != "" && (op.Op == OpCreate || op.Op == OpResolve) {
+		if in != "" && (op.Op == history.OpCreate || op.Op == history.OpResolve) {
 			id = l.ids.id[i] // numbered by link
 		}
 		if in == "" {
@@ -171,7 +175,7 @@ func (k *linker) resolve(lo, hi int) {
 		if in == "" && pid != "" {
 			if o, ok := k.ownerAt[pid]; ok {
 				in, id = h[o.at].Intent, o.id
-			} else if op.Op != OpBalance {
+			} else if op.Op != history.OpBalance {
 				in = unlinkedPrefix + pid
 			}
 		}
@@ -194,7 +198,7 @@ func (k *linker) resolve(lo, hi int) {
 // namedPayments lists the payment ids a create or resolve names: the one it
 // was answered with, and the one it asked about.
 // It returns them in a fixed array (no allocation: it runs for every answer).
-func namedPayments(op *Op) names2 {
+func namedPayments(op *history.Op) names2 {
 	var ids names2
 	if op.Output != nil && op.Output.PaymentID != "" {
 		ids.add(op.Output.PaymentID)

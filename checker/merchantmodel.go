@@ -3,6 +3,8 @@ package checker
 import (
 	"fmt"
 
+	"github.com/idemcheck/idemcheck/checker/history"
+
 	"github.com/anishathalye/porcupine"
 )
 
@@ -41,7 +43,7 @@ func merchantModel() porcupine.Model {
 			if m.Kind == opStart {
 				return true, m.Start
 			}
-			if m.Kind == OpCredit {
+			if m.Kind == history.OpCredit {
 				st.Sum += m.Amount
 				return true, st
 			}
@@ -64,7 +66,7 @@ func merchantModel() porcupine.Model {
 			switch m.Kind {
 			case opStart:
 				return "start: " + describeMerchantState(m.Start)
-			case OpCredit:
+			case history.OpCredit:
 				return fmt.Sprintf("credit +%d", m.Amount)
 			}
 			return fmt.Sprintf("balance -> %d", m.Amount)

@@ -4,6 +4,8 @@ import (
 	"math"
 	"sort"
 
+	"github.com/idemcheck/idemcheck/checker/history"
+
 	"github.com/anishathalye/porcupine"
 )
 
@@ -15,7 +17,7 @@ import (
 //
 // Repeated credits of one payment are never cut apart, so one picture shows
 // them together.
-func merchantPartitions(h History, l *links, initial map[string]int64, f *facts) []*partition {
+func merchantPartitions(h history.History, l *links, initial map[string]int64, f *facts) []*partition {
 	dupCredit := f.dupCredit
 	groupEnd := map[int]int64{} // credit -> the last call of its repeated group
 	for _, g := range f.creditGroups {
@@ -31,8 +33,8 @@ func merchantPartitions(h History, l *links, initial map[string]int64, f *facts)
 	for i := range h {
 		op := &h[i]
 		switch {
-		case op.Op == OpCredit:
-		case op.Op == OpBalance && op.Output != nil && op.Output.Balance != nil:
+		case op.Op == history.OpCredit:
+		case op.Op == history.OpBalance && op.Output != nil && op.Output.Balance != nil:
 		default:
 			continue
 		}
@@ -75,11 +77,11 @@ func merchantPartitions(h History, l *links, initial map[string]int64, f *facts)
 
 // afterStretch returns the state after a stretch, and whether it is the same
 // in every linearization of it.
-func afterStretch(h History, seg []int, st merchantState) (merchantState, bool) {
+func afterStretch(h history.History, seg []int, st merchantState) (merchantState, bool) {
 	next := st
 	var reads []int
 	for _, i := range seg {
-		if h[i].Op == OpCredit {
+		if h[i].Op == history.OpCredit {
 			next.Sum += *h[i].Input.Amount
 		} else {
 			reads = append(reads, i)
@@ -91,7 +93,7 @@ func afterStretch(h History, seg []int, st merchantState) (merchantState, bool) 
 	for _, r := range reads {
 		sum, clean := st.Sum, true
 		for _, i := range seg {
-			if h[i].Op != OpCredit {
+			if h[i].Op != history.OpCredit {
 				continue
 			}
 			switch {
@@ -114,13 +116,13 @@ func afterStretch(h History, seg []int, st merchantState) (merchantState, bool) 
 // read goes to porcupine, so only its ops are built here; the others (most
 // of them, one a credit when balances are given) get theirs when a
 // violation keeps them for a picture (buildStretch, from check).
-func merchantStretch(h History, m string, n int, seg []int, st merchantState, dup map[int]bool) *partition {
+func merchantStretch(h history.History, m string, n int, seg []int, st merchantState, dup map[int]bool) *partition {
 	p := &partition{Name: "merchant " + m, Merchant: m, members: seg, model: &sharedMerchantModel, init: st}
 	if n > 0 {
 		p.Name = "merchant " + m + " stretch " + itoa(n+1)
 	}
 	for _, i := range seg {
-		if h[i].Op != OpCredit {
+		if h[i].Op != history.OpCredit {
 			p.hasRead = true
 			buildStretch(h, p, dup)
 			break
@@ -130,7 +132,7 @@ func merchantStretch(h History, m string, n int, seg []int, st merchantState, du
 }
 
 // buildStretch makes the porcupine ops of a merchant stretch.
-func buildStretch(h History, p *partition, dup map[int]bool) {
+func buildStretch(h history.History, p *partition, dup map[int]bool) {
 	seg, st := p.members, p.init
 	p.ops = make([]porcupine.Operation, 0, len(seg)+1)
 	cl := newClients(len(seg) + 1)
@@ -145,7 +147,7 @@ func buildStretch(h History, p *partition, dup map[int]bool) {
 		op := &h[i]
 		in := &ins[k+1]
 		*in = merchantInput{Kind: op.Op, Index: i}
-		if op.Op == OpCredit {
+		if op.Op == history.OpCredit {
 			in.Amount = *op.Input.Amount
 		} else {
 			in.Amount = *op.Output.Balance

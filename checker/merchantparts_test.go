@@ -4,6 +4,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/idemcheck/idemcheck/checker/history"
 )
 
 // A merchant stretch without a balance read is not checked by porcupine, so
@@ -14,14 +16,14 @@ func TestUncheckedStretchIsPictured(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	all, err := ReadJSONL(f)
+	all, err := history.ReadJSONL(f)
 	f.Close()
 	if err != nil {
 		t.Fatal(err)
 	}
-	var h History
+	var h history.History
 	for _, op := range all {
-		if op.Op != OpBalance {
+		if op.Op != history.OpBalance {
 			h = append(h, op)
 		}
 	}

@@ -5,6 +5,8 @@ import (
 	"math"
 	"sort"
 
+	"github.com/idemcheck/idemcheck/checker/history"
+
 	"github.com/anishathalye/porcupine"
 )
 
@@ -91,7 +93,7 @@ var (
 	sharedMerchantModel = merchantModel()
 )
 
-func retOf(op *Op) int64 {
+func retOf(op *history.Op) int64 {
 	if op.Return == nil {
 		return never
 	}
@@ -107,8 +109,10 @@ func retOf(op *Op) int64 {
 // first copy's place (it is called no later) and push the rest to the end,
 // where an always-legal step changes nothing that is checked. It is what
 // keeps a retry storm of timed-out requests from exploding porcupine's search.
-func intentPartitions(h History, l *links, truth bool) []*partition {
-	byIntent := l.ids.group(h, func(op *Op) bool { return op.Op == OpCreate || op.Op == OpResolve || op.Op == OpCharge })
+func intentPartitions(h history.History, l *links, truth bool) []*partition {
+	byIntent := l.ids.group(h, func(op *history.Op) bool {
+		return op.Op == history.OpCreate || op.Op == history.OpResolve || op.Op == history.OpCharge
+	})
 	var ids []int32
 	for id, idx := range byIntent {
 		if len(idx) > 0 {
@@ -124,7 +128,7 @@ func intentPartitions(h History, l *links, truth bool) []*partition {
 	return parts
 }
 
-func intentPartition(h History, intent string, idx []int, truth bool) *partition {
+func intentPartition(h history.History, intent string, idx []int, truth bool) *partition {
 	p := &partition{Name: "intent " + intent, Intent: intent, members: idx, ops: make([]porcupine.Operation, 0, len(idx))}
 	cl := newClients(len(idx))
 	var folded map[string]*intentInput // fold key -> kept op
@@ -133,7 +137,7 @@ func intentPartition(h History, intent string, idx []int, truth bool) *partition
 	// returned (see intentState.ClaimFPs).
 	var claimers []int
 	for _, i := range idx {
-		if op := &h[i]; op.Op == OpCreate && claims(op) {
+		if op := &h[i]; op.Op == history.OpCreate && claims(op) {
 			claimers = append(claimers, i)
 		}
 	}
@@ -144,11 +148,11 @@ func intentPartition(h History, intent string, idx []int, truth bool) *partition
 		*in = intentInput{Kind: op.Op, Index: i, Copies: 1, Truth: truth}
 		ret := retOf(op)
 		switch op.Op {
-		case OpCharge:
+		case history.OpCharge:
 			in.ClaimFPs = claimFPs(h, claimers, ret)
 			in.PSPKey = op.Input.PSPKey
 		default:
-			in.Unknown = op.Output == nil || op.Output.Outcome == OutcomeError
+			in.Unknown = op.Output == nil || op.Output.Outcome == history.OutcomeError
 			if !in.Unknown {
 				in.Outcome, in.Payment = op.Output.Outcome, op.Output.PaymentID
 			}
@@ -156,10 +160,10 @@ func intentPartition(h History, intent string, idx []int, truth bool) *partition
 		if op.Input.Amount != nil {
 			in.Amount = *op.Input.Amount
 		}
-		if op.Op != OpResolve {
+		if op.Op != history.OpResolve {
 			in.Currency = op.Input.Currency
 		}
-		if op.Op == OpCreate {
+		if op.Op == history.OpCreate {
 			in.FP = op.Input.Fingerprint
 		}
 		if in.Unknown {
@@ -191,12 +195,12 @@ func intentPartition(h History, intent string, idx []int, truth bool) *partition
 // claims reports whether a create may have claimed its intent: an unknown
 // outcome may, and so may every answer but mismatch, void and in_progress
 // (which say another request holds the key).
-func claims(op *Op) bool {
+func claims(op *history.Op) bool {
 	if op.Output == nil {
 		return true
 	}
 	switch op.Output.Outcome {
-	case OutcomeMismatch, OutcomeVoid, OutcomeInProgress:
+	case history.OutcomeMismatch, history.OutcomeVoid, history.OutcomeInProgress:
 		return false
 	}
 	return true
@@ -204,7 +208,7 @@ func claims(op *Op) bool {
 
 // claimFPs joins the distinct fingerprints of the claimers called by ret,
 // "\x00"-framed, or "" when there is none (nothing to hold the claim to).
-func claimFPs(h History, claimers []int, ret int64) string {
+func claimFPs(h history.History, claimers []int, ret int64) string {
 	var b []byte
 	for _, i := range claimers {
 		if h[i].Call > ret {

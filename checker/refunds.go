@@ -3,6 +3,8 @@ package checker
 import (
 	"fmt"
 	"sort"
+
+	"github.com/idemcheck/idemcheck/checker/history"
 )
 
 // refundViolations checks the PSP's refunds at quiescence (HISTORY.md): the
@@ -12,10 +14,10 @@ import (
 // the rule holds in every order and needs no search. A refund logged twice
 // under one PSP key (the PSP replaying it) or with one refund id is one
 // refund.
-func refundViolations(h History, l *links, hasCharges bool) []Violation {
+func refundViolations(h history.History, l *links, hasCharges bool) []Violation {
 	charges := map[string]int{} // charge id -> its charge op
 	for i := range h {
-		if h[i].Op == OpCharge && h[i].Output != nil && h[i].Output.ChargeID != "" {
+		if h[i].Op == history.OpCharge && h[i].Output != nil && h[i].Output.ChargeID != "" {
 			if _, ok := charges[h[i].Output.ChargeID]; !ok {
 				charges[h[i].Output.ChargeID] = i
 			}
@@ -30,7 +32,7 @@ func refundViolations(h History, l *links, hasCharges bool) []Violation {
 	var ids []string
 	for i := range h {
 		op := &h[i]
-		if op.Op != OpRefund {
+		if op.Op != history.OpRefund {
 			continue
 		}
 		g := groups[op.Input.ChargeID]

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+
+	"github.com/idemcheck/idemcheck/checker/history"
 )
 
 // TestRegionFieldRoundTrips: the optional region of a client op (which Region
@@ -15,7 +17,7 @@ func TestRegionFieldRoundTrips(t *testing.T) {
 		// Another key order and spacing: the slow path decodes this one.
 		`{ "region" : "R1", "process":"phone-1","op":"create","call":3,"return":4,"intent":"payments:u1:K1","input":{"fingerprint":"f","amount":3000,"currency":"USD"},"output":{"outcome":"in_progress"}}`,
 	}
-	h, warns, err := ReadJSONLWith(strings.NewReader(strings.Join(lines, "\n")), ReadOptions{})
+	h, warns, err := history.ReadJSONLWith(strings.NewReader(strings.Join(lines, "\n")), history.ReadOptions{})
 	if err != nil || len(warns) != 0 {
 		t.Fatalf("read: %v, warnings %v", err, warns)
 	}
@@ -23,7 +25,7 @@ func TestRegionFieldRoundTrips(t *testing.T) {
 		t.Fatalf("regions read: %+v", h)
 	}
 	var b bytes.Buffer
-	if err := WriteJSONL(&b, h); err != nil {
+	if err := history.WriteJSONL(&b, h); err != nil {
 		t.Fatal(err)
 	}
 	if strings.Count(b.String(), `"region":"R`) != 2 {

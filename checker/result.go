@@ -2,6 +2,8 @@ package checker
 
 import (
 	"time"
+
+	"github.com/idemcheck/idemcheck/checker/history"
 )
 
 // FaultWindow is a fault the harness injected, drawn on the HTML pictures.
@@ -30,12 +32,12 @@ type CheckOptions struct {
 
 // Violation is one broken rule: its kind, where, and the ops involved.
 type Violation struct {
-	Kind      string `json:"kind"`
-	Intent    string `json:"intent,omitempty"`
-	Merchant  string `json:"merchant,omitempty"`
-	Ops       []Op   `json:"ops"`
-	Message   string `json:"message"`
-	Partition string `json:"partition,omitempty"` // the porcupine partition, when one is illegal
+	Kind      string       `json:"kind"`
+	Intent    string       `json:"intent,omitempty"`
+	Merchant  string       `json:"merchant,omitempty"`
+	Ops       []history.Op `json:"ops"`
+	Message   string       `json:"message"`
+	Partition string       `json:"partition,omitempty"` // the porcupine partition, when one is illegal
 }
 
 // UnknownPartition is a partition porcupine could not decide within the
@@ -61,7 +63,7 @@ type Result struct {
 	opts   CheckOptions
 	failed []*partition // illegal partitions, for the pictures
 	parts  []*partition // every partition, to picture what a violation is about
-	h      History
+	h      history.History
 }
 
 // OK reports whether no violation was found. Undecided partitions are not

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/idemcheck/idemcheck/checker/history"
 )
 
 // judgeMoves checks conditions on the durable record (C3): once the user's
@@ -13,13 +15,13 @@ import (
 // later move may have put it. A message the user never moved or deleted has
 // nothing to judge; one with no locate read after an acknowledged move or
 // delete is undecided.
-func judgeMoves(h History) shapeVerdict {
+func judgeMoves(h history.History) shapeVerdict {
 	type msgOps struct{ user, reads, stores []int }
 	by := map[string]*msgOps{}
 	for i := range h {
 		op := &h[i]
 		switch op.Op {
-		case OpMove, OpDelete, OpLocate, OpStore:
+		case history.OpMove, history.OpDelete, history.OpLocate, history.OpStore:
 		default:
 			continue
 		}
@@ -29,11 +31,11 @@ func judgeMoves(h History) shapeVerdict {
 			by[op.Input.Message] = m
 		}
 		switch {
-		case op.Op == OpMove || op.Op == OpDelete:
+		case op.Op == history.OpMove || op.Op == history.OpDelete:
 			m.user = append(m.user, i)
-		case op.Op == OpLocate && op.Return != nil && op.Output != nil:
+		case op.Op == history.OpLocate && op.Return != nil && op.Output != nil:
 			m.reads = append(m.reads, i)
-		case op.Op == OpStore:
+		case op.Op == history.OpStore:
 			m.stores = append(m.stores, i)
 		}
 	}
@@ -73,7 +75,7 @@ func judgeMoves(h History) shapeVerdict {
 // resurrected returns the acknowledged user ops before read r that r
 // contradicts, and the folders r found the message in against them. judged
 // is whether any acknowledged user op preceded r.
-func resurrected(h History, user []int, r *Op) (broken []int, where []string, judged bool) {
+func resurrected(h history.History, user []int, r *history.Op) (broken []int, where []string, judged bool) {
 	in := map[string]bool{}
 	for _, f := range *r.Output.Folders {
 		in[f] = true
@@ -89,7 +91,7 @@ func resurrected(h History, user []int, r *Op) (broken []int, where []string, ju
 		back := map[string]bool{}
 		for _, vi := range user {
 			w := &h[vi]
-			if vi != ui && w.Op == OpMove && (w.Return == nil || *w.Return > u.Call) && w.Call < *r.Return {
+			if vi != ui && w.Op == history.OpMove && (w.Return == nil || *w.Return > u.Call) && w.Call < *r.Return {
 				back[w.Input.To] = true
 			}
 		}
@@ -98,7 +100,7 @@ func resurrected(h History, user []int, r *Op) (broken []int, where []string, ju
 			if back[f] {
 				continue
 			}
-			if u.Op == OpDelete || f == u.Input.From {
+			if u.Op == history.OpDelete || f == u.Input.From {
 				found = append(found, f)
 			}
 		}
@@ -119,13 +121,13 @@ func resurrected(h History, user []int, r *Op) (broken []int, where []string, ju
 // resurrection names the read, the user ops it contradicts, and the stores
 // that wrote the message after the first of them: the redeliveries whose
 // condition passed.
-func resurrection(h History, msg string, ri int, broken []int, where []string, stores []int) Violation {
+func resurrection(h history.History, msg string, ri int, broken []int, where []string, stores []int) Violation {
 	r := &h[ri]
 	idx := append([]int{ri}, broken...)
 	var said []string
 	for _, ui := range broken {
 		u := &h[ui]
-		if u.Op == OpMove {
+		if u.Op == history.OpMove {
 			said = append(said, fmt.Sprintf("moved it %s -> %s (acknowledged at %d)", u.Input.From, u.Input.To, *u.Return))
 		} else {
 			said = append(said, fmt.Sprintf("deleted it (acknowledged at %d)", *u.Return))

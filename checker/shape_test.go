@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/idemcheck/idemcheck/checker/history"
 )
 
 // Hand-made histories of SCENARIOS.md C2 and C3. Times are small integers on
@@ -13,28 +15,28 @@ import (
 
 func ret(t int64) *int64 { return &t }
 
-func write(proc, device string, counter int64, value string, call int64, r *int64, outcome string) Op {
-	op := Op{Process: proc, Op: OpWrite, Call: call, Return: r,
-		Input: Input{ShapeInput: ShapeInput{Device: device, Item: "u1/p1", Value: value, Counter: Int64(counter)}}}
+func write(proc, device string, counter int64, value string, call int64, r *int64, outcome string) history.Op {
+	op := history.Op{Process: proc, Op: history.OpWrite, Call: call, Return: r,
+		Input: history.Input{ShapeInput: history.ShapeInput{Device: device, Item: "u1/p1", Value: value, Counter: history.Int64(counter)}}}
 	if r != nil {
-		op.Output = &Output{Outcome: outcome}
+		op.Output = &history.Output{Outcome: outcome}
 	}
 	return op
 }
 
-func state(call int64, value string) Op {
-	return Op{Process: "reader", Op: OpState, Call: call, Return: ret(call + 1),
-		Input: Input{ShapeInput: ShapeInput{Item: "u1/p1"}}, Output: &Output{ShapeOutput: ShapeOutput{Value: value}}}
+func state(call int64, value string) history.Op {
+	return history.Op{Process: "reader", Op: history.OpState, Call: call, Return: ret(call + 1),
+		Input: history.Input{ShapeInput: history.ShapeInput{Item: "u1/p1"}}, Output: &history.Output{ShapeOutput: history.ShapeOutput{Value: value}}}
 }
 
 // branchV is C2's client side: LIKE 41 whose reply was lost, UNLIKE 42
 // acknowledged, and the resent LIKE 41 sent before the UNLIKE but answered
 // after it (it arrived last).
-func branchV() History {
-	return History{
+func branchV() history.History {
+	return history.History{
 		write("D1-cell", "D1", 41, "liked", 10, nil, ""),
-		write("D1-cell", "D1", 41, "liked", 20, ret(50), OutcomeOK),
-		write("D1-wifi", "D1", 42, "unliked", 30, ret(40), OutcomeOK),
+		write("D1-cell", "D1", 41, "liked", 20, ret(50), history.OutcomeOK),
+		write("D1-wifi", "D1", 42, "unliked", 30, ret(40), history.OutcomeOK),
 	}
 }
 
@@ -58,7 +60,7 @@ func TestC2CaughtLiked(t *testing.T) {
 		t.Fatalf("message does not name the latest and the stale write: %s", v.Message)
 	}
 	// The read, UNLIKE 42 and both LIKE 41 copies.
-	if len(v.Ops) != 4 || v.Ops[len(v.Ops)-1].Op != OpState {
+	if len(v.Ops) != 4 || v.Ops[len(v.Ops)-1].Op != history.OpState {
 		t.Fatalf("ops = %+v", v.Ops)
 	}
 }
@@ -72,7 +74,7 @@ func TestC2PhoneClockIsNotTheOrder(t *testing.T) {
 		if *h[i].Input.Counter == 42 {
 			pt = 5
 		}
-		h[i].Input.PhoneTime = Int64(pt)
+		h[i].Input.PhoneTime = history.Int64(pt)
 	}
 	if r := Check(append(h, state(60, "liked")), CheckOptions{}); len(r.ByKind(KindStaleWriteApplied)) != 1 {
 		t.Fatalf("want one stale-write-applied:\n%s", r.Text())
@@ -83,8 +85,8 @@ func TestC2PhoneClockIsNotTheOrder(t *testing.T) {
 }
 
 func TestC2UnknownNewerWriteAllowsEither(t *testing.T) {
-	h := History{
-		write("D1", "D1", 41, "liked", 10, ret(20), OutcomeOK),
+	h := history.History{
+		write("D1", "D1", 41, "liked", 10, ret(20), history.OutcomeOK),
 		write("D1", "D1", 42, "unliked", 30, nil, ""),
 	}
 	for _, v := range []string{"liked", "unliked"} {
@@ -93,7 +95,7 @@ func TestC2UnknownNewerWriteAllowsEither(t *testing.T) {
 		}
 	}
 	// An answer of error is an unknown outcome too.
-	h[1] = write("D1", "D1", 42, "unliked", 30, ret(35), OutcomeError)
+	h[1] = write("D1", "D1", 42, "unliked", 30, ret(35), history.OutcomeError)
 	if r := Check(append(h, state(60, "liked")), CheckOptions{}); !r.OK() {
 		t.Fatalf("error answer: want OK:\n%s", r.Text())
 	}
@@ -101,9 +103,9 @@ func TestC2UnknownNewerWriteAllowsEither(t *testing.T) {
 
 func TestC2ConcurrentReadDoesNotCount(t *testing.T) {
 	// UNLIKE 42 returned after the read began: the read may miss it.
-	h := History{
-		write("D1", "D1", 41, "liked", 10, ret(20), OutcomeOK),
-		write("D1", "D1", 42, "unliked", 30, ret(70), OutcomeOK),
+	h := history.History{
+		write("D1", "D1", 41, "liked", 10, ret(20), history.OutcomeOK),
+		write("D1", "D1", 42, "unliked", 30, ret(70), history.OutcomeOK),
 		state(60, "liked"),
 	}
 	if r := Check(h, CheckOptions{}); !r.OK() {
@@ -112,9 +114,9 @@ func TestC2ConcurrentReadDoesNotCount(t *testing.T) {
 }
 
 func TestC2TwoDevicesEitherMayBeLast(t *testing.T) {
-	h := History{
-		write("D1", "D1", 41, "liked", 10, ret(20), OutcomeOK),
-		write("D2", "D2", 7, "unliked", 12, ret(22), OutcomeOK),
+	h := history.History{
+		write("D1", "D1", 41, "liked", 10, ret(20), history.OutcomeOK),
+		write("D2", "D2", 7, "unliked", 12, ret(22), history.OutcomeOK),
 	}
 	for _, v := range []string{"liked", "unliked"} {
 		if r := Check(append(h, state(60, v)), CheckOptions{}); !r.OK() {
@@ -124,8 +126,8 @@ func TestC2TwoDevicesEitherMayBeLast(t *testing.T) {
 }
 
 func TestC2Undecided(t *testing.T) {
-	cases := map[string]History{
-		"no state read at quiescence":               {write("D1", "D1", 41, "liked", 10, ret(20), OutcomeOK)},
+	cases := map[string]history.History{
+		"no state read at quiescence":               {write("D1", "D1", 41, "liked", 10, ret(20), history.OutcomeOK)},
 		"no state read after an acknowledged write": {write("D1", "D1", 41, "liked", 10, nil, ""), state(60, "unliked")},
 	}
 	for why, h := range cases {
@@ -139,32 +141,32 @@ func TestC2Undecided(t *testing.T) {
 	}
 }
 
-func move(call, r int64, from, to string) Op {
-	return Op{Process: "user", Op: OpMove, Call: call, Return: ret(r),
-		Input:  Input{ShapeInput: ShapeInput{Message: "m9", From: from, To: to}},
-		Output: &Output{Outcome: OutcomeOK}}
+func move(call, r int64, from, to string) history.Op {
+	return history.Op{Process: "user", Op: history.OpMove, Call: call, Return: ret(r),
+		Input:  history.Input{ShapeInput: history.ShapeInput{Message: "m9", From: from, To: to}},
+		Output: &history.Output{Outcome: history.OutcomeOK}}
 }
 
-func del(call, r int64) Op {
-	return Op{Process: "user", Op: OpDelete, Call: call, Return: ret(r),
-		Input: Input{ShapeInput: ShapeInput{Message: "m9"}}, Output: &Output{Outcome: OutcomeOK}}
+func del(call, r int64) history.Op {
+	return history.Op{Process: "user", Op: history.OpDelete, Call: call, Return: ret(r),
+		Input: history.Input{ShapeInput: history.ShapeInput{Message: "m9"}}, Output: &history.Output{Outcome: history.OutcomeOK}}
 }
 
-func locate(call int64, folders ...string) Op {
-	return Op{Process: "reader", Op: OpLocate, Call: call, Return: ret(call + 1),
-		Input: Input{ShapeInput: ShapeInput{Message: "m9"}}, Output: &Output{ShapeOutput: ShapeOutput{Folders: Folders(folders...)}}}
+func locate(call int64, folders ...string) history.Op {
+	return history.Op{Process: "reader", Op: history.OpLocate, Call: call, Return: ret(call + 1),
+		Input: history.Input{ShapeInput: history.ShapeInput{Message: "m9"}}, Output: &history.Output{ShapeOutput: history.ShapeOutput{Folders: history.Folders(folders...)}}}
 }
 
-func store(proc string, at int64, stored bool) Op {
-	return Op{Process: proc, Op: OpStore, Call: at, Return: ret(at),
-		Input: Input{ShapeInput: ShapeInput{Message: "m9", Offset: Int64(0)}}, Output: &Output{ShapeOutput: ShapeOutput{Stored: Bool(stored)}}}
+func store(proc string, at int64, stored bool) history.Op {
+	return history.Op{Process: proc, Op: history.OpStore, Call: at, Return: ret(at),
+		Input: history.Input{ShapeInput: history.ShapeInput{Message: "m9", Offset: history.Int64(0)}}, Output: &history.Output{ShapeOutput: history.ShapeOutput{Stored: history.Bool(stored)}}}
 }
 
 // branchM is C3: the parse, the move, a redelivery, the delete, another
 // redelivery, with a locate read after each step; inbox1 and final are what
 // the reads after the two redeliveries found.
-func branchM(stored bool, inbox1, final []string) History {
-	return History{
+func branchM(stored bool, inbox1, final []string) history.History {
+	return history.History{
 		store("parser-1", 10, true),
 		locate(20, "Inbox"),
 		move(30, 40, "Inbox", "Archive"),
@@ -199,14 +201,14 @@ func TestC3CaughtBackInInbox(t *testing.T) {
 		t.Fatalf("second message: %s", vs[1].Message)
 	}
 	for _, v := range vs {
-		if v.Ops[len(v.Ops)-1].Op != OpLocate {
+		if v.Ops[len(v.Ops)-1].Op != history.OpLocate {
 			t.Fatalf("the read is not named: %+v", v.Ops)
 		}
 	}
 }
 
 func TestC3UserMovesBack(t *testing.T) {
-	h := History{
+	h := history.History{
 		store("parser-1", 10, true),
 		move(30, 40, "Inbox", "Archive"),
 		move(50, 60, "Archive", "Inbox"),
@@ -223,13 +225,13 @@ func TestC3UserMovesBack(t *testing.T) {
 }
 
 func TestC3Undecided(t *testing.T) {
-	h := History{store("parser-1", 10, true), locate(20, "Inbox"), move(30, 40, "Inbox", "Archive")}
+	h := history.History{store("parser-1", 10, true), locate(20, "Inbox"), move(30, 40, "Inbox", "Archive")}
 	r := Check(h, CheckOptions{})
 	if !r.OK() || r.Decided() || len(r.Unknown) != 1 || r.Unknown[0].Name != "message m9" {
 		t.Fatalf("want undecided message m9: %+v\n%s", r.Unknown, r.Text())
 	}
 	// A message nobody moved has nothing to judge: not a partition at all.
-	r = Check(History{store("parser-1", 10, true), locate(20, "Inbox")}, CheckOptions{})
+	r = Check(history.History{store("parser-1", 10, true), locate(20, "Inbox")}, CheckOptions{})
 	if !r.OK() || !r.Decided() || r.Partitions != 0 {
 		t.Fatalf("want nothing judged:\n%s", r.Text())
 	}
@@ -239,13 +241,13 @@ func TestShapeJSONLRoundTrip(t *testing.T) {
 	h := append(branchV(), state(60, "unliked"))
 	h = append(h, branchM(true, []string{"Archive", "Inbox"}, []string{"Inbox"})...)
 	var b bytes.Buffer
-	if err := WriteJSONL(&b, h); err != nil {
+	if err := history.WriteJSONL(&b, h); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(b.String(), `"folders":[]`) {
 		t.Fatalf("an empty locate must be written as folders: []:\n%s", b.String())
 	}
-	back, err := ReadJSONL(&b)
+	back, err := history.ReadJSONL(&b)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -269,26 +271,26 @@ func TestShapeBadLines(t *testing.T) {
 		`{"process":"p","op":"store","call":1,"return":1,"input":{"message":"m9"},"output":{}}`:                                           "output.stored",
 	}
 	for line, field := range cases {
-		_, err := ReadJSONL(strings.NewReader("\n" + line + "\n"))
-		var ie *InputError
+		_, err := history.ReadJSONL(strings.NewReader("\n" + line + "\n"))
+		var ie *history.InputError
 		if !errors.As(err, &ie) || ie.Field != field || ie.Line != 2 {
 			t.Errorf("%s: err = %v, want line 2 field %s", line, err, field)
 		}
 	}
 	// An unknown outcome needs no output.
-	if _, err := ReadJSONL(strings.NewReader(`{"process":"D1","op":"write","call":1,"return":null,"input":{"device":"D1","item":"p1","value":"liked","counter":41}}`)); err != nil {
+	if _, err := history.ReadJSONL(strings.NewReader(`{"process":"D1","op":"write","call":1,"return":null,"input":{"device":"D1","item":"p1","value":"liked","counter":41}}`)); err != nil {
 		t.Fatal(err)
 	}
 }
 
 func TestShapeRecorder(t *testing.T) {
-	rec := NewRecorder()
-	p := rec.Begin("D1-wifi", OpWrite, "", Input{ShapeInput: ShapeInput{Device: "D1", Item: "u1/p1", Value: "unliked", Counter: Int64(42)}})
-	if err := p.End(Output{Outcome: OutcomeOK}); err != nil {
+	rec := history.NewRecorder()
+	p := rec.Begin("D1-wifi", history.OpWrite, "", history.Input{ShapeInput: history.ShapeInput{Device: "D1", Item: "u1/p1", Value: "unliked", Counter: history.Int64(42)}})
+	if err := p.End(history.Output{Outcome: history.OutcomeOK}); err != nil {
 		t.Fatal(err)
 	}
-	p = rec.Begin("reader", OpLocate, "", Input{ShapeInput: ShapeInput{Message: "m9"}})
-	if err := p.End(Output{ShapeOutput: ShapeOutput{Folders: Folders()}}); err != nil {
+	p = rec.Begin("reader", history.OpLocate, "", history.Input{ShapeInput: history.ShapeInput{Message: "m9"}})
+	if err := p.End(history.Output{ShapeOutput: history.ShapeOutput{Folders: history.Folders()}}); err != nil {
 		t.Fatal(err)
 	}
 	if len(rec.History()) != 2 || len(rec.Errors()) != 0 {

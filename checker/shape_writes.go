@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/idemcheck/idemcheck/checker/history"
 )
 
 // judgeWrites checks apply-by-version (C2): every state read of an item must
@@ -14,12 +16,12 @@ import (
 // are concurrent as far as the counters can tell, so any device's latest may
 // be last. A read decides something only when some device had an acknowledged
 // write before it; an item never read after one is undecided.
-func judgeWrites(h History) shapeVerdict {
+func judgeWrites(h history.History) shapeVerdict {
 	type itemOps struct{ writes, reads []int }
 	by := map[string]*itemOps{}
 	for i := range h {
 		op := &h[i]
-		if op.Op != OpWrite && op.Op != OpState {
+		if op.Op != history.OpWrite && op.Op != history.OpState {
 			continue
 		}
 		it := by[op.Input.Item]
@@ -27,7 +29,7 @@ func judgeWrites(h History) shapeVerdict {
 			it = &itemOps{}
 			by[op.Input.Item] = it
 		}
-		if op.Op == OpWrite {
+		if op.Op == history.OpWrite {
 			it.writes = append(it.writes, i)
 		} else if op.Return != nil && op.Output != nil {
 			it.reads = append(it.reads, i)
@@ -72,7 +74,7 @@ func judgeWrites(h History) shapeVerdict {
 // allowedValues returns, for read r, each device's latest acknowledged write
 // before r (by history index) and the values r may show. ok is false when no
 // device had an acknowledged write before r: then any value is possible.
-func allowedValues(h History, writes []int, r *Op) (latest map[string]int, allowed map[string]bool, ok bool) {
+func allowedValues(h history.History, writes []int, r *history.Op) (latest map[string]int, allowed map[string]bool, ok bool) {
 	latest = map[string]int{}
 	for _, i := range writes {
 		w := &h[i]
@@ -104,7 +106,7 @@ func allowedValues(h History, writes []int, r *Op) (latest map[string]int, allow
 
 // staleWrite names the read, each device's latest acknowledged write, and the
 // older writes whose value the read shows.
-func staleWrite(h History, item string, ri int, writes []int, latest map[string]int) Violation {
+func staleWrite(h history.History, item string, ri int, writes []int, latest map[string]int) Violation {
 	r := &h[ri]
 	idx := []int{ri}
 	devices := make([]string, 0, len(latest))

@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/idemcheck/idemcheck/checker/history"
 )
 
 // The stream job's sink (HISTORY.md, op `sink`): a reader records one op per
@@ -16,7 +18,7 @@ import (
 // creditDay is the day a credit belongs to: its own input.day when the
 // recorder knows it (the ledger's day of the payment), else the UTC date of
 // its call.
-func creditDay(op Op) string {
+func creditDay(op history.Op) string {
 	if op.Input.Day != "" {
 		return op.Input.Day
 	}
@@ -30,10 +32,10 @@ type sinkKey struct{ merchant, day string }
 // ledger credited but the sink lacks is a divergence too (a total the restore
 // lost), and so is a sink row for a key nothing credited (a total the restore
 // should have deleted).
-func sinkDivergence(h History, f *facts) []Violation {
+func sinkDivergence(h history.History, f *facts) []Violation {
 	reads := map[sinkKey][]int{}
 	for i := range h {
-		if h[i].Op == OpSink && h[i].Output != nil {
+		if h[i].Op == history.OpSink && h[i].Output != nil {
 			k := sinkKey{h[i].Input.Merchant, h[i].Input.Day}
 			reads[k] = append(reads[k], i)
 		}

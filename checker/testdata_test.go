@@ -5,16 +5,18 @@ import (
 	"path/filepath"
 	"sort"
 	"testing"
+
+	"github.com/idemcheck/idemcheck/checker/history"
 )
 
-func readTestdata(t *testing.T, name string) History {
+func readTestdata(t *testing.T, name string) history.History {
 	t.Helper()
 	f, err := os.Open(filepath.Join("testdata", name))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	h, err := ReadJSONL(f)
+	h, err := history.ReadJSONL(f)
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}

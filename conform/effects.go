@@ -13,7 +13,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/checker/history"
 	"github.com/idemcheck/idemcheck/conform/config"
 	"github.com/idemcheck/idemcheck/conform/driver"
 	"github.com/idemcheck/idemcheck/conform/scenario"
@@ -23,13 +23,13 @@ import (
 // pspEffects reads fakepsp's ground truth.
 type pspEffects struct{ psp *fakepsp.PSP }
 
-func (p pspEffects) Charges(context.Context) ([]checker.Op, error) { return p.psp.Charges(), nil }
+func (p pspEffects) Charges(context.Context) ([]history.Op, error) { return p.psp.Charges(), nil }
 func (p pspEffects) Count(context.Context) (int64, error)          { return int64(len(p.psp.Charges())), nil }
 
 // httpCounter reads a JSON field of a GET endpoint the user exposes.
 type httpCounter struct{ c *config.HTTPCounter }
 
-func (h httpCounter) Charges(context.Context) ([]checker.Op, error) { return nil, nil }
+func (h httpCounter) Charges(context.Context) ([]history.Op, error) { return nil, nil }
 
 func (h httpCounter) Count(ctx context.Context) (int64, error) {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
@@ -131,7 +131,7 @@ func (r ledgerReader) httpRows(ctx context.Context, orderID string) ([]scenario.
 // sqlCounter runs the user's counting query on Postgres.
 type sqlCounter struct{ c *config.SQLCounter }
 
-func (s sqlCounter) Charges(context.Context) ([]checker.Op, error) { return nil, nil }
+func (s sqlCounter) Charges(context.Context) ([]history.Op, error) { return nil, nil }
 
 func (s sqlCounter) Count(ctx context.Context) (int64, error) {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)

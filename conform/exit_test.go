@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/checker/history"
 	"github.com/idemcheck/idemcheck/conform/checks"
 	"github.com/idemcheck/idemcheck/conform/config"
 	"github.com/idemcheck/idemcheck/faults"
@@ -196,7 +197,7 @@ func TestReportsCarryBothLevelsAndRedact(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer hf.Close()
-	h, err := checker.ReadJSONL(hf)
+	h, err := history.ReadJSONL(hf)
 	if err != nil || len(h) == 0 {
 		t.Fatalf("saved history does not read back: %v (%d ops)", err, len(h))
 	}

@@ -11,7 +11,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/checker/history"
 	"github.com/idemcheck/idemcheck/conform/checks"
 	"github.com/idemcheck/idemcheck/conform/config"
 	"github.com/idemcheck/idemcheck/conform/pspfront"
@@ -79,7 +79,7 @@ type Options struct {
 	// ChaosFaults narrows the chaos schedule to these catalogue faults.
 	ChaosFaults []string
 	// Behind: see scenario.Env.
-	Behind func(ctx context.Context) (effects, sink checker.History, err error)
+	Behind func(ctx context.Context) (effects, sink history.History, err error)
 	// WebhookProc, when set, is the process serving the config's webhook
 	// handler (the reference's webhook tier), for W-kill; WebhookReady waits
 	// until it answers again.

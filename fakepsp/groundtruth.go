@@ -5,47 +5,47 @@ import (
 	"io"
 	"sync"
 
-	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/checker/history"
 )
 
 // groundTruth is the PSP's own log of what it charged and refunded: the
 // effect side of a history (HISTORY.md), one op per charge or refund.
 type groundTruth struct {
 	rec  OpRecorder
-	hook func(checker.Op)
+	hook func(history.Op)
 
 	mu     sync.Mutex
-	log    []checker.Op
+	log    []history.Op
 	recErr error
 }
 
-func newGroundTruth(rec OpRecorder, hook func(checker.Op)) *groundTruth {
-	if r, ok := rec.(*checker.Recorder); ok && r == nil {
+func newGroundTruth(rec OpRecorder, hook func(history.Op)) *groundTruth {
+	if r, ok := rec.(*history.Recorder); ok && r == nil {
 		rec = nil // a typed nil in the interface means "no recorder"
 	}
 	return &groundTruth{rec: rec, hook: hook}
 }
 
 // effectOp builds the op for one charge or refund at the moment it happens.
-func effectOp(kind, pspKey string, amount int64, md map[string]string) checker.Op {
-	now := checker.Now()
-	op := checker.Op{
+func effectOp(kind, pspKey string, amount int64, md map[string]string) history.Op {
+	now := history.Now()
+	op := history.Op{
 		Process: "psp",
 		Op:      kind,
 		Call:    now,
-		Return:  checker.Int64(now),
+		Return:  history.Int64(now),
 		Intent:  md["intent"],
 		// The tiers derive the payment id; the checker links it to an intent.
 		PaymentID: md["payment_id"],
-		Input:     checker.Input{PSPKey: pspKey, Amount: checker.Int64(amount), Metadata: copyMap(md)},
-		Output:    &checker.Output{},
+		Input:     history.Input{PSPKey: pspKey, Amount: history.Int64(amount), Metadata: copyMap(md)},
+		Output:    &history.Output{},
 	}
 	return op
 }
 
 // add logs op. A recorder's error stays out of the API path (the charge has
 // happened whatever the recorder says); RecorderErr reports the first one.
-func (g *groundTruth) add(op checker.Op) {
+func (g *groundTruth) add(op history.Op) {
 	g.mu.Lock()
 	g.log = append(g.log, op)
 	g.mu.Unlock()
@@ -64,10 +64,10 @@ func (g *groundTruth) add(op checker.Op) {
 }
 
 // ops returns the logged ops of kind ("" = all), in order.
-func (g *groundTruth) ops(kind string) []checker.Op {
+func (g *groundTruth) ops(kind string) []history.Op {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	var out []checker.Op
+	var out []history.Op
 	for _, op := range g.log {
 		if kind == "" || op.Op == kind {
 			out = append(out, op)
@@ -83,7 +83,7 @@ func (p *PSP) RecorderErr() error {
 	return p.truth.recErr
 }
 
-func writeJSONL(w io.Writer, ops []checker.Op) error {
+func writeJSONL(w io.Writer, ops []history.Op) error {
 	enc := json.NewEncoder(w)
 	for _, op := range ops {
 		if err := enc.Encode(op); err != nil {

@@ -8,22 +8,22 @@ import (
 	"testing"
 	"time"
 
-	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/checker/history"
 )
 
 func TestGroundTruthReachesRecorderHookAndHistory(t *testing.T) {
-	rec := checker.NewRecorder()
+	rec := history.NewRecorder()
 	var mu sync.Mutex
-	var hooked []checker.Op
-	p := start(t, Config{Recorder: rec, OnOp: func(op checker.Op) { mu.Lock(); hooked = append(hooked, op); mu.Unlock() }})
-	before := checker.Now()
+	var hooked []history.Op
+	p := start(t, Config{Recorder: rec, OnOp: func(op history.Op) { mu.Lock(); hooked = append(hooked, op); mu.Unlock() }})
+	before := history.Now()
 	pi := form(t, p, "/v1/payment_intents", "pay_7:charge", payment("3000", "pm_card_visa", "pay_7"))
 	wantStatus(t, "charge", pi, 200)
 	wantStatus(t, "refund", form(t, p, "/v1/refunds", "pay_7:cancel:refund", url.Values{"payment_intent": {pi.str("id")}}), 200)
-	after := checker.Now()
+	after := history.Now()
 
 	ops := p.History()
-	if len(ops) != 2 || ops[0].Op != checker.OpCharge || ops[1].Op != checker.OpRefund {
+	if len(ops) != 2 || ops[0].Op != history.OpCharge || ops[1].Op != history.OpRefund {
 		t.Fatalf("history: %+v", ops)
 	}
 	c := ops[0]
@@ -49,7 +49,7 @@ func TestGroundTruthReachesRecorderHookAndHistory(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	h, err := checker.ReadJSONL(resp.Body)
+	h, err := history.ReadJSONL(resp.Body)
 	if err != nil {
 		t.Fatalf("/_psp/history is not a valid history: %v", err)
 	}
@@ -60,7 +60,7 @@ func TestGroundTruthReachesRecorderHookAndHistory(t *testing.T) {
 	if err := p.WriteHistory(&buf); err != nil {
 		t.Fatal(err)
 	}
-	if h2, err := checker.ReadJSONL(&buf); err != nil || len(h2) != 2 {
+	if h2, err := history.ReadJSONL(&buf); err != nil || len(h2) != 2 {
 		t.Fatalf("WriteHistory: %v %d", err, len(h2))
 	}
 	only, err := client(5 * time.Second).Get(p.URL() + "/_psp/history?op=refund")
@@ -68,7 +68,7 @@ func TestGroundTruthReachesRecorderHookAndHistory(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer only.Body.Close()
-	if h3, err := checker.ReadJSONL(only.Body); err != nil || len(h3) != 1 || h3[0].Op != checker.OpRefund {
+	if h3, err := history.ReadJSONL(only.Body); err != nil || len(h3) != 1 || h3[0].Op != history.OpRefund {
 		t.Fatalf("history?op=refund: %v %+v", err, h3)
 	}
 }

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/checker/history"
 )
 
 // paymentIntent is the PSP's state of one PaymentIntent and its charge.
@@ -225,7 +225,7 @@ func (p *PSP) charge(c *call, pi *paymentIntent, pm string) response {
 	pi.paymentMethod = pm
 	var resp response
 	var evs []*event
-	var op *checker.Op
+	var op *history.Op
 	if d, declined := declines[pm]; declined {
 		pi.status = statusRequiresPM
 		e := stripeError{Type: "card_error", Code: d.code, DeclineCode: d.declineCode, Message: d.message}

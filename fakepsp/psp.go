@@ -18,13 +18,13 @@ import (
 	"sync"
 	"time"
 
-	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/checker/history"
 )
 
-// OpRecorder receives every ground-truth op as it happens; *checker.Recorder
+// OpRecorder receives every ground-truth op as it happens; *history.Recorder
 // satisfies it.
 type OpRecorder interface {
-	Record(op checker.Op) error
+	Record(op history.Op) error
 }
 
 // WebhookSchedule is the retry schedule of a failing webhook delivery: the
@@ -68,7 +68,7 @@ type Config struct {
 	// Recorder, when set, receives every charge and refund op.
 	Recorder OpRecorder
 	// OnOp, when set, is called with every charge and refund op.
-	OnOp func(checker.Op)
+	OnOp func(history.Op)
 	// SecretKey of the first account; default a fresh "sk_test_...".
 	SecretKey string
 	// WebhookSecret signs every delivery; default a fresh "whsec_...".
@@ -257,13 +257,13 @@ func (p *PSP) WebhookSecret() string { return p.whSecret }
 func (p *PSP) Faults() *Faults { return p.faults }
 
 // Charges returns the ground truth: every charge made, in order.
-func (p *PSP) Charges() []checker.Op { return p.truth.ops(checker.OpCharge) }
+func (p *PSP) Charges() []history.Op { return p.truth.ops(history.OpCharge) }
 
 // Refunds returns the ground truth: every refund made, in order.
-func (p *PSP) Refunds() []checker.Op { return p.truth.ops(checker.OpRefund) }
+func (p *PSP) Refunds() []history.Op { return p.truth.ops(history.OpRefund) }
 
 // History returns every charge and refund op, in order.
-func (p *PSP) History() checker.History { return p.truth.ops("") }
+func (p *PSP) History() history.History { return p.truth.ops("") }
 
 // Now is the PSP's clock: Config.Clock plus what Advance added.
 func (p *PSP) Now() time.Time {

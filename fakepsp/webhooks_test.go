@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/checker/history"
 	"github.com/stripe/stripe-go/v85/webhook"
 )
 
@@ -209,7 +209,7 @@ func TestRefundWebhook(t *testing.T) {
 func TestWebhookEndpointsPerAccountAndDeletion(t *testing.T) {
 	day := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
 	// A PSP clock far from wall time must not break signatures.
-	p := start(t, Config{Clock: func() time.Time { return day }, Recorder: (*checker.Recorder)(nil)})
+	p := start(t, Config{Clock: func() time.Time { return day }, Recorder: (*history.Recorder)(nil)})
 	mine, theirs := newReceiver(t), newReceiver(t)
 	other := p.NewAccount()
 	if _, err := p.RegisterWebhook(mine.server.URL, "payment_intent.succeeded"); err != nil {

@@ -12,7 +12,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/checker/history"
 	"github.com/idemcheck/idemcheck/conform/config"
 	"github.com/idemcheck/idemcheck/fakepsp"
 	"github.com/idemcheck/idemcheck/faults"
@@ -179,20 +179,20 @@ func (f *full) stop() {
 
 // history is what happened behind the API: every credit the worker made and
 // every notification the phone showed.
-func (f *full) history(ctx context.Context) (checker.History, error) {
+func (f *full) history(ctx context.Context) (history.History, error) {
 	rows, err := f.ledger().Ledger.Pool.Query(ctx, `SELECT event_id, payment_id, merchant, amount, worker, call_ns, return_ns FROM credits ORDER BY id`)
 	if err != nil {
 		return nil, fmt.Errorf("read credits: %w", err)
 	}
 	defer rows.Close()
-	var h checker.History
+	var h history.History
 	for rows.Next() {
-		var op checker.Op
+		var op history.Op
 		var amount, ret int64
 		if err := rows.Scan(&op.Input.EventID, &op.PaymentID, &op.Input.Merchant, &amount, &op.Process, &op.Call, &ret); err != nil {
 			return nil, err
 		}
-		op.Op, op.Input.Amount, op.Return = checker.OpCredit, &amount, &ret
+		op.Op, op.Input.Amount, op.Return = history.OpCredit, &amount, &ret
 		h = append(h, op)
 	}
 	if err := rows.Err(); err != nil {
@@ -204,8 +204,8 @@ func (f *full) history(ctx context.Context) (checker.History, error) {
 // sinkHistory is the stream job's side: one credit per succeeded payment as
 // the ledger has it, and a read of every sink row, for the checker's sink
 // rule (the sink equal to the ledger).
-func (f *full) sinkHistory(ctx context.Context) (checker.History, error) {
-	var h checker.History
+func (f *full) sinkHistory(ctx context.Context) (history.History, error) {
+	var h history.History
 	rows, err := f.stream.Ledger.Pool.Query(ctx, `SELECT payment_id, merchant, amount, to_char(updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD'),
  (extract(epoch FROM updated_at) * 1e9)::bigint FROM payments WHERE state = 'SUCCEEDED'`)
 	if err != nil {
@@ -219,8 +219,8 @@ func (f *full) sinkHistory(ctx context.Context) (checker.History, error) {
 			return nil, err
 		}
 		ret := at
-		h = append(h, checker.Op{Process: "ledger-" + id, Op: checker.OpCredit, Call: at, Return: &ret, PaymentID: id,
-			Input: checker.Input{Merchant: m, Amount: checker.Int64(amount), EventID: id + ":SUCCEEDED", Day: day}})
+		h = append(h, history.Op{Process: "ledger-" + id, Op: history.OpCredit, Call: at, Return: &ret, PaymentID: id,
+			Input: history.Input{Merchant: m, Amount: history.Int64(amount), EventID: id + ":SUCCEEDED", Day: day}})
 	}
 	rows.Close()
 	st, err := streamjob.ReadStatus(f.job.Admin)
@@ -233,7 +233,7 @@ func (f *full) sinkHistory(ctx context.Context) (checker.History, error) {
 		return nil, fmt.Errorf("read the sink: %w", err)
 	}
 	defer rows.Close()
-	at := checker.Now()
+	at := history.Now()
 	for rows.Next() {
 		var m, day string
 		var total, tag int64
@@ -242,8 +242,8 @@ func (f *full) sinkHistory(ctx context.Context) (checker.History, error) {
 		}
 		at++
 		ret := at
-		h = append(h, checker.Op{Process: "sink-reader", Op: checker.OpSink, Call: at, Return: &ret,
-			Input: checker.Input{Merchant: m, Day: day, Metadata: meta}, Output: &checker.Output{Total: checker.Int64(total), Tag: checker.Int64(tag)}})
+		h = append(h, history.Op{Process: "sink-reader", Op: history.OpSink, Call: at, Return: &ret,
+			Input: history.Input{Merchant: m, Day: day, Metadata: meta}, Output: &history.Output{Total: history.Int64(total), Tag: history.Int64(tag)}})
 	}
 	return h, rows.Err()
 }
@@ -314,7 +314,7 @@ func (f *full) progress(ctx context.Context, end int64) (string, bool, error) {
 }
 
 // behind is scenario.Env.Behind for the full stack: drain, then read.
-func (f *full) behind(ctx context.Context) (effects, sink checker.History, err error) {
+func (f *full) behind(ctx context.Context) (effects, sink history.History, err error) {
 	if err := f.drained(ctx, 90*time.Second); err != nil {
 		return nil, nil, err
 	}

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/checker/history"
 	"github.com/idemcheck/idemcheck/conform"
 	"github.com/idemcheck/idemcheck/conform/report"
 	"github.com/idemcheck/idemcheck/conform/scenario"
@@ -15,10 +15,10 @@ import (
 // chaosReport is a chaos run whose history starts at 10 s and has intents A
 // (called at 10.5 s) and B (at 13 s), with findings of kinds on B.
 func chaosReport(verdict scenario.Verdict, kinds ...string) *report.Report {
-	h := checker.History{
-		{Process: "c1", Op: checker.OpCreate, Call: 10e9, Intent: "A"},
-		{Process: "c2", Op: checker.OpCreate, Call: 10.5e9, Intent: "A"},
-		{Process: "c3", Op: checker.OpCreate, Call: 13e9, Intent: "B"},
+	h := history.History{
+		{Process: "c1", Op: history.OpCreate, Call: 10e9, Intent: "A"},
+		{Process: "c2", Op: history.OpCreate, Call: 10.5e9, Intent: "A"},
+		{Process: "c3", Op: history.OpCreate, Call: 13e9, Intent: "B"},
 	}
 	res := scenario.Result{ID: "chaos", Verdict: verdict, History: h}
 	for _, k := range kinds {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/checker/history"
 )
 
 // BenchmarkCheckFile1M is the end-to-end figure of `idemcheck check` on a
@@ -41,7 +42,7 @@ func BenchmarkCheckFile1M(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		h, err := checker.ReadJSONL(f)
+		h, err := history.ReadJSONL(f)
 		f.Close()
 		if err != nil {
 			b.Fatal(err)

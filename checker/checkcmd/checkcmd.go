@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/checker/history"
 )
 
 // Exit codes of `idemcheck check` (HISTORY.md).
@@ -159,17 +160,17 @@ func tuneGC() (checking, undo func()) {
 	}
 }
 
-func readFile(name string, strict bool) (checker.History, []*checker.InputError, error) {
+func readFile(name string, strict bool) (history.History, []*history.InputError, error) {
 	if name == "-" {
 		// A pipeline (a converter of the user's logs) writes the history here.
-		return checker.ReadJSONLWith(os.Stdin, checker.ReadOptions{File: "stdin", Strict: strict})
+		return history.ReadJSONLWith(os.Stdin, history.ReadOptions{File: "stdin", Strict: strict})
 	}
 	f, err := os.Open(name)
 	if err != nil {
 		return nil, nil, err
 	}
 	defer f.Close()
-	return checker.ReadJSONLWith(f, checker.ReadOptions{File: name, Strict: strict})
+	return history.ReadJSONLWith(f, history.ReadOptions{File: name, Strict: strict})
 }
 
 func writeReports(res *checker.Result, input, htmlDir, jsonOut, junitOut string, stdout io.Writer) error {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/checker/history"
 )
 
 // BenchmarkEndToEnd1M times exactly what `idemcheck bench` reports as
@@ -45,8 +46,8 @@ func BenchmarkEndToEnd1M(b *testing.B) {
 
 		runtime.GC()
 		t3 := time.Now()
-		var h checker.History
-		phase("generate", func() { h, _ = checker.Generate(checker.GenOptions{Seed: 1, Ops: 1_000_000}) })
+		var h history.History
+		phase("generate", func() { h, _ = history.Generate(history.GenOptions{Seed: 1, Ops: 1_000_000}) })
 		t4 := time.Now()
 		phase("write", func() {
 			if err := writeFile(file, h); err != nil {
@@ -62,7 +63,7 @@ func BenchmarkEndToEnd1M(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			h, err = checker.ReadJSONL(f)
+			h, err = history.ReadJSONL(f)
 			f.Close()
 			if err != nil {
 				b.Fatal(err)

@@ -9,7 +9,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/checker/history"
 )
 
 const genUsage = `usage: idemcheck gen --out FILE [--ops N] [--seed N] [--unknown-rate F]
@@ -49,7 +49,7 @@ func RunGen(args []string, stdout, stderr io.Writer) int {
 	// as for a read, a collection would mark it all and free nothing.
 	_, undo := tuneGC()
 	defer undo()
-	h, _ := checker.Generate(checker.GenOptions{Seed: *seed, Ops: *ops, UnknownRate: *unknown})
+	h, _ := history.Generate(history.GenOptions{Seed: *seed, Ops: *ops, UnknownRate: *unknown})
 	if err := writeFile(*out, h); err != nil {
 		fmt.Fprintln(stderr, "idemcheck gen:", err)
 		return ExitBadInput
@@ -59,13 +59,13 @@ func RunGen(args []string, stdout, stderr io.Writer) int {
 }
 
 // writeFile writes h to the file name as JSONL.
-func writeFile(name string, h checker.History) error {
+func writeFile(name string, h history.History) error {
 	f, err := os.Create(name)
 	if err != nil {
 		return err
 	}
 	w := bufio.NewWriterSize(f, 1<<20)
-	err = checker.WriteJSONL(w, h)
+	err = history.WriteJSONL(w, h)
 	if err == nil {
 		err = w.Flush()
 	}

@@ -5,7 +5,7 @@
 //	Expect(h).To(matchers.HaveViolation("double-credit"))
 //	Expect(h).To(matchers.HaveExactViolations("double-charge", "double-charge"))
 //
-// The actual value may be a checker.History, a *checker.Recorder or a
+// The actual value may be a history.History, a *history.Recorder or a
 // *checker.Result. On failure the message lists the violations and the HTML
 // pictures, written to $IDEMCHECK_REPORT_DIR when set, else a new temp dir.
 package matchers
@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/checker/history"
 	"github.com/onsi/gomega/types"
 )
 
@@ -82,16 +83,16 @@ func (m *matcher) Match(actual interface{}) (bool, error) {
 // result checks actual, or takes the result it already is.
 func result(what string, actual interface{}, opts checker.CheckOptions) (*checker.Result, error) {
 	switch a := actual.(type) {
-	case checker.History:
+	case history.History:
 		return checker.Check(a, opts), nil
-	case []checker.Op:
+	case []history.Op:
 		return checker.Check(a, opts), nil
-	case *checker.Recorder:
+	case *history.Recorder:
 		return checker.Check(a.History(), opts), nil
 	case *checker.Result:
 		return a, nil
 	}
-	return nil, fmt.Errorf("idemcheck matcher %s: want checker.History, *checker.Recorder or *checker.Result, got %T", what, actual)
+	return nil, fmt.Errorf("idemcheck matcher %s: want history.History, *history.Recorder or *checker.Result, got %T", what, actual)
 }
 
 func knownKind(matcher, kind string) error {

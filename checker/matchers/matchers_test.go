@@ -7,17 +7,18 @@ import (
 	"testing"
 
 	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/checker/history"
 	"github.com/onsi/gomega"
 )
 
-func read(t *testing.T, name string) checker.History {
+func read(t *testing.T, name string) history.History {
 	t.Helper()
 	f, err := os.Open(filepath.Join("..", "testdata", name))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	h, err := checker.ReadJSONL(f)
+	h, err := history.ReadJSONL(f)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,8 +35,8 @@ func TestMatchersPass(t *testing.T) {
 	g.Expect(read(t, "double-credit.jsonl")).To(HaveOneChargePerIntent())
 	g.Expect(checker.Check(legal, checker.CheckOptions{})).To(HaveNoViolations())
 
-	rec := checker.NewRecorder()
-	p := rec.Begin("phone-1", checker.OpCreate, "payments:u1:K1", checker.Input{Fingerprint: "f", Amount: checker.Int64(1), Currency: "USD"})
+	rec := history.NewRecorder()
+	p := rec.Begin("phone-1", history.OpCreate, "payments:u1:K1", history.Input{Fingerprint: "f", Amount: history.Int64(1), Currency: "USD"})
 	if err := p.Unknown(); err != nil {
 		t.Fatal(err)
 	}
@@ -96,10 +97,10 @@ func TestHaveNoViolationsNeedsProof(t *testing.T) {
 		t.Fatalf("message:\n%s", msg)
 	}
 	m = HaveNoViolations()
-	if ok, err := m.Match(checker.History{}); err != nil || ok {
+	if ok, err := m.Match(history.History{}); err != nil || ok {
 		t.Fatalf("empty history matched: %v %v", ok, err)
 	}
-	if msg := m.FailureMessage(checker.History{}); !strings.Contains(msg, "no operation") {
+	if msg := m.FailureMessage(history.History{}); !strings.Contains(msg, "no operation") {
 		t.Fatalf("message:\n%s", msg)
 	}
 }

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/checker/history"
 	"github.com/idemcheck/idemcheck/conform/pspfront"
 	"github.com/idemcheck/idemcheck/conform/scenario"
 	"github.com/idemcheck/idemcheck/faults"
@@ -29,10 +29,10 @@ func runA1(ctx context.Context, e *scenario.Env, t *scenario.T) {
 		in := e.NewIntent(0)
 		ins = append(ins, in)
 		r := e.Front.Add(in.Meaning.OrderID, in.Meaning.Amount, v.action)
-		start := checker.Now()
+		start := history.Now()
 		a := t.Send(ctx, fmt.Sprintf("PSP charges and its reply is %s on every attempt with its key", v.name), in, nil)
 		r.Stop()
-		e.NoteFault("A1 psp reply "+v.name, start, checker.Now())
+		e.NoteFault("A1 psp reply "+v.name, start, history.Now())
 		if r.Fired() == 0 {
 			t.Inconclusive(fmt.Sprintf("the PSP reply was never %s", v.name), "the target sent no PSP request for order %s (amount %d) and answered %s%s",
 				in.Meaning.OrderID, in.Meaning.Amount, scenario.DescribeResp(a), scenario.Hint(e, a))
@@ -50,9 +50,9 @@ func runA1Once(ctx context.Context, e *scenario.Env, t *scenario.T) {
 	in := e.NewIntent(0)
 	f := scenario.ArmPSP(ctx, e, faults.PSPReplyLost, faults.Scope{Amount: in.Meaning.Amount, Times: 1})
 	defer f.Undo()
-	start := checker.Now()
+	start := history.Now()
 	a := t.Send(ctx, "PSP charges and its reply is lost", in, nil)
-	e.NoteFault("A1 psp reply lost", start, checker.Now())
+	e.NoteFault("A1 psp reply lost", start, history.Now())
 	if !scenario.FiredOrErr(t, f, "PSP reply lost", in.Meaning.Amount) {
 		return
 	}

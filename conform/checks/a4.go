@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/checker/history"
 	"github.com/idemcheck/idemcheck/conform/driver"
 	"github.com/idemcheck/idemcheck/conform/scenario"
 	"github.com/idemcheck/idemcheck/faults"
@@ -14,7 +14,7 @@ func runA4(ctx context.Context, e *scenario.Env, t *scenario.T) {
 	in := e.NewIntent(0)
 	f := scenario.ArmPSP(ctx, e, faults.PSPHoldReply, faults.Scope{Amount: in.Meaning.Amount, Times: 1})
 	defer f.Undo()
-	start := checker.Now()
+	start := history.Now()
 	first := scenario.Background(ctx, t, "owner on instance 0 charges at the PSP, then is frozen", in, func(s *driver.Send) { s.Timeout = 4 * e.Cfg.TimeoutD() })
 	if err := scenario.WaitFired(ctx, f, e.Cfg.TimeoutD()); err != nil {
 		t.Errorf("the target made no PSP charge of %d: %v", in.Meaning.Amount, err)
@@ -31,7 +31,7 @@ func runA4(ctx context.Context, e *scenario.Env, t *scenario.T) {
 	if err := e.Procs[0].Resume(); err != nil {
 		t.Errorf("resume: %v", err)
 	}
-	e.NoteFault("A4 owner frozen", start, checker.Now())
+	e.NoteFault("A4 owner frozen", start, history.Now())
 	z := <-first
 	after := t.Send(ctx, "read the answer once more on instance 1", in, func(s *driver.Send) { s.Instance = 1 })
 	t.Judge(ctx, nil, in)

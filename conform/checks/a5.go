@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/checker/history"
 	"github.com/idemcheck/idemcheck/conform/driver"
 	"github.com/idemcheck/idemcheck/conform/scenario"
 )
@@ -36,7 +37,7 @@ func runA5(ctx context.Context, e *scenario.Env, t *scenario.T) {
 // check's changed-amount shape uses it too.
 func mismatchAccepted(t *scenario.T, first, m *driver.Attempt, in, changed scenario.Intent) {
 	samePayment := first.PaymentID != "" && m.PaymentID == first.PaymentID
-	if m.Outcome == checker.OutcomeSucceeded || m.Outcome == checker.OutcomeProcessing || (samePayment && m.Outcome != checker.OutcomeMismatch) {
+	if m.Outcome == history.OutcomeSucceeded || m.Outcome == history.OutcomeProcessing || (samePayment && m.Outcome != history.OutcomeMismatch) {
 		f := t.Safety(checker.KindMismatchAccepted, "SCENARIOS.md A5; HISTORY.md mismatch",
 			"the key first used for amount %d was accepted for amount %d: answered %s", in.Meaning.Amount, changed.Meaning.Amount, scenario.DescribeResp(m))
 		f.Intent, f.Seqs = m.Intent, []int{first.Seq, m.Seq}
@@ -47,8 +48,8 @@ func mismatchAccepted(t *scenario.T, first, m *driver.Attempt, in, changed scena
 // the outcome rules, whatever the status), or a 4xx the first request did
 // not get.
 func refused(t *scenario.T, first, r *driver.Attempt, what string) {
-	rejected := r.Outcome == checker.OutcomeMismatch ||
-		(!r.Unknown() && r.Status >= 400 && r.Status < 500 && r.Outcome != checker.OutcomeInProgress && r.Status != first.Status)
+	rejected := r.Outcome == history.OutcomeMismatch ||
+		(!r.Unknown() && r.Status >= 400 && r.Status < 500 && r.Outcome != history.OutcomeInProgress && r.Status != first.Status)
 	if rejected {
 		f := t.Safety(checker.KindFalseMismatch, "SCENARIOS.md A5 (fingerprint over meaning, not bytes)",
 			"%s was refused: answered %s (the first request %s)", what, scenario.DescribeResp(r), scenario.DescribeResp(first))

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/checker/history"
 	"github.com/idemcheck/idemcheck/conform/driver"
 	"github.com/idemcheck/idemcheck/conform/scenario"
 )
@@ -17,7 +18,7 @@ func runA6(ctx context.Context, e *scenario.Env, t *scenario.T) {
 	a1 := scenario.Last(t.RetryUntilFinal(ctx, e.Cfg.Callers[0].Name+" uses the key", in1, 10, 150*time.Millisecond, nil))
 	a2 := scenario.Last(t.RetryUntilFinal(ctx, e.Cfg.Callers[1].Name+" uses the same key, another body", in2, 10, 150*time.Millisecond, nil))
 	crossed(t, a1, a2)
-	if a2.Outcome == checker.OutcomeMismatch {
+	if a2.Outcome == history.OutcomeMismatch {
 		f := t.Safety(checker.KindInconsistentAnswer, "SCENARIOS.md A6 (keys scoped to the caller)",
 			"%s's first use of the key was answered as a mismatch with %s's request: keys are not scoped to the caller", a2.Caller, a1.Caller)
 		f.Intent, f.Seqs = a2.Intent, []int{a1.Seq, a2.Seq}

@@ -6,7 +6,7 @@ import (
 	"net/url"
 	"time"
 
-	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/checker/history"
 	"github.com/idemcheck/idemcheck/conform/driver"
 	"github.com/idemcheck/idemcheck/conform/scenario"
 )
@@ -33,10 +33,10 @@ func runA7(ctx context.Context, e *scenario.Env, t *scenario.T) {
 		t.Errorf("Toxiproxy lose reply: %v", err)
 		return
 	}
-	start := checker.Now()
+	start := history.Now()
 	a := t.Send(ctx, "request reaches the target, its reply is lost", in, func(s *driver.Send) { s.Via = "http://" + l.Addr() })
 	_ = undo()
-	e.NoteFault("A7 client reply lost", start, checker.Now())
+	e.NoteFault("A7 client reply lost", start, history.Now())
 	if l.Fired() == 0 || !a.Unknown() {
 		t.Errorf("the lost-reply fault did not take effect (fired %d, answer %s)", l.Fired(), scenario.DescribeResp(a))
 		return

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/checker/history"
 	"github.com/idemcheck/idemcheck/conform/scenario"
 )
 
@@ -22,7 +23,7 @@ func runB5(ctx context.Context, e *scenario.Env, t *scenario.T) {
 	if !ok {
 		return
 	}
-	e.NoteFault("B5 owner killed after the charge", start, checker.Now())
+	e.NoteFault("B5 owner killed after the charge", start, history.Now())
 	// Let the target settle on its own (a resolver), asking only "did it happen?".
 	id := ""
 	if e.Cfg.Lookup != nil {
@@ -35,7 +36,7 @@ func runB5(ctx context.Context, e *scenario.Env, t *scenario.T) {
 		return
 	}
 	r := t.Send(ctx, fmt.Sprintf("retry %s later, past the key window", wait), in, nil)
-	if r.Outcome == checker.OutcomeInProgress {
+	if r.Outcome == history.OutcomeInProgress {
 		fd := t.Safety(checker.KindInconsistentAnswer, "SCENARIOS.md B5 (expired means expires_at < now in the read path)",
 			"after the key window the retry got a stale in-progress answer (%d)%s", r.Status, settledNote(id))
 		fd.Intent, fd.Seqs, fd.Amount = r.Intent, []int{r.Seq}, in.Meaning.Amount
@@ -63,7 +64,7 @@ func settledID(ctx context.Context, e *scenario.Env, t *scenario.T, in scenario.
 	deadline := time.Now().Add(3 * time.Second)
 	for time.Now().Before(deadline) && ctx.Err() == nil {
 		a := e.D.Lookup(ctx, t.Check.ID+": did it happen?", in.Caller, 0, id)
-		if a.Outcome == checker.OutcomeSucceeded {
+		if a.Outcome == history.OutcomeSucceeded {
 			return id
 		}
 		time.Sleep(200 * time.Millisecond)

@@ -11,7 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/checker/history"
 	"github.com/idemcheck/idemcheck/conform/driver"
 	"github.com/idemcheck/idemcheck/conform/scenario"
 	"github.com/idemcheck/idemcheck/faults"
@@ -198,7 +198,7 @@ func chaosIntent(ctx context.Context, e *scenario.Env, t *scenario.T, sys *fault
 	time.Sleep(p.Delay)
 	f := faults.Lookup(p.Fault)
 	scope := faults.Scope{N: p.N, Amount: in.Meaning.Amount, Times: 1}
-	start := checker.Now()
+	start := history.Now()
 	var inj faults.Injection
 	var injErr error
 	// A process fault strikes while the intent's requests are in flight; the
@@ -283,7 +283,7 @@ func chaosIntent(ctx context.Context, e *scenario.Env, t *scenario.T, sys *fault
 			procMu.RUnlock()
 		}
 		tl.note(p.Fault, fired, injErr)
-		e.NoteFault(fmt.Sprintf("%s (intent %d)", p.Fault, p.N), start, checker.Now())
+		e.NoteFault(fmt.Sprintf("%s (intent %d)", p.Fault, p.N), start, history.Now())
 		if injErr != nil {
 			e.Logf("chaos: intent %d: %s: %v", p.N, p.Fault, injErr)
 		}
@@ -301,7 +301,7 @@ func chaosIntent(ctx context.Context, e *scenario.Env, t *scenario.T, sys *fault
 		atts = append(atts, t.RetryUntilFinal(ctx, fmt.Sprintf("intent %d retry", p.N), in, 20, 200*time.Millisecond, nil)...)
 	}
 	for _, a := range atts {
-		if a != nil && a.Outcome == checker.OutcomeSucceeded {
+		if a != nil && a.Outcome == history.OutcomeSucceeded {
 			tl.ok.Add(1)
 			break
 		}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/checker/history"
 	"github.com/idemcheck/idemcheck/conform/scenario"
 )
 
@@ -23,18 +24,18 @@ func judgeBehind(ctx context.Context, e *scenario.Env, t *scenario.T) (credits, 
 	}
 	for _, op := range effects {
 		switch op.Op {
-		case checker.OpCredit:
+		case history.OpCredit:
 			credits++
-		case checker.OpNotify:
+		case history.OpNotify:
 			notes++
 		}
 	}
 	sinkCredits := 0
 	for _, op := range sink {
 		switch op.Op {
-		case checker.OpSink:
+		case history.OpSink:
 			sinkRows++
-		case checker.OpCredit:
+		case history.OpCredit:
 			sinkCredits++
 		}
 	}
@@ -44,7 +45,7 @@ func judgeBehind(ctx context.Context, e *scenario.Env, t *scenario.T) (credits, 
 		t.Inconclusive("the stream job's sink held a row for the credited merchants",
 			"the sink read found no row at all for %d ledger credits: is the stream job writing its sink?", sinkCredits)
 	}
-	whole := append(append(checker.History{}, t.History...), effects...)
+	whole := append(append(history.History{}, t.History...), effects...)
 	t.Report(checker.Check(whole, checker.CheckOptions{Timeout: 10 * time.Second, Faults: e.FaultWindows()}), "whole history")
 	if len(sink) > 0 {
 		t.Report(checker.Check(sink, checker.CheckOptions{Timeout: 10 * time.Second}), "sink")

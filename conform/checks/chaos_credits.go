@@ -4,7 +4,7 @@ import (
 	"context"
 	"sync"
 
-	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/checker/history"
 	"github.com/idemcheck/idemcheck/conform/scenario"
 	"github.com/idemcheck/idemcheck/fakepsp"
 )
@@ -54,7 +54,7 @@ func chargedPayment(ctx context.Context, e *scenario.Env, t *scenario.T, in scen
 	name := e.D.Intent(in.Caller, in.Key)
 	p := &scenario.HookPayment{In: in, Name: name, Charge: charges[0]}
 	for _, a := range t.Attempts() {
-		if a.Intent == name && a.PaymentID != "" && a.Outcome == checker.OutcomeSucceeded {
+		if a.Intent == name && a.PaymentID != "" && a.Outcome == history.OutcomeSucceeded {
 			p.Ref.PaymentID = a.PaymentID
 		}
 	}

@@ -6,7 +6,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/checker/history"
 	"github.com/idemcheck/idemcheck/conform/driver"
 	"github.com/idemcheck/idemcheck/conform/pspfront"
 	"github.com/idemcheck/idemcheck/conform/scenario"
@@ -87,7 +87,7 @@ func (sr *shapeRun) lateRetry(ctx context.Context, t *scenario.T, p Planned, in 
 	if p.Shape != ShapeLateRetry {
 		return nil
 	}
-	start := checker.Now()
+	start := history.Now()
 	pause := stretched(t.Env, p)
 	_ = scenario.SleepCtx(ctx, pause) // a cancelled run sends at once and ends
 	a := t.Send(ctx, fmt.Sprintf("intent %d late retry %s after the first copy", p.N, pause.Round(time.Millisecond)), in, func(s *driver.Send) {
@@ -98,7 +98,7 @@ func (sr *shapeRun) lateRetry(ctx context.Context, t *scenario.T, p Planned, in 
 	})
 	if release != nil {
 		release()
-		t.Env.NoteFaultFor(fmt.Sprintf("late-retry psp answer held (intent %d)", p.N), t.Env.D.Intent(in.Caller, in.Key), start, checker.Now())
+		t.Env.NoteFaultFor(fmt.Sprintf("late-retry psp answer held (intent %d)", p.N), t.Env.D.Intent(in.Caller, in.Key), start, history.Now())
 	}
 	return a
 }
@@ -150,7 +150,7 @@ func (sr *shapeRun) followUp(ctx context.Context, e *scenario.Env, t *scenario.T
 		}
 	case ShapeRefundFull, ShapeRefundRepeat, ShapeRefundConcurrent, ShapeRefundPartial:
 		switch {
-		case fin == nil || fin.Outcome != checker.OutcomeSucceeded:
+		case fin == nil || fin.Outcome != history.OutcomeSucceeded:
 			why = "the create never ended succeeded"
 		case fin.PaymentID == "":
 			why = "the create's success named no payment"
@@ -170,7 +170,7 @@ func settled(fin *driver.Attempt) string {
 	switch {
 	case fin == nil:
 		return "the intent had no final answer"
-	case fin.Outcome != checker.OutcomeSucceeded && fin.Outcome != checker.OutcomeFailed:
+	case fin.Outcome != history.OutcomeSucceeded && fin.Outcome != history.OutcomeFailed:
 		return "the intent ended " + fin.Outcome
 	}
 	return ""
@@ -219,12 +219,12 @@ func (sr *shapeRun) retryAsIs(ctx context.Context, e *scenario.Env, t *scenario.
 // of a charged payment, or names another payment, is inconsistent-answer).
 func recordedLookup(ctx context.Context, e *scenario.Env, t *scenario.T, p Planned, in scenario.Intent, pay string) {
 	name := e.D.Intent(in.Caller, in.Key)
-	pend := e.D.Recorder.Begin(fmt.Sprintf("lookup-%s-%d", e.Cfg.Callers[in.Caller].Name, p.N), checker.OpResolve, name, checker.Input{})
+	pend := e.D.Recorder.Begin(fmt.Sprintf("lookup-%s-%d", e.Cfg.Callers[in.Caller].Name, p.N), history.OpResolve, name, history.Input{})
 	a := e.D.Lookup(ctx, fmt.Sprintf("chaos: intent %d lookup", p.N), in.Caller, 0, pay)
 	e.Logf("  chaos #%d intent %d lookup %s -> %s", a.Seq, p.N, pay, scenario.DescribeResp(a))
 	switch a.Outcome {
-	case checker.OutcomeSucceeded, checker.OutcomeFailed, checker.OutcomeProcessing, checker.OutcomeVoid:
-		_ = pend.End(checker.Output{Outcome: a.Outcome, PaymentID: a.PaymentID})
+	case history.OutcomeSucceeded, history.OutcomeFailed, history.OutcomeProcessing, history.OutcomeVoid:
+		_ = pend.End(history.Output{Outcome: a.Outcome, PaymentID: a.PaymentID})
 	default:
 		// An error or a transport failure says nothing about the payment.
 		_ = pend.Unknown()

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/checker/history"
 	"github.com/idemcheck/idemcheck/conform/scenario"
 	"github.com/idemcheck/idemcheck/faults"
 )
@@ -56,7 +57,7 @@ func (sr *shapeRun) refund(ctx context.Context, e *scenario.Env, t *scenario.T, 
 			step = fmt.Sprintf("intent %d refund of %d of %d", p.N, rc.part, in.Meaning.Amount)
 		}
 		f := scenario.ArmPSP(ctx, e, faults.PSPReplyLost, faults.Scope{Op: "refund", Amount: amount, Times: 1})
-		start := checker.Now()
+		start := history.Now()
 		for i := 0; i < 3; i++ {
 			label := step + "; its PSP reply is lost once"
 			if i > 0 {
@@ -67,7 +68,7 @@ func (sr *shapeRun) refund(ctx context.Context, e *scenario.Env, t *scenario.T, 
 		}
 		_ = f.Undo()
 		rc.lostFired = f.Fired() > 0
-		e.NoteFaultFor(fmt.Sprintf("refund psp reply lost (intent %d)", p.N), rc.name, start, checker.Now())
+		e.NoteFaultFor(fmt.Sprintf("refund psp reply lost (intent %d)", p.N), rc.name, start, history.Now())
 		if !rc.lostFired {
 			e.Logf("  chaos: intent %d: the refund's PSP reply was never lost (the refunds were still repeated)", p.N)
 		}
@@ -101,11 +102,11 @@ func (sr *shapeRun) judgeRefunds(ctx context.Context, e *scenario.Env, t *scenar
 	e.Settle(ctx)
 	inHistory := map[string]bool{}
 	for _, op := range t.History {
-		if op.Op == checker.OpCharge && op.Output != nil && op.Output.ChargeID != "" {
+		if op.Op == history.OpCharge && op.Output != nil && op.Output.ChargeID != "" {
 			inHistory[op.Output.ChargeID] = true
 		}
 	}
-	var extra checker.History
+	var extra history.History
 	n, outside := 0, 0
 	for _, rc := range sr.refunds {
 		charges, _ := e.ChargesFor(ctx, rc.in)
@@ -134,11 +135,11 @@ func (sr *shapeRun) judgeRefunds(ctx context.Context, e *scenario.Env, t *scenar
 				outside++
 				continue
 			}
-			extra = append(extra, scenario.CaptureTruth([]checker.Op{r}, rc.name)...)
+			extra = append(extra, scenario.CaptureTruth([]history.Op{r}, rc.name)...)
 		}
 	}
 	if len(extra) > 0 {
-		h := append(append(checker.History{}, t.History...), extra...)
+		h := append(append(history.History{}, t.History...), extra...)
 		t.Report(checker.Check(h, checker.CheckOptions{Timeout: 10 * time.Second, Faults: e.FaultWindows()}), "history with the refunds")
 	}
 	what := fmt.Sprintf("%d PSP refund(s) for %d refund shape(s)", n, len(sr.refunds))
@@ -153,11 +154,11 @@ func (sr *shapeRun) judgeRefunds(ctx context.Context, e *scenario.Env, t *scenar
 // mismatch) although the PSP refunded. Unlike S-capture it reads nothing
 // into an answer the rules do not map: a service's refund answers are not
 // its create answers, and "error" there says nothing.
-func toldNotRefunded(t *scenario.T, rc *refundCase, refunds []checker.Op) {
+func toldNotRefunded(t *scenario.T, rc *refundCase, refunds []history.Op) {
 	var bad []string
 	var seqs []int
 	for _, a := range rc.atts {
-		if scenario.Final(a) && a.Outcome != checker.OutcomeSucceeded {
+		if scenario.Final(a) && a.Outcome != history.OutcomeSucceeded {
 			bad = append(bad, fmt.Sprintf("#%d %s", a.Seq, scenario.DescribeResp(a)))
 			seqs = append(seqs, a.Seq)
 		}
@@ -172,9 +173,9 @@ func toldNotRefunded(t *scenario.T, rc *refundCase, refunds []checker.Op) {
 
 // distinctRefunds drops a refund the PSP logged again under one PSP key or
 // refund id (a replay), as the checker's refund rules do.
-func distinctRefunds(refunds []checker.Op) []checker.Op {
+func distinctRefunds(refunds []history.Op) []history.Op {
 	seen := map[string]bool{}
-	var out []checker.Op
+	var out []history.Op
 	for _, r := range refunds {
 		id := "key:" + r.Input.PSPKey
 		if r.Output != nil && r.Output.RefundID != "" {

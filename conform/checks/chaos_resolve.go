@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/checker/history"
 	"github.com/idemcheck/idemcheck/conform/driver"
 	"github.com/idemcheck/idemcheck/conform/scenario"
 	"github.com/idemcheck/idemcheck/faults"
@@ -138,15 +138,15 @@ func holdResolve(e *scenario.Env) []faults.Failpoint {
 // the key, so it is unknown.
 func recordedResolve(ctx context.Context, e *scenario.Env, p Planned, in scenario.Intent, when string) *driver.Attempt {
 	name := e.D.Intent(in.Caller, in.Key)
-	pend := e.D.Recorder.Begin(fmt.Sprintf("resolve-%s-%d", e.Cfg.Callers[in.Caller].Name, p.N), checker.OpResolve, name, checker.Input{})
+	pend := e.D.Recorder.Begin(fmt.Sprintf("resolve-%s-%d", e.Cfg.Callers[in.Caller].Name, p.N), history.OpResolve, name, history.Input{})
 	a := e.D.Resolve(ctx, fmt.Sprintf("chaos: intent %d resolve %s", p.N, when), in.Caller, 0, in.Key)
 	e.Logf("  chaos #%d intent %d resolve %s -> %s", a.Seq, p.N, when, scenario.DescribeResp(a))
 	switch a.Outcome {
-	case checker.OutcomeSucceeded, checker.OutcomeFailed, checker.OutcomeProcessing, checker.OutcomeVoid, checker.OutcomeInProgress:
+	case history.OutcomeSucceeded, history.OutcomeFailed, history.OutcomeProcessing, history.OutcomeVoid, history.OutcomeInProgress:
 		if a.PaymentID != "" {
 			pend.SetPaymentID(a.PaymentID)
 		}
-		_ = pend.End(checker.Output{Outcome: a.Outcome, PaymentID: a.PaymentID})
+		_ = pend.End(history.Output{Outcome: a.Outcome, PaymentID: a.PaymentID})
 	default:
 		_ = pend.Unknown()
 	}
@@ -160,7 +160,7 @@ func resolveDone(p Planned, r *driver.Attempt, copies []*driver.Attempt) string 
 	switch {
 	case r == nil:
 		return "RESOLVE was not sent"
-	case r.Unknown() || r.Outcome == checker.OutcomeError:
+	case r.Unknown() || r.Outcome == history.OutcomeError:
 		return "RESOLVE had no answer: " + scenario.DescribeResp(r)
 	case p.Shape == ShapeResolveFirst:
 		return ""

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/checker/history"
 	"github.com/idemcheck/idemcheck/conform/config"
 	"github.com/idemcheck/idemcheck/conform/scenario"
 	"github.com/idemcheck/idemcheck/faults"
@@ -186,10 +186,10 @@ func TestShapeTallyIsHonest(t *testing.T) {
 // TestDistinctRefunds: a refund the PSP logged again under its key or its
 // refund id is one refund; two keys are two.
 func TestDistinctRefunds(t *testing.T) {
-	op := func(key, id string) checker.Op {
-		return checker.Op{Op: checker.OpRefund, Input: checker.Input{PSPKey: key, Amount: checker.Int64(500)}, Output: &checker.Output{RefundID: id}}
+	op := func(key, id string) history.Op {
+		return history.Op{Op: history.OpRefund, Input: history.Input{PSPKey: key, Amount: history.Int64(500)}, Output: &history.Output{RefundID: id}}
 	}
-	got := distinctRefunds([]checker.Op{op("p:refund", "re_1"), op("p:refund", "re_1"), op("p:refund", ""), op("p:refund:x", "re_1"), op("p:refund:y", "re_2")})
+	got := distinctRefunds([]history.Op{op("p:refund", "re_1"), op("p:refund", "re_1"), op("p:refund", ""), op("p:refund:x", "re_1"), op("p:refund:y", "re_2")})
 	if len(got) != 2 || got[0].Output.RefundID != "re_1" || got[1].Output.RefundID != "re_2" {
 		t.Fatalf("distinct refunds %v, want re_1 and re_2", got)
 	}

@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/checker/history"
 	"github.com/idemcheck/idemcheck/conform/scenario"
 )
 
@@ -146,7 +146,7 @@ func (qc *queueChaos) step(ctx context.Context, p QueuePlanned) {
 	if p.Fault != QueueNone {
 		qc.drawn[p.Fault]++
 	}
-	start := checker.Now()
+	start := history.Now()
 	fired := false
 	switch p.Fault {
 	case QueueDuplicate, QueuePoison:
@@ -158,7 +158,7 @@ func (qc *queueChaos) step(ctx context.Context, p QueuePlanned) {
 	}
 	if fired {
 		qc.fired[p.Fault]++
-		e.NoteFault(fmt.Sprintf("%s (record %d, %s)", p.Fault, p.N, r), start, checker.Now())
+		e.NoteFault(fmt.Sprintf("%s (record %d, %s)", p.Fault, p.N, r), start, history.Now())
 	}
 }
 

@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/checker/history"
 	"github.com/idemcheck/idemcheck/conform/scenario"
 	"github.com/idemcheck/idemcheck/faults"
 )
@@ -44,7 +44,7 @@ func runQKill(ctx context.Context, e *scenario.Env, t *scenario.T) {
 				"does the service consume $%s in the group named by $%s?", q.Cfg.Env.Topic, q.Cfg.Env.Group)
 			return
 		}
-		start := checker.Now()
+		start := history.Now()
 		if !killAll(t, q.ConsumerProcs(e)) {
 			return
 		}
@@ -63,7 +63,7 @@ func runQKill(ctx context.Context, e *scenario.Env, t *scenario.T) {
 		default:
 			landed = fmt.Sprintf("killed after the offset commit past %s, before its credit", r)
 		}
-		e.NoteFault("SIGKILL every consumer: "+landed, start, checker.Now())
+		e.NoteFault("SIGKILL every consumer: "+landed, start, history.Now())
 	}
 	if landed == "" {
 		t.Inconclusive(fmt.Sprintf("each of %d records was credited and committed within one %s look: no kill landed between them", killTries, scenario.PollEvery),

@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/checker/history"
 	"github.com/idemcheck/idemcheck/conform/scenario"
 	"github.com/idemcheck/idemcheck/faults"
 )
@@ -37,7 +37,7 @@ func runQKillAt(ctx context.Context, e *scenario.Env, t *scenario.T) {
 		t.Errorf("%v", err)
 		return
 	}
-	start := checker.Now()
+	start := history.Now()
 	crashed := q.WaitCrash(ctx, e)
 	credited, passed, _ := q.State(ctx, e, r)
 	disarm()
@@ -64,7 +64,7 @@ func runQKillAt(ctx context.Context, e *scenario.Env, t *scenario.T) {
 		return
 	}
 	landed := fmt.Sprintf("instance %d crashed at its point %s with %s", crashed, q.Points[crashed].Name, r)
-	e.NoteFault("crash at "+q.Points[crashed].Name+", SIGKILL the other consumers", start, checker.Now())
+	e.NoteFault("crash at "+q.Points[crashed].Name+", SIGKILL the other consumers", start, history.Now())
 	switch {
 	case passed:
 		t.Inconclusive(landed+", but the group had committed past it already", "the point is not between the credit and the offset commit")

@@ -7,7 +7,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/checker/history"
 	"github.com/idemcheck/idemcheck/conform/scenario"
 )
 
@@ -36,7 +36,7 @@ func runQRebalance(ctx context.Context, e *scenario.Env, t *scenario.T) {
 	var steps []string
 	for _, i := range []int{n - 1, 0} {
 		_ = scenario.SleepCtx(ctx, 300*time.Millisecond)
-		before, start := s.count(), checker.Now()
+		before, start := s.count(), history.Now()
 		if err := procs[i].Restart(ctx); err != nil {
 			stop()
 			<-done
@@ -50,7 +50,7 @@ func runQRebalance(ctx context.Context, e *scenario.Env, t *scenario.T) {
 			return
 		}
 		now, joined := q.WaitMembers(ctx, n, members, scenario.RedeliveryWait(e))
-		e.NoteFault(fmt.Sprintf("instance %d leaves and joins group %s", i, q.Group), start, checker.Now())
+		e.NoteFault(fmt.Sprintf("instance %d leaves and joins group %s", i, q.Group), start, history.Now())
 		if !joined {
 			stop()
 			<-done

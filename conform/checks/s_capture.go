@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/checker/history"
 	"github.com/idemcheck/idemcheck/conform/driver"
 	"github.com/idemcheck/idemcheck/conform/pspfront"
 	"github.com/idemcheck/idemcheck/conform/scenario"
@@ -72,10 +73,10 @@ func runCapture(ctx context.Context, e *scenario.Env, t *scenario.T) {
 func authorizeStep(ctx context.Context, e *scenario.Env, t *scenario.T, in scenario.Intent) (string, []string, bool) {
 	mod := func(s *driver.Send) { s.Template = e.Cfg.AuthorizeRequest() }
 	r := e.Front.Add(in.Meaning.OrderID, in.Meaning.Amount, pspfront.Lose)
-	start := checker.Now()
+	start := history.Now()
 	first := t.Send(ctx, "authorize; the PSP's reply is lost on every attempt with its key", in, mod)
 	r.Stop()
-	e.NoteFaultFor("S-capture authorize reply lost", e.D.Intent(in.Caller, in.Key), start, checker.Now())
+	e.NoteFaultFor("S-capture authorize reply lost", e.D.Intent(in.Caller, in.Key), start, history.Now())
 	if r.Fired() == 0 {
 		t.Inconclusive("the authorize's PSP reply was never lost", "the target sent no PSP request for order %s (amount %d) and answered %s%s",
 			in.Meaning.OrderID, in.Meaning.Amount, scenario.DescribeResp(first), scenario.Hint(e, first))
@@ -91,7 +92,7 @@ func authorizeStep(ctx context.Context, e *scenario.Env, t *scenario.T, in scena
 			"%d authorizations at the PSP for order %s (%s): a repeated authorize held the buyer's funds again", len(auths), in.Meaning.OrderID, strings.Join(auths, ", "))
 		f.Intent, f.Amount = e.D.Intent(in.Caller, in.Key), in.Meaning.Amount
 	}
-	if fin.Outcome != checker.OutcomeSucceeded || fin.PaymentID == "" {
+	if fin.Outcome != history.OutcomeSucceeded || fin.PaymentID == "" {
 		t.Inconclusive("the authorize was not answered succeeded with a payment id",
 			"its final answer was %s: add an outcomes rule for what the authorize answers (e.g. status authorized -> succeeded)", scenario.DescribeResp(fin))
 		return "", auths, false
@@ -106,7 +107,7 @@ func authorizeStep(ctx context.Context, e *scenario.Env, t *scenario.T, in scena
 
 // captureStep captures pay under one key: the first attempt's PSP reply is
 // lost on every try with its PSP key, copies follow, then retries.
-func captureStep(ctx context.Context, e *scenario.Env, t *scenario.T, in scenario.Intent, pay string, auths []string) ([]checker.Op, []*driver.Attempt, bool) {
+func captureStep(ctx context.Context, e *scenario.Env, t *scenario.T, in scenario.Intent, pay string, auths []string) ([]history.Op, []*driver.Attempt, bool) {
 	key := e.NewKey()
 	atts, fired := t.LostThenCopies(ctx, e.Cfg.Capture, "capture", in, pay, key, auths)
 	name := e.D.Intent(in.Caller, in.Key)
@@ -143,7 +144,7 @@ func captureStep(ctx context.Context, e *scenario.Env, t *scenario.T, in scenari
 
 // refundStep refunds pay the same way: one PSP refund per refund request,
 // and none answered succeeded that the PSP never made.
-func refundStep(ctx context.Context, e *scenario.Env, t *scenario.T, in scenario.Intent, pay string, auths []string, caps []checker.Op) ([]checker.Op, string) {
+func refundStep(ctx context.Context, e *scenario.Env, t *scenario.T, in scenario.Intent, pay string, auths []string, caps []history.Op) ([]history.Op, string) {
 	key := e.NewKey()
 	atts, fired := t.LostThenCopies(ctx, e.Cfg.Refund, "refund", in, pay, key, auths)
 	name := e.D.Intent(in.Caller, in.Key)

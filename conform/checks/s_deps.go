@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/checker/history"
 	"github.com/idemcheck/idemcheck/conform/scenario"
 )
 
@@ -33,10 +33,10 @@ func runDeps(ctx context.Context, e *scenario.Env, t *scenario.T) {
 			return
 		}
 		before := dl.Link.Fired()
-		start := checker.Now()
+		start := history.Now()
 		a := t.Send(ctx, fmt.Sprintf("the reply from %s is lost", dl.Name), in, nil)
 		_ = undo()
-		e.NoteFault("reply lost on link "+dl.Name, start, checker.Now())
+		e.NoteFault("reply lost on link "+dl.Name, start, history.Now())
 		if dl.Link.Fired() == before {
 			t.Errorf("no traffic of the create crossed link %s: is the service pointed at $%s_ADDR?", dl.Name, dl.Name)
 			return

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/checker/history"
 	"github.com/idemcheck/idemcheck/conform/driver"
 	"github.com/idemcheck/idemcheck/conform/scenario"
 	"github.com/idemcheck/idemcheck/faults"
@@ -26,7 +26,7 @@ func MultiStepCheck() *scenario.Check {
 		Rule: "payment check: multi-step flows; SCENARIOS.md B6", Needs: needRefund, Run: runMultiStep}
 }
 
-func refundsFor(e *scenario.Env, in scenario.Intent) []checker.Op {
+func refundsFor(e *scenario.Env, in scenario.Intent) []history.Op {
 	amount := in.Meaning.Amount
 	charges, _ := e.ChargesFor(context.Background(), in)
 	var ids []string
@@ -35,7 +35,7 @@ func refundsFor(e *scenario.Env, in scenario.Intent) []checker.Op {
 			ids = append(ids, c.Output.ChargeID)
 		}
 	}
-	var out []checker.Op
+	var out []history.Op
 	for _, r := range e.PSP.Refunds() {
 		if (r.Input.Amount != nil && *r.Input.Amount == amount) || (r.Input.ChargeID != "" && slices.Contains(ids, r.Input.ChargeID)) {
 			out = append(out, r)
@@ -47,7 +47,7 @@ func refundsFor(e *scenario.Env, in scenario.Intent) []checker.Op {
 func runMultiStep(ctx context.Context, e *scenario.Env, t *scenario.T) {
 	in := e.NewIntent(0)
 	a := scenario.SendUntilFinal(ctx, t, "create", in, nil)
-	if a.Outcome != checker.OutcomeSucceeded || a.PaymentID == "" {
+	if a.Outcome != history.OutcomeSucceeded || a.PaymentID == "" {
 		t.Errorf("the create did not succeed with a payment id (%s); nothing to refund", scenario.DescribeResp(a))
 		return
 	}

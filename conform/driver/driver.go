@@ -15,7 +15,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/checker/history"
 	"github.com/idemcheck/idemcheck/conform/config"
 	"github.com/idemcheck/idemcheck/internal/onecopy"
 )
@@ -62,7 +62,7 @@ type Driver struct {
 	cfg      *config.Config
 	bases    []string
 	client   *http.Client
-	Recorder *checker.Recorder
+	Recorder *history.Recorder
 
 	mu       sync.Mutex
 	seq      int
@@ -81,14 +81,14 @@ func (d *Driver) SetClockOffset(off time.Duration) {
 func (d *Driver) nowNS() string {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	return strconv.FormatInt(checker.Now()+int64(d.offset), 10)
+	return strconv.FormatInt(history.Now()+int64(d.offset), 10)
 }
 
 // New returns a driver for the target at bases (one URL per instance).
 func New(cfg *config.Config, bases []string) *Driver {
 	// Each Do is exactly one copy on the wire; a request's timeout is its
 	// context's.
-	return &Driver{cfg: cfg, bases: bases, client: onecopy.Client(0), Recorder: checker.NewRecorder()}
+	return &Driver{cfg: cfg, bases: bases, client: onecopy.Client(0), Recorder: history.NewRecorder()}
 }
 
 // Bases are the instances' base URLs.
@@ -183,13 +183,13 @@ func (d *Driver) Create(ctx context.Context, s Send) *Attempt {
 		req.Header[name] = []string{keyValue(s)}
 	}
 	a.ReqBody = string(body)
-	var pend *checker.Pending
+	var pend *history.Pending
 	if a.Intent != "" {
-		pend = d.Recorder.Begin(fmt.Sprintf("client-%s-%d", a.Caller, d.nextProc()), checker.OpCreate, a.Intent,
-			checker.Input{Fingerprint: Fingerprint(s.Meaning), Amount: checker.Int64(s.Meaning.Amount), Currency: s.Meaning.Currency})
+		pend = d.Recorder.Begin(fmt.Sprintf("client-%s-%d", a.Caller, d.nextProc()), history.OpCreate, a.Intent,
+			history.Input{Fingerprint: Fingerprint(s.Meaning), Amount: history.Int64(s.Meaning.Amount), Currency: s.Meaning.Currency})
 	}
 	d.do(req, a, s.Timeout)
-	onecopy.Record(pend, !a.Unknown(), checker.Output{Outcome: a.Outcome, PaymentID: a.PaymentID})
+	onecopy.Record(pend, !a.Unknown(), history.Output{Outcome: a.Outcome, PaymentID: a.PaymentID})
 	d.keep(a)
 	return a
 }
@@ -303,9 +303,9 @@ func (d *Driver) do(req *http.Request, a *Attempt, timeout time.Duration) {
 	defer cancel()
 	req = req.WithContext(ctx)
 	a.ReqHeaders = redact(req.Header)
-	a.Call = checker.Now()
+	a.Call = history.Now()
 	r := onecopy.Do(d.client, req, 1<<20)
-	a.Return = checker.Now()
+	a.Return = history.Now()
 	if !r.Known() {
 		a.Err = r.Err.Error()
 		if r.Status != 0 {
@@ -337,7 +337,7 @@ func (d *Driver) outcome(status int, body []byte) string {
 		}
 		return r.Outcome
 	}
-	return checker.OutcomeError
+	return history.OutcomeError
 }
 
 // Reachable reports whether anything answers HTTP at base; it returns the

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/checker/history"
 	"github.com/idemcheck/idemcheck/conform/driver"
 	"github.com/idemcheck/idemcheck/conform/scenario"
 )
@@ -56,18 +57,18 @@ func TestPicturesAsABrowserDrawsThem(t *testing.T) {
 	dir := t.TempDir()
 
 	in1, in2 := "payments:u1:K1", "payments:u2:K1"
-	create := func(process, intent, pay string, at time.Duration) checker.Op {
-		return checker.Op{Process: process, Op: checker.OpCreate, Call: t0.Add(at).UnixNano(), Return: checker.Int64(t0.Add(at + 40*time.Millisecond).UnixNano()),
-			Intent: intent, Input: checker.Input{Fingerprint: "f-" + process, Amount: checker.Int64(1002), Currency: "USD"},
-			Output: &checker.Output{Outcome: checker.OutcomeSucceeded, PaymentID: pay}}
+	create := func(process, intent, pay string, at time.Duration) history.Op {
+		return history.Op{Process: process, Op: history.OpCreate, Call: t0.Add(at).UnixNano(), Return: history.Int64(t0.Add(at + 40*time.Millisecond).UnixNano()),
+			Intent: intent, Input: history.Input{Fingerprint: "f-" + process, Amount: history.Int64(1002), Currency: "USD"},
+			Output: &history.Output{Outcome: history.OutcomeSucceeded, PaymentID: pay}}
 	}
 	u1, u2 := create("client-u1", in1, "pay_u1", 0), create("client-u2", in2, "pay_u1", 100*time.Millisecond)
 	atts := []*driver.Attempt{
-		{Seq: 1, Step: "u1 uses the key", Caller: "u1", Intent: in1, Call: u1.Call, Return: *u1.Return, Status: 200, Outcome: checker.OutcomeSucceeded, PaymentID: "pay_u1"},
-		{Seq: 2, Step: "u2 uses the same key", Caller: "u2", Intent: in2, Call: u2.Call, Return: *u2.Return, Status: 200, Outcome: checker.OutcomeSucceeded, PaymentID: "pay_u1"},
+		{Seq: 1, Step: "u1 uses the key", Caller: "u1", Intent: in1, Call: u1.Call, Return: *u1.Return, Status: 200, Outcome: history.OutcomeSucceeded, PaymentID: "pay_u1"},
+		{Seq: 2, Step: "u2 uses the same key", Caller: "u2", Intent: in2, Call: u2.Call, Return: *u2.Return, Status: 200, Outcome: history.OutcomeSucceeded, PaymentID: "pay_u1"},
 	}
 	cross := scenario.Finding{Level: scenario.Safety, Kind: checker.KindInconsistentAnswer, Message: "u2 received u1's answer: payment pay_u1", Intent: in2}
-	rel, why := picture(dir, scenario.Result{ID: "A6", Ops: checker.History{u1, u2}}, 1, cross, atts)
+	rel, why := picture(dir, scenario.Result{ID: "A6", Ops: history.History{u1, u2}}, 1, cross, atts)
 	if rel == "" {
 		t.Fatalf("no picture: %s", why)
 	}
@@ -81,13 +82,13 @@ func TestPicturesAsABrowserDrawsThem(t *testing.T) {
 		t.Errorf("the screenshot is %d bytes: nothing drawn", size)
 	}
 
-	charge := func(key, id string, at time.Duration) checker.Op {
-		return checker.Op{Process: "psp", Op: checker.OpCharge, Call: t0.Add(at).UnixNano(), Return: checker.Int64(t0.Add(at).UnixNano()), Intent: in1,
-			Input: checker.Input{PSPKey: key, Amount: checker.Int64(1002)}, Output: &checker.Output{ChargeID: id}}
+	charge := func(key, id string, at time.Duration) history.Op {
+		return history.Op{Process: "psp", Op: history.OpCharge, Call: t0.Add(at).UnixNano(), Return: history.Int64(t0.Add(at).UnixNano()), Intent: in1,
+			Input: history.Input{PSPKey: key, Amount: history.Int64(1002)}, Output: &history.Output{ChargeID: id}}
 	}
 	c1, c2 := charge("pay_u1:charge", "ch_first", 10*time.Millisecond), charge("pay_u1:retry", "ch_second", 60*time.Millisecond)
-	double := scenario.Finding{Level: scenario.Safety, Kind: checker.KindDoubleCharge, Message: "the PSP charged the intent twice: ch_first, ch_second", Intent: in1, Charges: []checker.Op{c1, c2}}
-	rel, why = picture(dir, scenario.Result{ID: "A1", Ops: checker.History{u1, c1, c2}}, 1, double, atts[:1])
+	double := scenario.Finding{Level: scenario.Safety, Kind: checker.KindDoubleCharge, Message: "the PSP charged the intent twice: ch_first, ch_second", Intent: in1, Charges: []history.Op{c1, c2}}
+	rel, why = picture(dir, scenario.Result{ID: "A1", Ops: history.History{u1, c1, c2}}, 1, double, atts[:1])
 	if rel == "" {
 		t.Fatalf("no picture: %s", why)
 	}

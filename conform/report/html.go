@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/checker/history"
 	"github.com/idemcheck/idemcheck/conform/driver"
 	"github.com/idemcheck/idemcheck/conform/scenario"
 )
@@ -106,7 +106,7 @@ func safeName(s string) string {
 	}, s)
 }
 
-func chargeID(c checker.Op) string {
+func chargeID(c history.Op) string {
 	switch {
 	case c.Output != nil && c.Output.ChargeID != "":
 		return c.Output.ChargeID
@@ -116,7 +116,7 @@ func chargeID(c checker.Op) string {
 	return "(unknown)"
 }
 
-func amount(c checker.Op) int64 {
+func amount(c history.Op) int64 {
 	if c.Input.Amount != nil {
 		return *c.Input.Amount
 	}
@@ -170,7 +170,7 @@ pre{white-space:pre-wrap;word-break:break-all;margin:0;font-size:12px}
 </body></html>
 `))
 
-func writeHistory(path string, h checker.History) error {
+func writeHistory(path string, h history.History) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
@@ -178,7 +178,7 @@ func writeHistory(path string, h checker.History) error {
 	if err != nil {
 		return err
 	}
-	if err := checker.WriteJSONL(f, h); err != nil {
+	if err := history.WriteJSONL(f, h); err != nil {
 		f.Close()
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/checker/history"
 	"github.com/idemcheck/idemcheck/conform/driver"
 	"github.com/idemcheck/idemcheck/conform/scenario"
 )
@@ -19,14 +20,14 @@ const (
 	intentB = "payments:u2:KB"
 )
 
-func create(process, intent string, call, ret int64, pay string) checker.Op {
-	return checker.Op{Process: process, Op: checker.OpCreate, Intent: intent, Call: call, Return: checker.Int64(ret),
-		Input: checker.Input{Fingerprint: "f", Amount: checker.Int64(1001), Currency: "USD"}, Output: &checker.Output{Outcome: "succeeded", PaymentID: pay}}
+func create(process, intent string, call, ret int64, pay string) history.Op {
+	return history.Op{Process: process, Op: history.OpCreate, Intent: intent, Call: call, Return: history.Int64(ret),
+		Input: history.Input{Fingerprint: "f", Amount: history.Int64(1001), Currency: "USD"}, Output: &history.Output{Outcome: "succeeded", PaymentID: pay}}
 }
 
-func charge(key string, call int64) checker.Op {
-	return checker.Op{Process: "psp", Op: checker.OpCharge, Call: call, Return: checker.Int64(call),
-		Input: checker.Input{PSPKey: key, Amount: checker.Int64(1001)}, Output: &checker.Output{ChargeID: "ch_" + key}}
+func charge(key string, call int64) history.Op {
+	return history.Op{Process: "psp", Op: history.OpCharge, Call: call, Return: history.Int64(call),
+		Input: history.Input{PSPKey: key, Amount: history.Int64(1001)}, Output: &history.Output{ChargeID: "ch_" + key}}
 }
 
 // actReport is an A6-like result: the headline finding about intent A (two
@@ -39,13 +40,13 @@ func actReport() *Report {
 			ReqHeaders: map[string]string{"Idempotency-Key": "KA"}, Status: 201, Outcome: "succeeded", Call: call, Return: call + 5,
 			RespHeaders: map[string]string{"X-Idemcheck-Arrival": "123", "Content-Type": "application/json"}}
 	}
-	ops := checker.History{create("client-u1-1", intentA, 10, 15, "pay_a"), create("client-u2-2", intentB, 20, 25, "pay_b")}
+	ops := history.History{create("client-u1-1", intentA, 10, 15, "pay_a"), create("client-u2-2", intentB, 20, 25, "pay_b")}
 	return &Report{Config: "my config.yaml", Seed: seed, Started: time.Unix(0, 0).UTC(), Results: []scenario.Result{{
 		ID: "A6", Title: "one key from two callers", Level: scenario.Safety, Rule: "SCENARIOS.md A6; payment check: cross-caller",
 		Verdict: scenario.Violation, Why: "two findings",
 		Findings: []scenario.Finding{
 			{Level: scenario.Safety, Kind: "double-charge", Rule: "HISTORY.md one charge per intent (SCENARIOS.md A6)", Message: "headline: two charges for A",
-				Intent: intentA, Seqs: []int{1}, Charges: []checker.Op{charge("KA-1", 12), charge("KA-2", 13)}},
+				Intent: intentA, Seqs: []int{1}, Charges: []history.Op{charge("KA-1", 12), charge("KA-2", 13)}},
 			{Level: scenario.Safety, Kind: "inconsistent-answer", Rule: "SCENARIOS.md A6 (keys scoped to the caller)", Message: "secondary: about B",
 				Seqs: []int{2}},
 		},

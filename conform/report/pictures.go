@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/checker/history"
 	"github.com/idemcheck/idemcheck/conform/driver"
 	"github.com/idemcheck/idemcheck/conform/scenario"
 )
@@ -38,7 +39,7 @@ func picture(dir string, res scenario.Result, n int, f scenario.Finding, atts []
 	if len(h) == 0 {
 		h = res.History
 	}
-	h = append(checker.History(nil), h...)
+	h = append(history.History(nil), h...)
 	type id struct {
 		process, op string
 		call        int64

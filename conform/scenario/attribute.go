@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/checker/history"
 	"github.com/idemcheck/idemcheck/conform/pspfront"
 )
 
@@ -26,19 +26,19 @@ const (
 
 // Attribution maps order ids to their PSP charges.
 type Attribution struct {
-	By map[string][]checker.Op
+	By map[string][]history.Op
 	// How counts the charges attributed each way.
 	How map[string]int
 	// Unattributed are charges no order explains: reported, never dropped.
-	Unattributed []checker.Op
+	Unattributed []history.Op
 }
 
 // Attribute assigns each charge to the order whose id the charge's metadata
 // carries, else to the order whose id was in the PSP request that made the
 // charge (same idempotency key, or the answer naming the charge), else to the
 // one order of the same amount. It needs no server.
-func Attribute(charges []checker.Op, ex []pspfront.Exchange, orders []Order) Attribution {
-	a := Attribution{By: map[string][]checker.Op{}, How: map[string]int{}}
+func Attribute(charges []history.Op, ex []pspfront.Exchange, orders []Order) Attribution {
+	a := Attribution{By: map[string][]history.Op{}, How: map[string]int{}}
 	inText := func(s string) string {
 		for _, o := range orders {
 			if strings.Contains(s, o.ID) {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/checker/history"
 	"github.com/idemcheck/idemcheck/fakepsp"
 )
 
@@ -59,7 +60,7 @@ func (t *T) JudgeCredits(ctx context.Context, p *HookPayment) []int64 {
 		t.Errorf("ledger.credits of %s: %v", p.Ref.OrderID, err)
 		return nil
 	}
-	readAt := checker.Now()
+	readAt := history.Now()
 	charged := *p.Charge.Input.Amount
 	var refunded int64
 	refunds := RefundsOf(e, p.ChargeOps())
@@ -81,7 +82,7 @@ func (t *T) JudgeCredits(ctx context.Context, p *HookPayment) []int64 {
 		rows, p.Charge.Output.ChargeID, charged, len(refunds), refunded, deliveryList(p, ds))
 	add := func(kind, format string, args ...any) {
 		f := t.Safety(kind, RuleOneCredit, "payment %s (%s): %s. %s", PaymentWords(p), p.Ref.PSPPaymentID, fmt.Sprintf(format, args...), evidence)
-		f.Intent, f.Amount, f.Charges = p.Name, charged, append([]checker.Op{p.Charge}, refunds...)
+		f.Intent, f.Amount, f.Charges = p.Name, charged, append([]history.Op{p.Charge}, refunds...)
 		f.Deliveries, f.Credits, f.CreditsAt = ds, rows, readAt
 	}
 	switch {
@@ -111,8 +112,8 @@ func (t *T) recordCredits(p *HookPayment, credits []int64, readAt int64) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	for i, amount := range credits {
-		op := checker.Op{Process: "service-credits", Op: checker.OpCredit, Call: readAt, Return: checker.Int64(readAt), Intent: p.Name,
-			PaymentID: p.Ref.PaymentID, Input: checker.Input{Merchant: "service", Amount: checker.Int64(amount), EventID: fmt.Sprintf("%s:row-%d", p.Ref.PSPPaymentID, i+1)}}
+		op := history.Op{Process: "service-credits", Op: history.OpCredit, Call: readAt, Return: history.Int64(readAt), Intent: p.Name,
+			PaymentID: p.Ref.PaymentID, Input: history.Input{Merchant: "service", Amount: history.Int64(amount), EventID: fmt.Sprintf("%s:row-%d", p.Ref.PSPPaymentID, i+1)}}
 		t.History = append(t.History, op)
 		t.ops = append(t.ops, op)
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/checker/history"
 	"github.com/idemcheck/idemcheck/conform/config"
 	"github.com/idemcheck/idemcheck/conform/driver"
 	"github.com/idemcheck/idemcheck/conform/pspfront"
@@ -19,7 +20,7 @@ import (
 
 // Effects observes money movement. Charges is nil for a plain counter.
 type Effects interface {
-	Charges(ctx context.Context) ([]checker.Op, error)
+	Charges(ctx context.Context) ([]history.Op, error)
 	Count(ctx context.Context) (int64, error)
 }
 
@@ -63,7 +64,7 @@ type Env struct {
 	// and returns what they did: effects (credits, notifications) for the
 	// whole history, and the sink's own history (ledger credits and sink
 	// reads). The chaos check checks both.
-	Behind func(ctx context.Context) (effects, sink checker.History, err error)
+	Behind func(ctx context.Context) (effects, sink history.History, err error)
 	// ChaosFaults, when set, narrows the chaos schedule to these catalogue
 	// faults (a spec aiming at one tier's guard).
 	ChaosFaults []string
@@ -184,7 +185,7 @@ func (e *Env) Settle(ctx context.Context) {
 
 // ChargesFor returns the PSP charges attributed to the intent's order. It
 // returns ok=false when the effects are a plain counter.
-func (e *Env) ChargesFor(ctx context.Context, in Intent) ([]checker.Op, bool) {
+func (e *Env) ChargesFor(ctx context.Context, in Intent) ([]history.Op, bool) {
 	a, ok := e.attribute(ctx)
 	if !ok {
 		return nil, false

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/checker/history"
 	"github.com/idemcheck/idemcheck/conform/driver"
 )
 
@@ -37,7 +38,7 @@ func intentsOf(e *Env, ins []Intent) []string {
 func answeredWithPayment(atts []*driver.Attempt, names []string) bool {
 	for _, a := range atts {
 		if slices.Contains(names, a.Intent) && a.PaymentID != "" &&
-			(a.Outcome == checker.OutcomeSucceeded || a.Outcome == checker.OutcomeFailed) {
+			(a.Outcome == history.OutcomeSucceeded || a.Outcome == history.OutcomeFailed) {
 			return true
 		}
 	}
@@ -52,7 +53,7 @@ func voided(atts []*driver.Attempt, names []string) bool {
 		if !slices.Contains(names, a.Intent) || !Final(a) {
 			continue
 		}
-		if a.Outcome != checker.OutcomeVoid {
+		if a.Outcome != history.OutcomeVoid {
 			return false
 		}
 		n++
@@ -62,7 +63,7 @@ func voided(atts []*driver.Attempt, names []string) bool {
 
 func succeededAny(atts []*driver.Attempt, names []string) bool {
 	for _, a := range atts {
-		if slices.Contains(names, a.Intent) && a.Outcome == checker.OutcomeSucceeded {
+		if slices.Contains(names, a.Intent) && a.Outcome == history.OutcomeSucceeded {
 			return true
 		}
 	}
@@ -83,7 +84,7 @@ func whyNoAnswer(e *Env, atts []*driver.Attempt, names []string) string {
 	sum := Summarize(mine)
 	allErr, allGone, ids := true, true, false
 	for _, a := range mine {
-		allErr = allErr && !a.Unknown() && a.Outcome == checker.OutcomeError
+		allErr = allErr && !a.Unknown() && a.Outcome == history.OutcomeError
 		allGone = allGone && a.Unknown()
 		ids = ids || a.PaymentID != ""
 	}
@@ -107,7 +108,7 @@ func keyExample(e *Env) string {
 	return "UUID v4"
 }
 
-func ChargeWords(cs []checker.Op) string {
+func ChargeWords(cs []history.Op) string {
 	if len(cs) == 0 {
 		return "0 charges"
 	}
@@ -137,7 +138,7 @@ func refundedIDs(e *Env) map[string]bool {
 	return out
 }
 
-func chargeIDs(cs []checker.Op) string {
+func chargeIDs(cs []history.Op) string {
 	var out []string
 	for _, c := range cs {
 		if c.Output != nil && c.Output.ChargeID != "" {

@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/checker/history"
 	"github.com/idemcheck/idemcheck/conform/config"
 	"github.com/idemcheck/idemcheck/conform/driver"
 	"github.com/idemcheck/idemcheck/fakepsp"
@@ -88,7 +88,7 @@ type HookPayment struct {
 	In     Intent
 	Name   string // the intent's history name
 	Answer *driver.Attempt
-	Charge checker.Op
+	Charge history.Op
 	Ref    PaymentRef
 	Events []fakepsp.WebhookEvent
 	Hold   *fakepsp.Hold // nil when the events went to the schedule at once
@@ -123,7 +123,7 @@ func NewHookPayment(e *Env, hold bool) *HookPayment {
 
 // Find reads the payment's charge and events from fakepsp.
 func (p *HookPayment) Find(ctx context.Context, e *Env, t *T) bool {
-	if p.Answer.Outcome != checker.OutcomeSucceeded {
+	if p.Answer.Outcome != history.OutcomeSucceeded {
 		t.Inconclusive(fmt.Sprintf("the create of %s did not succeed (%s)", p.In.Meaning.OrderID, DescribeResp(p.Answer)),
 			"a webhook check needs a charged payment to deliver the events of")
 		p.Release()
@@ -302,4 +302,4 @@ func (p *HookPayment) WaitLost(ctx context.Context, e *Env) []string {
 	return lost
 }
 
-func (p *HookPayment) ChargeOps() []checker.Op { return []checker.Op{p.Charge} }
+func (p *HookPayment) ChargeOps() []history.Op { return []history.Op{p.Charge} }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/checker/history"
 	"github.com/idemcheck/idemcheck/conform/driver"
 )
 
@@ -70,7 +71,7 @@ func (t *T) Judge(ctx context.Context, expect map[int64]int, ins ...Intent) {
 	atts := t.Attempts()
 	gs := groups(ins, expect)
 	attr, withPSP := e.attribute(ctx)
-	var truth checker.History
+	var truth history.History
 	shared := map[string]bool{}
 	total := 0
 	for _, g := range gs {
@@ -87,7 +88,7 @@ func (t *T) Judge(ctx context.Context, expect map[int64]int, ins ...Intent) {
 		if !answered {
 			t.Inconclusive(fmt.Sprintf("no create for %s was answered with a payment", g.order), "%s", whyNoAnswer(e, atts, names))
 		}
-		var charges []checker.Op
+		var charges []history.Op
 		if withPSP {
 			charges = attr.By[g.order]
 			t.judgeCharges(g, charges, names, atts)
@@ -124,10 +125,10 @@ func (t *T) Judge(ctx context.Context, expect map[int64]int, ins ...Intent) {
 }
 
 // judgeCharges holds one order's charges against what the check sent.
-func (t *T) judgeCharges(g *group, charges []checker.Op, names []string, atts []*driver.Attempt) {
+func (t *T) judgeCharges(g *group, charges []history.Op, names []string, atts []*driver.Attempt) {
 	e := t.Env
 	rule := RuleHistory + " (SCENARIOS.md " + t.Check.ID + ")"
-	var own []checker.Op
+	var own []history.Op
 	for _, c := range charges {
 		amt := int64(-1)
 		if c.Input.Amount != nil {
@@ -139,12 +140,12 @@ func (t *T) judgeCharges(g *group, charges []checker.Op, names []string, atts []
 		case slices.Contains(g.alt, amt):
 			if !t.hasFinding(checker.KindMismatchAccepted, names[0]) {
 				f := t.Safety(checker.KindMismatchAccepted, "SCENARIOS.md A5", "the mismatched request (amount %d) under the key of %s was charged (PSP key %q)", amt, g.order, c.Input.PSPKey)
-				f.Charges, f.Intent, f.Amount = []checker.Op{c}, names[0], amt
+				f.Charges, f.Intent, f.Amount = []history.Op{c}, names[0], amt
 			}
 		default:
 			f := t.Safety(checker.KindWrongAmount, "payment check: the charge is the amount requested",
 				"order %s asked for %d; the PSP charged %d (PSP key %q)", g.order, g.amount, amt, c.Input.PSPKey)
-			f.Charges, f.Intent, f.Amount, f.Seqs = []checker.Op{c}, names[0], g.amount, seqsFor(atts, names[0])
+			f.Charges, f.Intent, f.Amount, f.Seqs = []history.Op{c}, names[0], g.amount, seqsFor(atts, names[0])
 			own = append(own, c)
 		}
 	}
@@ -158,7 +159,7 @@ func (t *T) judgeCharges(g *group, charges []checker.Op, names []string, atts []
 	// charge each: one riding on another's charge was told a lie.
 	paid := map[string]bool{}
 	for _, a := range atts {
-		if slices.Contains(names, a.Intent) && a.Outcome == checker.OutcomeSucceeded && a.PaymentID != "" {
+		if slices.Contains(names, a.Intent) && a.Outcome == history.OutcomeSucceeded && a.PaymentID != "" {
 			paid[a.PaymentID] = true
 		}
 	}
@@ -180,7 +181,7 @@ func (t *T) judgeCharges(g *group, charges []checker.Op, names []string, atts []
 	// are owed an answer.
 	told := 0
 	for _, n := range names {
-		if fin := t.finals[n]; fin != nil && fin.Outcome == checker.OutcomeSucceeded {
+		if fin := t.finals[n]; fin != nil && fin.Outcome == history.OutcomeSucceeded {
 			told++
 		}
 	}
@@ -189,7 +190,7 @@ func (t *T) judgeCharges(g *group, charges []checker.Op, names []string, atts []
 	}
 	for _, n := range names {
 		fin := t.finals[n]
-		if fin == nil || fin.Outcome == checker.OutcomeSucceeded {
+		if fin == nil || fin.Outcome == history.OutcomeSucceeded {
 			continue
 		}
 		f := t.Safety(checker.KindFailedButCharged, "payment check: the final answer names the charge (converge_within)",
@@ -201,8 +202,8 @@ func (t *T) judgeCharges(g *group, charges []checker.Op, names []string, atts []
 
 // checkHistory runs the checker over this check's client ops and the
 // attributed PSP charges, and turns its violations into findings.
-func (t *T) checkHistory(truth checker.History, shared map[string]bool) {
-	var h checker.History
+func (t *T) checkHistory(truth history.History, shared map[string]bool) {
+	var h history.History
 	for _, op := range t.Env.D.Recorder.History() {
 		if t.Intents[op.Intent] && op.Call >= t.start {
 			t.ops = append(t.ops, op)
@@ -235,7 +236,7 @@ func (t *T) checkHistory(truth checker.History, shared map[string]bool) {
 		f.Intent, f.Violation = v.Intent, &v
 		f.Seqs = seqsFor(t.Attempts(), v.Intent)
 		for _, op := range v.Ops {
-			if op.Op == checker.OpCharge {
+			if op.Op == history.OpCharge {
 				f.Charges = append(f.Charges, op)
 			}
 		}
@@ -275,7 +276,7 @@ func seqsFor(atts []*driver.Attempt, intent string) []int {
 	return out
 }
 
-func PSPKeys(cs []checker.Op) []string {
+func PSPKeys(cs []history.Op) []string {
 	var out []string
 	for _, c := range cs {
 		out = append(out, fmt.Sprintf("%q", c.Input.PSPKey))

@@ -8,15 +8,16 @@ import (
 	"testing"
 
 	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/checker/history"
 	"github.com/idemcheck/idemcheck/conform/config"
 	"github.com/idemcheck/idemcheck/conform/driver"
 	"github.com/idemcheck/idemcheck/conform/pspfront"
 	"github.com/idemcheck/idemcheck/faults"
 )
 
-func charge(key string, amount int64, md map[string]string, id string) checker.Op {
-	return checker.Op{Process: "psp", Op: checker.OpCharge, Call: 1, Return: checker.Int64(2),
-		Input: checker.Input{PSPKey: key, Amount: checker.Int64(amount), Metadata: md}, Output: &checker.Output{ChargeID: id}}
+func charge(key string, amount int64, md map[string]string, id string) history.Op {
+	return history.Op{Process: "psp", Op: history.OpCharge, Call: 1, Return: history.Int64(2),
+		Input: history.Input{PSPKey: key, Amount: history.Int64(amount), Metadata: md}, Output: &history.Output{ChargeID: id}}
 }
 
 func TestAttributionByOrderIDThenRequestThenAmount(t *testing.T) {
@@ -26,7 +27,7 @@ func TestAttributionByOrderIDThenRequestThenAmount(t *testing.T) {
 		{Key: "k-fee", Body: "amount=1031\ndescription=order ord-000001-00001 (fee)\n", RespBody: `{"id":"pi_1"}`},
 		{Key: "k-other", Body: "amount=7\n", RespBody: `{"latest_charge":"ch_named"}`},
 	}
-	charges := []checker.Op{
+	charges := []history.Op{
 		charge("k-md", 1010, map[string]string{"order": "ord-000001-00010"}, "ch_a"), // metadata, not ord-...-00001
 		charge("k-fee", 1031, nil, "ch_b"),                                           // the request carried the order id
 		charge("k-x", 1005, nil, "ch_c"),                                             // amount: order 2's other amount
@@ -62,9 +63,9 @@ func TestKeysAreUUIDv4ByDefaultAndSeeded(t *testing.T) {
 }
 
 // staticEffects is a PSP log given by the test: the judge is pure logic.
-type staticEffects []checker.Op
+type staticEffects []history.Op
 
-func (s staticEffects) Charges(context.Context) ([]checker.Op, error) { return s, nil }
+func (s staticEffects) Charges(context.Context) ([]history.Op, error) { return s, nil }
 func (s staticEffects) Count(context.Context) (int64, error)          { return int64(len(s)), nil }
 
 func testEnv(t *testing.T, effects Effects) *Env {
@@ -107,7 +108,7 @@ func TestChargedWithoutAFinalSuccessIsFailedButCharged(t *testing.T) {
 	e = testEnv(t, eff)
 	c := &Check{ID: "X", Level: Safety, Run: func(ctx context.Context, e *Env, t *T) {
 		in := e.NewIntent(0)
-		eff.ops = []checker.Op{charge("k1", in.Meaning.Amount, map[string]string{"order_id": in.Meaning.OrderID}, "ch_1")}
+		eff.ops = []history.Op{charge("k1", in.Meaning.Amount, map[string]string{"order_id": in.Meaning.OrderID}, "ch_1")}
 		t.Converge(ctx, "create", in, nil)
 		t.Judge(ctx, nil, in)
 	}}
@@ -118,9 +119,9 @@ func TestChargedWithoutAFinalSuccessIsFailedButCharged(t *testing.T) {
 	}
 }
 
-type lateEffects struct{ ops []checker.Op }
+type lateEffects struct{ ops []history.Op }
 
-func (l *lateEffects) Charges(context.Context) ([]checker.Op, error) { return l.ops, nil }
+func (l *lateEffects) Charges(context.Context) ([]history.Op, error) { return l.ops, nil }
 func (l *lateEffects) Count(context.Context) (int64, error)          { return int64(len(l.ops)), nil }
 
 // A checker result with an undecided partition or a refused op is not a pass.
@@ -128,8 +129,8 @@ func TestUndecidedCheckerResultIsInconclusive(t *testing.T) {
 	e := testEnv(t, nil)
 	c := &Check{ID: "X", Level: Safety, Run: func(ctx context.Context, e *Env, t *T) {
 		// A charge op without amount is refused by the checker (Invalid).
-		t.checkHistory(checker.History{{Process: "psp", Op: checker.OpCharge, Call: 1, Return: checker.Int64(2), Intent: "i",
-			Input: checker.Input{PSPKey: "k"}, Output: &checker.Output{ChargeID: "c"}}}, nil)
+		t.checkHistory(history.History{{Process: "psp", Op: history.OpCharge, Call: 1, Return: history.Int64(2), Intent: "i",
+			Input: history.Input{PSPKey: "k"}, Output: &history.Output{ChargeID: "c"}}}, nil)
 	}}
 	r := RunCheck(context.Background(), e, c)
 	if r.Verdict != Inconclusive || !strings.Contains(r.Precondition, "refused") {

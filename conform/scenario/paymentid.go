@@ -3,7 +3,7 @@ package scenario
 import (
 	"fmt"
 
-	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/checker/history"
 	"github.com/idemcheck/idemcheck/conform/config"
 	"github.com/idemcheck/idemcheck/conform/driver"
 )
@@ -11,7 +11,7 @@ import (
 // notePaymentID checks the path on a create's success answer.
 func (e *Env) notePaymentID(a *driver.Attempt) {
 	p := e.Cfg.Outcomes.PaymentID
-	if p == "" || a.Outcome != checker.OutcomeSucceeded || a.PaymentID != "" {
+	if p == "" || a.Outcome != history.OutcomeSucceeded || a.PaymentID != "" {
 		return
 	}
 	// A wrong path would leave every payment without an id, and the checks

@@ -4,14 +4,14 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/checker/history"
 	"github.com/idemcheck/idemcheck/conform/driver"
 )
 
 // accepted: the target took the request on (whatever became of the payment).
 func accepted(a *driver.Attempt) bool {
 	switch a.Outcome {
-	case checker.OutcomeSucceeded, checker.OutcomeFailed, checker.OutcomeProcessing, checker.OutcomeInProgress:
+	case history.OutcomeSucceeded, history.OutcomeFailed, history.OutcomeProcessing, history.OutcomeInProgress:
 		return true
 	}
 	return false

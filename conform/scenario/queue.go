@@ -11,7 +11,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/checker/history"
 	"github.com/idemcheck/idemcheck/conform/config"
 	"github.com/idemcheck/idemcheck/conform/driver"
 	"github.com/idemcheck/idemcheck/faults"
@@ -125,7 +125,7 @@ func NewQRecord(ctx context.Context, e *Env, t *T) *QRecord {
 		event: "evt_q" + strings.ReplaceAll(n, "-", ""), amount: in.Meaning.Amount, Offset: -1}
 	if e.Queue.Cfg.CreateFirst {
 		a := t.Send(ctx, "the record's payment, made first (consumer.create_first)", in, nil)
-		if a.Outcome != checker.OutcomeSucceeded || a.PaymentID == "" {
+		if a.Outcome != history.OutcomeSucceeded || a.PaymentID == "" {
 			t.Inconclusive(fmt.Sprintf("the create of a record's payment did not succeed with a payment id (status %d, outcome %s)", a.Status, a.Outcome),
 				"consumer.create_first makes each record's payment through the create request first")
 			return nil

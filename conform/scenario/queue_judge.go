@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/checker/history"
 )
 
 // qPayment is one payment the records of a check carry, with every copy
@@ -67,7 +68,7 @@ func (t *T) JudgeQueue(ctx context.Context, recs []*QRecord, stuck func(*QRecord
 		t.Errorf("ledger.credits: %v", err)
 		return nil
 	}
-	readAt := checker.Now()
+	readAt := history.Now()
 	credited := 0
 	for _, p := range ps {
 		var pos []int64
@@ -127,8 +128,8 @@ func (t *T) recordQueueCredits(p *qPayment, credits []int64, readAt int64) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	for i, amount := range credits {
-		op := checker.Op{Process: "service-credits", Op: checker.OpCredit, Call: readAt, Return: checker.Int64(readAt),
-			PaymentID: p.ref.PaymentID, Input: checker.Input{Merchant: "service", Amount: checker.Int64(amount), EventID: fmt.Sprintf("%s:row-%d", p.copies[0].event, i+1)}}
+		op := history.Op{Process: "service-credits", Op: history.OpCredit, Call: readAt, Return: history.Int64(readAt),
+			PaymentID: p.ref.PaymentID, Input: history.Input{Merchant: "service", Amount: history.Int64(amount), EventID: fmt.Sprintf("%s:row-%d", p.copies[0].event, i+1)}}
 		t.History = append(t.History, op)
 		t.ops = append(t.ops, op)
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/checker/history"
 )
 
 // RuleLate is what a late finding cites.
@@ -80,7 +81,7 @@ func Recount(ctx context.Context, e *Env, results []Result) []Result {
 		if c.Input.Amount != nil {
 			amt = *c.Input.Amount
 		}
-		r.Findings = append(r.Findings, Finding{Level: Safety, Kind: checker.KindUnattributed, Rule: RuleLate, Amount: amt, Charges: []checker.Op{c},
+		r.Findings = append(r.Findings, Finding{Level: Safety, Kind: checker.KindUnattributed, Rule: RuleLate, Amount: amt, Charges: []history.Op{c},
 			Message: fmt.Sprintf("a PSP charge of %d (PSP key %q, metadata %v) matches no order idemcheck sent: money moved that no request explains", amt, c.Input.PSPKey, c.Input.Metadata)})
 	}
 	r.Elapsed = time.Since(start)

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/checker/history"
 	"github.com/idemcheck/idemcheck/conform/driver"
 )
 
@@ -23,7 +23,7 @@ func RunCheck(ctx context.Context, e *Env, c *Check) (r Result) {
 		}
 	}
 	start := time.Now()
-	t := &T{Check: c, Env: e, Intents: map[string]bool{}, finals: map[string]*driver.Attempt{}, start: checker.Now()}
+	t := &T{Check: c, Env: e, Intents: map[string]bool{}, finals: map[string]*driver.Attempt{}, start: history.Now()}
 	t.first = len(e.D.Attempts()) + 1
 	t.countBefore = e.Count(ctx)
 	func() {

@@ -6,7 +6,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/checker/history"
 	"github.com/idemcheck/idemcheck/conform/driver"
 	"github.com/idemcheck/idemcheck/conform/pspfront"
 	"github.com/idemcheck/idemcheck/faults"
@@ -125,7 +125,7 @@ func Last(atts []*driver.Attempt) *driver.Attempt {
 
 // Hint names the likely cause of a fault that never fired, from the answer.
 func Hint(e *Env, a *driver.Attempt) string {
-	if !a.Unknown() && a.Outcome == checker.OutcomeError {
+	if !a.Unknown() && a.Outcome == history.OutcomeError {
 		return fmt.Sprintf(": does the service reject idemcheck's keys (%s)? see create.key.format", keyExample(e))
 	}
 	return ": is it configured with the PSP URL idemcheck printed?"
@@ -169,7 +169,7 @@ func WaitFired(ctx context.Context, f *faults.PSPInjection, d time.Duration) err
 func KillOwnerAfterCharge(ctx context.Context, e *Env, t *T, in Intent) (a *driver.Attempt, start int64, ok bool) {
 	f := ArmPSP(ctx, e, faults.PSPHoldReply, faults.Scope{Amount: in.Meaning.Amount, Times: 1})
 	defer f.Undo()
-	start = checker.Now()
+	start = history.Now()
 	first := Background(ctx, t, "owner charges at the PSP, then is killed", in, nil)
 	if err := WaitFired(ctx, f, e.Cfg.TimeoutD()); err != nil {
 		t.Errorf("the target made no PSP charge of %d: %v", in.Meaning.Amount, err)
@@ -232,7 +232,7 @@ func DescribeResp(a *driver.Attempt) string {
 // Final reports whether an outcome ends a client's retries.
 func Final(a *driver.Attempt) bool {
 	switch a.Outcome {
-	case checker.OutcomeSucceeded, checker.OutcomeFailed, checker.OutcomeMismatch, checker.OutcomeVoid:
+	case history.OutcomeSucceeded, history.OutcomeFailed, history.OutcomeMismatch, history.OutcomeVoid:
 		return true
 	}
 	return false
@@ -281,7 +281,7 @@ func (t *T) Converge(ctx context.Context, step string, in Intent, mod func(*driv
 		if !looked && e.Cfg.Lookup != nil && paymentID != "" {
 			l := e.D.Lookup(ctx, t.Check.ID+": "+step+": did it happen?", in.Caller, 0, paymentID)
 			e.Logf("  %s #%d lookup %s -> %s", t.Check.ID, l.Seq, paymentID, DescribeResp(l))
-			if l.Outcome == checker.OutcomeSucceeded || l.Outcome == checker.OutcomeFailed {
+			if l.Outcome == history.OutcomeSucceeded || l.Outcome == history.OutcomeFailed {
 				if l.PaymentID == "" {
 					l.PaymentID = paymentID
 				}

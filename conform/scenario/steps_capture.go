@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/checker/history"
 	"github.com/idemcheck/idemcheck/conform/config"
 	"github.com/idemcheck/idemcheck/conform/driver"
 	"github.com/idemcheck/idemcheck/conform/pspfront"
@@ -26,14 +27,14 @@ func (t *T) LostThenCopies(ctx context.Context, req *config.Request, step string
 	for _, pi := range pis {
 		rules = append(rules, e.Front.Add(pi, 0, pspfront.Lose))
 	}
-	start := checker.Now()
+	start := history.Now()
 	atts := []*driver.Attempt{t.Call(ctx, req, step+"; the PSP's reply is lost on every attempt with its key", in, pay, key)}
 	fired := 0
 	for _, r := range rules {
 		r.Stop()
 		fired += r.Fired()
 	}
-	e.NoteFaultFor("S-capture "+step+" reply lost", e.D.Intent(in.Caller, in.Key), start, checker.Now())
+	e.NoteFaultFor("S-capture "+step+" reply lost", e.D.Intent(in.Caller, in.Key), start, history.Now())
 	if fired == 0 {
 		return atts, 0
 	}
@@ -123,14 +124,14 @@ func Authorizations(e *Env, order string) []string {
 }
 
 // RefundsOf are fakepsp's refunds of the captures' charges.
-func RefundsOf(e *Env, caps []checker.Op) []checker.Op {
+func RefundsOf(e *Env, caps []history.Op) []history.Op {
 	var ids []string
 	for _, c := range caps {
 		if c.Output != nil && c.Output.ChargeID != "" {
 			ids = append(ids, c.Output.ChargeID)
 		}
 	}
-	var out []checker.Op
+	var out []history.Op
 	for _, r := range e.PSP.Refunds() {
 		if r.Input.ChargeID != "" && slices.Contains(ids, r.Input.ChargeID) {
 			out = append(out, r)
@@ -139,7 +140,7 @@ func RefundsOf(e *Env, caps []checker.Op) []checker.Op {
 	return out
 }
 
-func SumAmounts(ops []checker.Op) int64 {
+func SumAmounts(ops []history.Op) int64 {
 	var n int64
 	for _, o := range ops {
 		if o.Input.Amount != nil {
@@ -159,7 +160,7 @@ func SeqsOf(atts []*driver.Attempt) []int {
 
 func FirstSucceeded(atts []*driver.Attempt) *driver.Attempt {
 	for _, a := range atts {
-		if a.Outcome == checker.OutcomeSucceeded {
+		if a.Outcome == history.OutcomeSucceeded {
 			return a
 		}
 	}
@@ -169,17 +170,17 @@ func FirstSucceeded(atts []*driver.Attempt) *driver.Attempt {
 // ToldFailed reports each final answer of a step that says it did not
 // happen although the PSP carried it out, and a last answer that is not
 // succeeded: the client was told the money did not move.
-func ToldFailed(t *T, atts []*driver.Attempt, done []checker.Op, step, pay, key, intent string, amount int64) {
+func ToldFailed(t *T, atts []*driver.Attempt, done []history.Op, step, pay, key, intent string, amount int64) {
 	var bad []string
 	var seqs []int
 	for _, a := range atts {
-		if Final(a) && a.Outcome != checker.OutcomeSucceeded {
+		if Final(a) && a.Outcome != history.OutcomeSucceeded {
 			bad = append(bad, fmt.Sprintf("#%d %s", a.Seq, DescribeResp(a)))
 			seqs = append(seqs, a.Seq)
 		}
 	}
 	fin := Last(atts)
-	if len(bad) == 0 && fin.Outcome == checker.OutcomeSucceeded {
+	if len(bad) == 0 && fin.Outcome == history.OutcomeSucceeded {
 		return
 	}
 	f := t.Safety(checker.KindFailedButCharged, RuleCapture,
@@ -189,8 +190,8 @@ func ToldFailed(t *T, atts []*driver.Attempt, done []checker.Op, step, pay, key,
 }
 
 // CaptureTruth is the PSP's ops for the checker, put under the intent.
-func CaptureTruth(ops []checker.Op, intent string) checker.History {
-	var h checker.History
+func CaptureTruth(ops []history.Op, intent string) history.History {
+	var h history.History
 	for _, o := range ops {
 		o.Intent = intent
 		if o.Input.PSPKey == "" {
@@ -214,8 +215,8 @@ func (e *Env) NoteFaultFor(name, intent string, start, end int64) {
 // model holds a "succeeded" to a charge made by then, and an authorization
 // is answered succeeded before its capture moves the money. The findings
 // above come from the PSP's ground truth instead.
-func (t *T) KeepHistory(truth checker.History) {
-	var h checker.History
+func (t *T) KeepHistory(truth history.History) {
+	var h history.History
 	for _, op := range t.Env.D.Recorder.History() {
 		if t.Intents[op.Intent] && op.Call >= t.start {
 			h = append(h, op)

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/checker/history"
 	"github.com/idemcheck/idemcheck/conform/driver"
 	"github.com/idemcheck/idemcheck/fakepsp"
 )
@@ -51,7 +52,7 @@ type Finding struct {
 	Intent  string       `json:"intent,omitempty"`
 	Amount  int64        `json:"amount,omitempty"`
 	Seqs    []int        `json:"attempts,omitempty"`
-	Charges []checker.Op `json:"psp_charges,omitempty"`
+	Charges []history.Op `json:"psp_charges,omitempty"`
 	// Deliveries are fakepsp's deliveries of the payment's events and
 	// Credits the service's credit rows as last read (the webhook checks).
 	Deliveries []fakepsp.Delivery `json:"webhook_deliveries,omitempty"`
@@ -72,10 +73,10 @@ type Result struct {
 	Required bool              `json:"required,omitempty"`
 	Findings []Finding         `json:"findings,omitempty"`
 	Attempts []*driver.Attempt `json:"evidence,omitempty"`
-	History  checker.History   `json:"-"`
+	History  history.History   `json:"-"`
 	// Ops are what the report's pictures draw: every client op of the
 	// check's intents (those judged by count too) and the PSP's ops.
-	Ops checker.History `json:"-"`
+	Ops history.History `json:"-"`
 	// Faults are the run's fault windows by the check's end, for the pictures.
 	Faults []checker.FaultWindow `json:"-"`
 	// Checker is the checker's result over History, for its pictures.
@@ -111,10 +112,10 @@ type T struct {
 	counted     []string
 	finals      map[string]*driver.Attempt
 	first       int   // first attempt seq of this check
-	start       int64 // checker.Now() when the check began
+	start       int64 // history.Now() when the check began
 	Intents     map[string]bool
-	History     checker.History
-	ops         checker.History
+	History     history.History
+	ops         history.History
 	countBefore int64
 	checkerRes  *checker.Result
 	// together is the most PSP requests of one intent the front's gate held

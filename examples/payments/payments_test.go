@@ -14,6 +14,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/checker/history"
 	"github.com/idemcheck/idemcheck/checker/matchers"
 	"github.com/idemcheck/idemcheck/examples/payments"
 	"github.com/idemcheck/idemcheck/suites/kit"
@@ -71,7 +72,7 @@ var _ = Describe("a PSP reply lost after the charge", func() {
 		w := newWorld(ctx, false)
 		first, last := incident(ctx, w)
 		Expect(first.Code).To(Equal(http.StatusAccepted), first.String())
-		Expect(first.Outcome).To(Equal(checker.OutcomeProcessing))
+		Expect(first.Outcome).To(Equal(history.OutcomeProcessing))
 		Expect(last.Code).To(Equal(http.StatusOK), last.String())
 		Expect(last.PaymentID).To(Equal(first.PaymentID))
 		Expect(w.PSP.Charges()).To(HaveLen(1))
@@ -81,8 +82,8 @@ var _ = Describe("a PSP reply lost after the charge", func() {
 	It("caught: a service that reads the timeout as a decline and forgets the key charges twice", func(ctx SpecContext) {
 		w := newWorld(ctx, true)
 		first, last := incident(ctx, w)
-		Expect(first.Outcome).To(Equal(checker.OutcomeFailed), first.String())
-		Expect(last.Outcome).To(Equal(checker.OutcomeSucceeded), last.String())
+		Expect(first.Outcome).To(Equal(history.OutcomeFailed), first.String())
+		Expect(last.Outcome).To(Equal(history.OutcomeSucceeded), last.String())
 		Expect(last.PaymentID).NotTo(Equal(first.PaymentID))
 		Expect(w.PSP.Charges()).To(HaveLen(2))
 		Expect(w.History(ctx)).To(matchers.HaveViolation(checker.KindDoubleCharge))

@@ -13,6 +13,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/checker/history"
 	"github.com/idemcheck/idemcheck/checker/matchers"
 	"github.com/idemcheck/idemcheck/suites/kit"
 )
@@ -41,7 +42,7 @@ var _ = Describe("the phone's reply is lost at the load balancer", func() {
 		Expect(undo()).To(Succeed())
 		r2, err := ph.Retry(ctx, "K1", kit.StoryOrder())
 		Expect(err).NotTo(HaveOccurred())
-		Expect(r2.Outcome).To(Equal(checker.OutcomeSucceeded), r2.String())
+		Expect(r2.Outcome).To(Equal(history.OutcomeSucceeded), r2.String())
 		Expect(w.PSP.Charges()).To(HaveLen(1))
 		Expect(w.History(ctx)).To(matchers.HaveNoViolations())
 	}, SpecTimeout(time.Minute))

@@ -12,7 +12,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/checker/history"
 )
 
 // Client sends each request exactly once: no connection is ever reused, so
@@ -67,18 +67,18 @@ func JSONOutcome(status int, body []byte) (outcome, paymentID string) {
 	}
 	_ = json.Unmarshal(body, &w)
 	switch w.Status {
-	case checker.OutcomeSucceeded, checker.OutcomeFailed, checker.OutcomeProcessing, checker.OutcomeInProgress,
-		checker.OutcomeMismatch, checker.OutcomeVoid:
+	case history.OutcomeSucceeded, history.OutcomeFailed, history.OutcomeProcessing, history.OutcomeInProgress,
+		history.OutcomeMismatch, history.OutcomeVoid:
 		if status < 500 {
 			return w.Status, w.PaymentID
 		}
 	}
-	return checker.OutcomeError, w.PaymentID
+	return history.OutcomeError, w.PaymentID
 }
 
 // Record ends pend (nil: not recorded) with what the copy learned: unknown
 // when known is false, else out, and the payment id the answer named.
-func Record(pend *checker.Pending, known bool, out checker.Output) {
+func Record(pend *history.Pending, known bool, out history.Output) {
 	if pend == nil {
 		return
 	}

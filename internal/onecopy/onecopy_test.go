@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/checker/history"
 )
 
 func TestJSONOutcome(t *testing.T) {
@@ -18,11 +18,11 @@ func TestJSONOutcome(t *testing.T) {
 		body, out   string
 		wantPayment string
 	}{
-		{200, `{"status":"succeeded","payment_id":"pay_1"}`, checker.OutcomeSucceeded, "pay_1"},
-		{409, `{"status":"in_progress"}`, checker.OutcomeInProgress, ""},
-		{503, `{"status":"succeeded","payment_id":"pay_1"}`, checker.OutcomeError, "pay_1"},
-		{200, `{"status":"done"}`, checker.OutcomeError, ""},
-		{200, `not json`, checker.OutcomeError, ""},
+		{200, `{"status":"succeeded","payment_id":"pay_1"}`, history.OutcomeSucceeded, "pay_1"},
+		{409, `{"status":"in_progress"}`, history.OutcomeInProgress, ""},
+		{503, `{"status":"succeeded","payment_id":"pay_1"}`, history.OutcomeError, "pay_1"},
+		{200, `{"status":"done"}`, history.OutcomeError, ""},
+		{200, `not json`, history.OutcomeError, ""},
 	} {
 		out, pid := JSONOutcome(tc.status, []byte(tc.body))
 		if out != tc.out || pid != tc.wantPayment {
@@ -70,16 +70,16 @@ func TestOneCopyPerDo(t *testing.T) {
 }
 
 func TestRecord(t *testing.T) {
-	rec := checker.NewRecorder()
-	in := checker.Input{Fingerprint: "fp", Amount: checker.Int64(100), Currency: "USD"}
-	Record(rec.Begin("c1", checker.OpCreate, "payments:u1:K1", in), false, checker.Output{})
-	Record(rec.Begin("c2", checker.OpCreate, "payments:u1:K2", in), true, checker.Output{Outcome: checker.OutcomeSucceeded, PaymentID: "pay_2"})
-	Record(nil, true, checker.Output{})
+	rec := history.NewRecorder()
+	in := history.Input{Fingerprint: "fp", Amount: history.Int64(100), Currency: "USD"}
+	Record(rec.Begin("c1", history.OpCreate, "payments:u1:K1", in), false, history.Output{})
+	Record(rec.Begin("c2", history.OpCreate, "payments:u1:K2", in), true, history.Output{Outcome: history.OutcomeSucceeded, PaymentID: "pay_2"})
+	Record(nil, true, history.Output{})
 	h := rec.History()
 	if errs := rec.Errors(); len(errs) > 0 {
 		t.Fatal(errs)
 	}
-	if len(h) != 2 || h[0].Return != nil || h[1].Output.Outcome != checker.OutcomeSucceeded || h[1].PaymentID != "pay_2" {
+	if len(h) != 2 || h[0].Return != nil || h[1].Output.Outcome != history.OutcomeSucceeded || h[1].PaymentID != "pay_2" {
 		t.Fatalf("history %+v", h)
 	}
 }

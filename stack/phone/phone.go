@@ -19,7 +19,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/checker/history"
 	"github.com/idemcheck/idemcheck/internal/onecopy"
 	"github.com/idemcheck/idemcheck/targets/api"
 	"github.com/idemcheck/idemcheck/targets/router"
@@ -93,14 +93,14 @@ type Reply struct {
 }
 
 // Known reports whether the reply carried an outcome the app can act on.
-func (r Reply) Known() bool { return r.Code != 0 && r.Outcome != checker.OutcomeError }
+func (r Reply) Known() bool { return r.Code != 0 && r.Outcome != history.OutcomeError }
 
 // Phone is one buyer's app.
 type Phone struct {
 	Name   string // process name in the history: phone-1
 	Caller string // the bearer token: u1
 	Base   string // the load balancer's URL
-	Rec    *checker.Recorder
+	Rec    *history.Recorder
 	// Timeout of one attempt; default the story's 10 s.
 	Timeout time.Duration
 	// TrustsError is the mutant client-trusts-error: an error on a retry
@@ -170,7 +170,7 @@ type wire struct {
 func (p *Phone) do(ctx context.Context, method, path, key string, body []byte) Reply {
 	req, err := http.NewRequestWithContext(ctx, method, p.Base+path, bytes.NewReader(body))
 	if err != nil {
-		return Reply{Err: err, Outcome: checker.OutcomeError}
+		return Reply{Err: err, Outcome: history.OutcomeError}
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Authorization", "Bearer "+p.Caller)
@@ -190,7 +190,7 @@ func (p *Phone) do(ctx context.Context, method, path, key string, body []byte) R
 	_ = json.Unmarshal(got.Body, &w)
 	r := Reply{Code: got.Status, Message: w.Error, Region: got.Header.Get(RegionHeader)}
 	r.Outcome, r.PaymentID = onecopy.JSONOutcome(got.Status, got.Body)
-	if r.Outcome == checker.OutcomeError && r.Message == "" {
+	if r.Outcome == history.OutcomeError && r.Message == "" {
 		r.Message = string(bytes.TrimSpace(got.Body))
 	}
 	return r
@@ -204,16 +204,16 @@ func (p *Phone) Send(ctx context.Context, key string, o Order, retry bool) Reply
 
 // SendBody is Send with the body bytes given (malformed input, say).
 func (p *Phone) SendBody(ctx context.Context, key string, o Order, body []byte, retry bool) Reply {
-	in := checker.Input{Fingerprint: o.Fingerprint(), Amount: checker.Int64(o.Amount), Currency: o.Currency}
-	var pend *checker.Pending
+	in := history.Input{Fingerprint: o.Fingerprint(), Amount: history.Int64(o.Amount), Currency: o.Currency}
+	var pend *history.Pending
 	if p.Rec != nil {
-		pend = p.Rec.Begin(p.Name, checker.OpCreate, p.Intent(key), in)
+		pend = p.Rec.Begin(p.Name, history.OpCreate, p.Intent(key), in)
 	}
 	r := p.do(ctx, http.MethodPost, "/payments", key, body)
-	if r.Code != 0 && r.Outcome == checker.OutcomeError && retry {
+	if r.Code != 0 && r.Outcome == history.OutcomeError && retry {
 		// An error on a retry is a question, not an answer (docs/SCENARIOS.md#B2).
 		if p.TrustsError {
-			r.Outcome = checker.OutcomeFailed
+			r.Outcome = history.OutcomeFailed
 		} else if rd := p.read(ctx, key, r.PaymentID); rd.Known() {
 			r.Outcome, r.PaymentID, r.Message = rd.Outcome, rd.PaymentID, "read after error: "+r.Message
 		}
@@ -236,18 +236,18 @@ func (p *Phone) read(ctx context.Context, key, id string) Reply {
 	return p.do(ctx, http.MethodPost, "/payments/resolve", key, nil)
 }
 
-func (p *Phone) finish(pend *checker.Pending, r Reply) {
+func (p *Phone) finish(pend *history.Pending, r Reply) {
 	if pend != nil && r.Code != 0 && r.Region != "" {
 		pend.SetRegion(r.Region)
 	}
-	onecopy.Record(pend, r.Code != 0, checker.Output{Outcome: r.Outcome, PaymentID: r.PaymentID})
+	onecopy.Record(pend, r.Code != 0, history.Output{Outcome: r.Outcome, PaymentID: r.PaymentID})
 }
 
 // Resolve asks "did it happen?" and records it.
 func (p *Phone) Resolve(ctx context.Context, key string) Reply {
-	var pend *checker.Pending
+	var pend *history.Pending
 	if p.Rec != nil {
-		pend = p.Rec.Begin(p.Name, checker.OpResolve, p.Intent(key), checker.Input{})
+		pend = p.Rec.Begin(p.Name, history.OpResolve, p.Intent(key), history.Input{})
 	}
 	r := p.do(ctx, http.MethodPost, "/payments/resolve", key, nil)
 	p.finish(pend, r)
@@ -305,10 +305,10 @@ func (p *Phone) pay(ctx context.Context, key string, o Order, retry bool) (Reply
 		switch {
 		case r.Timeout:
 			rs := p.Resolve(ctx, key)
-			if rs.Outcome == checker.OutcomeVoid || rs.Outcome == checker.OutcomeSucceeded || rs.Outcome == checker.OutcomeFailed {
+			if rs.Outcome == history.OutcomeVoid || rs.Outcome == history.OutcomeSucceeded || rs.Outcome == history.OutcomeFailed {
 				return rs, nil
 			}
-		case r.Outcome == checker.OutcomeProcessing || r.Outcome == checker.OutcomeInProgress || r.Outcome == checker.OutcomeError:
+		case r.Outcome == history.OutcomeProcessing || r.Outcome == history.OutcomeInProgress || r.Outcome == history.OutcomeError:
 		default:
 			return r, nil
 		}

@@ -9,6 +9,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/checker/history"
 	"github.com/idemcheck/idemcheck/suites/kit"
 	"github.com/idemcheck/idemcheck/targets/push"
 )
@@ -79,7 +80,7 @@ func (w *world) screen(ctx context.Context, recipient string) push.ScreenState {
 
 // history merges the harness's ops, the credits (ground truth from the
 // worker's credits table) and the push provider's notify ops.
-func (w *world) history(ctx context.Context) checker.History {
+func (w *world) history(ctx context.Context) history.History {
 	GinkgoHelper()
 	h := append(w.rec.History(), w.extra...)
 	credits, err := kit.WorkerCredits(w.pool).Effects(ctx)

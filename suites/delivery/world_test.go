@@ -8,7 +8,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/checker/history"
 	"github.com/idemcheck/idemcheck/suites/kit"
 	"github.com/idemcheck/idemcheck/targets/ledger"
 	"github.com/idemcheck/idemcheck/targets/push"
@@ -29,9 +29,9 @@ type world struct {
 	pushURL string
 	phone   *push.Client
 	// rec holds the harness's own ops (balance reads, the seeded charges).
-	rec *checker.Recorder
+	rec *history.Recorder
 	// extra is ground truth recorded elsewhere (the fake PSP's charges).
-	extra checker.History
+	extra history.History
 }
 
 // proc is one tier process and its admin endpoint.
@@ -40,7 +40,7 @@ type proc = kit.Proc
 // newWorld builds a spec's world and registers its teardown.
 func newWorld(ctx context.Context) *world {
 	kw := srv.NewWorld("delivery", "w")
-	w := &world{World: kw, name: kw.Name, rec: checker.NewRecorder(),
+	w := &world{World: kw, name: kw.Name, rec: history.NewRecorder(),
 		topic: "payments-" + strings.TrimPrefix(kw.Name, "w"), group: "workers-" + strings.TrimPrefix(kw.Name, "w")}
 	w.dsn, w.pool = w.Database(ctx)
 	w.led = &ledger.Ledger{Pool: w.pool}
@@ -118,24 +118,24 @@ func expectCrashed(p *proc) {
 // behind it is recorded as ground truth, so the lost-effect invariant (every
 // charged payment credited, and notified) covers the payment.
 func (w *world) seedPayment(ctx context.Context, id, caller, key, merchant string, amount int64) {
-	call := checker.Now()
+	call := history.Now()
 	_, err := w.led.InsertPending(ctx, ledger.Payment{ID: id, Caller: caller, Key: key, Fingerprint: "fp-" + id,
 		Amount: amount, Currency: "USD", Merchant: merchant, Method: "pm_1", OrderID: "42", PSPKey: id + ":charge"})
 	Expect(err).NotTo(HaveOccurred())
 	moved, err := w.led.Apply(ctx, ledger.Move{ID: id, From: []string{ledger.Pending}, To: ledger.Succeeded, Charge: "ch_" + id}, nil)
 	Expect(err).NotTo(HaveOccurred())
 	Expect(moved).To(BeTrue())
-	ret := checker.Now()
-	Expect(w.rec.Record(checker.Op{Process: "psp", Op: checker.OpCharge, Call: call, Return: &ret, PaymentID: id,
-		Input:  checker.Input{PSPKey: id + ":charge", Amount: checker.Int64(amount)},
-		Output: &checker.Output{ChargeID: "ch_" + id}})).To(Succeed())
+	ret := history.Now()
+	Expect(w.rec.Record(history.Op{Process: "psp", Op: history.OpCharge, Call: call, Return: &ret, PaymentID: id,
+		Input:  history.Input{PSPKey: id + ":charge", Amount: history.Int64(amount)},
+		Output: &history.Output{ChargeID: "ch_" + id}})).To(Succeed())
 }
 
 // readBalance reads a merchant's balance and records the read.
 func (w *world) readBalance(ctx context.Context, merchant string) int64 {
-	p := w.rec.Begin("reader", checker.OpBalance, "", checker.Input{Merchant: merchant})
+	p := w.rec.Begin("reader", history.OpBalance, "", history.Input{Merchant: merchant})
 	var b int64
 	Expect(w.pool.QueryRow(ctx, `SELECT balance FROM merchant_balances WHERE merchant = $1`, merchant).Scan(&b)).To(Succeed())
-	Expect(p.End(checker.Output{Balance: checker.Int64(b)})).To(Succeed())
+	Expect(p.End(history.Output{Balance: history.Int64(b)})).To(Succeed())
 	return b
 }

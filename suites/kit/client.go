@@ -10,7 +10,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/checker/history"
 	"github.com/idemcheck/idemcheck/internal/onecopy"
 )
 
@@ -34,7 +34,7 @@ type Client struct {
 	Timeout time.Duration
 	// Backoff between Pay's copies; default 100 ms.
 	Backoff time.Duration
-	Rec     *checker.Recorder
+	Rec     *history.Recorder
 	// Answer reads your service's reply. Default: a JSON body whose
 	// "status" is one of the checker's outcomes and whose "payment_id"
 	// names the payment; a 5xx, or a status it does not know, is an error.
@@ -62,7 +62,7 @@ type Answer struct {
 }
 
 // Known reports whether the copy's outcome is known.
-func (a Answer) Known() bool { return a.Code != 0 && a.Outcome != checker.OutcomeError }
+func (a Answer) Known() bool { return a.Code != 0 && a.Outcome != history.OutcomeError }
 
 func (a Answer) String() string {
 	if a.Code == 0 {
@@ -82,13 +82,13 @@ func (c *Client) Create(ctx context.Context, p Payment) Answer {
 	}
 	b, err := json.Marshal(body)
 	if err != nil {
-		return Answer{Err: fmt.Errorf("kit.Client %s: body of %s: %w", c.Name, p.Key, err), Outcome: checker.OutcomeError}
+		return Answer{Err: fmt.Errorf("kit.Client %s: body of %s: %w", c.Name, p.Key, err), Outcome: history.OutcomeError}
 	}
 	sum := sha256.Sum256(b)
-	pend := c.Rec.Begin(c.Name, checker.OpCreate, c.Intent(p.Key),
-		checker.Input{Fingerprint: hex.EncodeToString(sum[:8]), Amount: checker.Int64(p.Amount), Currency: p.Currency})
+	pend := c.Rec.Begin(c.Name, history.OpCreate, c.Intent(p.Key),
+		history.Input{Fingerprint: hex.EncodeToString(sum[:8]), Amount: history.Int64(p.Amount), Currency: p.Currency})
 	a := c.send(ctx, p.Key, b)
-	onecopy.Record(pend, a.Code != 0, checker.Output{Outcome: a.Outcome, PaymentID: a.PaymentID})
+	onecopy.Record(pend, a.Code != 0, history.Output{Outcome: a.Outcome, PaymentID: a.PaymentID})
 	return a
 }
 
@@ -102,7 +102,7 @@ func (c *Client) Pay(ctx context.Context, p Payment, attempts int) Answer {
 	}
 	var a Answer
 	for i := 0; i < attempts; i++ {
-		if a = c.Create(ctx, p); a.Known() && a.Outcome != checker.OutcomeProcessing && a.Outcome != checker.OutcomeInProgress {
+		if a = c.Create(ctx, p); a.Known() && a.Outcome != history.OutcomeProcessing && a.Outcome != history.OutcomeInProgress {
 			return a
 		}
 		select {
@@ -127,7 +127,7 @@ func (c *Client) send(ctx context.Context, key string, body []byte) Answer {
 	}
 	req, err := http.NewRequestWithContext(ctx, method, c.URL, bytes.NewReader(body))
 	if err != nil {
-		return Answer{Err: err, Outcome: checker.OutcomeError}
+		return Answer{Err: err, Outcome: history.OutcomeError}
 	}
 	for k, vs := range c.Header {
 		req.Header[k] = vs

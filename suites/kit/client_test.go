@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/checker/history"
 )
 
 func TestClientRecordsEveryCopy(t *testing.T) {
@@ -25,20 +25,20 @@ func TestClientRecordsEveryCopy(t *testing.T) {
 		_, _ = w.Write([]byte(`{"status":"succeeded","payment_id":"pay_1"}`))
 	}))
 	defer srv.Close()
-	rec := checker.NewRecorder()
+	rec := history.NewRecorder()
 	c := &Client{Name: "app-1", Caller: "u1", URL: srv.URL, Rec: rec, Backoff: time.Millisecond,
 		Header: http.Header{"Authorization": {"Bearer u1"}}}
 	a := c.Pay(context.Background(), Payment{Key: "K1", Amount: 3000, Currency: "USD"}, 5)
-	if a.Outcome != checker.OutcomeSucceeded || a.PaymentID != "pay_1" || a.Code != http.StatusOK {
+	if a.Outcome != history.OutcomeSucceeded || a.PaymentID != "pay_1" || a.Code != http.StatusOK {
 		t.Fatalf("answer %v", a)
 	}
 	h := rec.History()
 	if len(h) != 2 {
 		t.Fatalf("history has %d ops, want 2: %+v", len(h), h)
 	}
-	for i, want := range []string{checker.OutcomeProcessing, checker.OutcomeSucceeded} {
+	for i, want := range []string{history.OutcomeProcessing, history.OutcomeSucceeded} {
 		op := h[i]
-		if op.Op != checker.OpCreate || op.Intent != "payments:u1:K1" || op.Output == nil || op.Output.Outcome != want ||
+		if op.Op != history.OpCreate || op.Intent != "payments:u1:K1" || op.Output == nil || op.Output.Outcome != want ||
 			op.PaymentID != "pay_1" || *op.Input.Amount != 3000 || op.Input.Currency != "USD" || op.Input.Fingerprint == "" {
 			t.Errorf("op %d = %+v (output %+v)", i, op, op.Output)
 		}
@@ -53,7 +53,7 @@ func TestClientNoReplyIsUnknown(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { <-release }))
 	defer srv.Close()
 	defer close(release)
-	rec := checker.NewRecorder()
+	rec := history.NewRecorder()
 	c := &Client{Name: "app-1", Caller: "u1", URL: srv.URL, Rec: rec, Timeout: 50 * time.Millisecond}
 	a := c.Create(context.Background(), Payment{Key: "K1", Amount: 1, Currency: "USD"})
 	if a.Known() || a.Code != 0 || a.Err == nil {
@@ -70,11 +70,11 @@ func TestJSONAnswer(t *testing.T) {
 		body      string
 		want, pid string
 	}{
-		{200, `{"status":"succeeded","payment_id":"p"}`, checker.OutcomeSucceeded, "p"},
-		{402, `{"status":"failed"}`, checker.OutcomeFailed, ""},
-		{503, `{"status":"succeeded","payment_id":"p"}`, checker.OutcomeError, "p"},
-		{200, `{"status":"paid"}`, checker.OutcomeError, ""},
-		{200, `not json`, checker.OutcomeError, ""},
+		{200, `{"status":"succeeded","payment_id":"p"}`, history.OutcomeSucceeded, "p"},
+		{402, `{"status":"failed"}`, history.OutcomeFailed, ""},
+		{503, `{"status":"succeeded","payment_id":"p"}`, history.OutcomeError, "p"},
+		{200, `{"status":"paid"}`, history.OutcomeError, ""},
+		{200, `not json`, history.OutcomeError, ""},
 	} {
 		if got, pid := JSONAnswer(c.code, []byte(c.body)); got != c.want || pid != c.pid {
 			t.Errorf("JSONAnswer(%d, %s) = %s %s, want %s %s", c.code, c.body, got, pid, c.want, c.pid)

@@ -6,21 +6,21 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/checker/history"
 	"github.com/idemcheck/idemcheck/targets/api"
 	"github.com/idemcheck/idemcheck/targets/ledger"
 )
 
 // Effects reads ground truth recorded outside the recorder, as history ops.
 type Effects interface {
-	Effects(ctx context.Context) ([]checker.Op, error)
+	Effects(ctx context.Context) ([]history.Op, error)
 }
 
 // EffectsFunc adapts a function to Effects.
-type EffectsFunc func(ctx context.Context) ([]checker.Op, error)
+type EffectsFunc func(ctx context.Context) ([]history.Op, error)
 
 // Effects calls f.
-func (f EffectsFunc) Effects(ctx context.Context) ([]checker.Op, error) { return f(ctx) }
+func (f EffectsFunc) Effects(ctx context.Context) ([]history.Op, error) { return f(ctx) }
 
 // Charge is one charge your service made, as its own records show it.
 type Charge struct {
@@ -36,15 +36,15 @@ type Charge struct {
 }
 
 // Charges turns your service's charges into the history's charge ops.
-func Charges(process string, cs []Charge) []checker.Op {
-	out := make([]checker.Op, 0, len(cs))
+func Charges(process string, cs []Charge) []history.Op {
+	out := make([]history.Op, 0, len(cs))
 	for _, c := range cs {
-		at := checker.Now()
+		at := history.Now()
 		if !c.At.IsZero() {
 			at = c.At.UnixNano()
 		}
-		out = append(out, checker.Op{Process: process, Op: checker.OpCharge, Call: at, Return: checker.Int64(at),
-			PaymentID: c.PaymentID, Input: checker.Input{PSPKey: c.Key, Amount: checker.Int64(c.Amount)}, Output: &checker.Output{ChargeID: c.ChargeID}})
+		out = append(out, history.Op{Process: process, Op: history.OpCharge, Call: at, Return: history.Int64(at),
+			PaymentID: c.PaymentID, Input: history.Input{PSPKey: c.Key, Amount: history.Int64(c.Amount)}, Output: &history.Output{ChargeID: c.ChargeID}})
 	}
 	return out
 }
@@ -53,7 +53,7 @@ func Charges(process string, cs []Charge) []checker.Op {
 // credited: one credit per outbox row, tied to the payment's intent, so the
 // checker's quiescence rule sees a charged payment that never got its row.
 func LedgerCredits(led *ledger.Ledger) Effects {
-	return EffectsFunc(func(ctx context.Context) ([]checker.Op, error) {
+	return EffectsFunc(func(ctx context.Context) ([]history.Op, error) {
 		ps, err := led.All(ctx)
 		if err != nil {
 			return nil, err
@@ -66,13 +66,13 @@ func LedgerCredits(led *ledger.Ledger) Effects {
 		if err != nil {
 			return nil, err
 		}
-		var out []checker.Op
+		var out []history.Op
 		for _, r := range rows {
-			now := checker.Now()
-			out = append(out, checker.Op{Process: "ledger", Op: checker.OpCredit, Call: now, Return: checker.Int64(now),
+			now := history.Now()
+			out = append(out, history.Op{Process: "ledger", Op: history.OpCredit, Call: now, Return: history.Int64(now),
 				PaymentID: r.PaymentID, Intent: intents[r.PaymentID],
-				Input:  checker.Input{Merchant: r.Merchant, Amount: checker.Int64(r.Amount), EventID: r.EventID},
-				Output: &checker.Output{}})
+				Input:  history.Input{Merchant: r.Merchant, Amount: history.Int64(r.Amount), EventID: r.EventID},
+				Output: &history.Output{}})
 		}
 		return out, nil
 	})
@@ -81,20 +81,20 @@ func LedgerCredits(led *ledger.Ledger) Effects {
 // WorkerCredits is the reference worker's credits table: every credit a
 // worker applied, with its own call and return times.
 func WorkerCredits(pool *pgxpool.Pool) Effects {
-	return EffectsFunc(func(ctx context.Context) ([]checker.Op, error) {
+	return EffectsFunc(func(ctx context.Context) ([]history.Op, error) {
 		rows, err := pool.Query(ctx, `SELECT event_id, payment_id, merchant, amount, worker, call_ns, return_ns FROM credits ORDER BY id`)
 		if err != nil {
 			return nil, err
 		}
 		defer rows.Close()
-		var out []checker.Op
+		var out []history.Op
 		for rows.Next() {
-			var op checker.Op
+			var op history.Op
 			var amount, ret int64
 			if err := rows.Scan(&op.Input.EventID, &op.PaymentID, &op.Input.Merchant, &amount, &op.Process, &op.Call, &ret); err != nil {
 				return nil, err
 			}
-			op.Op, op.Input.Amount, op.Return = checker.OpCredit, &amount, &ret
+			op.Op, op.Input.Amount, op.Return = history.OpCredit, &amount, &ret
 			out = append(out, op)
 		}
 		return out, rows.Err()

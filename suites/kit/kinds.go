@@ -7,6 +7,7 @@ import (
 	"github.com/onsi/gomega/types"
 
 	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/checker/history"
 )
 
 // HaveExactKinds succeeds when the set of kinds among a result's violations
@@ -45,10 +46,10 @@ func (m *exactKinds) Match(actual interface{}) (bool, error) {
 	switch a := actual.(type) {
 	case *checker.Result:
 		m.res = a
-	case checker.History:
+	case history.History:
 		m.res = checker.Check(a, m.opts)
 	default:
-		return false, fmt.Errorf("HaveExactKinds: want *checker.Result or checker.History, got %T", actual)
+		return false, fmt.Errorf("HaveExactKinds: want *checker.Result or history.History, got %T", actual)
 	}
 	var got []string
 	for _, v := range m.res.Violations {

@@ -7,7 +7,7 @@ import (
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/gomega"
 
-	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/checker/history"
 	"github.com/idemcheck/idemcheck/fakepsp"
 )
 
@@ -15,7 +15,7 @@ import (
 // both write to (so a charge and the answer about it share one clock and
 // one file), and the effects read from elsewhere when the spec checks.
 type Record struct {
-	Rec *checker.Recorder
+	Rec *history.Recorder
 	// PSP is the fake PSP your service charges (its URL, SecretKey and
 	// WebhookSecret), with rate limits off: a suite's retries must reach
 	// the PSP, not bounce off its token bucket.
@@ -27,7 +27,7 @@ type Record struct {
 // teardown closes it.
 func NewRecord() *Record {
 	ginkgo.GinkgoHelper()
-	r := &Record{Rec: checker.NewRecorder()}
+	r := &Record{Rec: history.NewRecorder()}
 	var err error
 	r.PSP, err = fakepsp.Start(fakepsp.Config{KeyWindow: 24 * time.Hour, Recorder: r.Rec,
 		RateLimits: fakepsp.RateLimits{Disabled: true}})
@@ -44,7 +44,7 @@ func (r *Record) AddEffects(e ...Effects) { r.effects = append(r.effects, e...) 
 // recorder and the PSP refused nothing: a history with ops missing would
 // prove nothing. Calling it twice reads the effects twice, adding nothing
 // twice.
-func (r *Record) History(ctx context.Context) checker.History {
+func (r *Record) History(ctx context.Context) history.History {
 	ginkgo.GinkgoHelper()
 	gomega.Expect(r.Rec.Errors()).To(gomega.BeEmpty(), "the recorder refused operations")
 	gomega.Expect(r.PSP.RecorderErr()).NotTo(gomega.HaveOccurred(), "the PSP's recorder refused operations")

@@ -8,6 +8,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/checker/history"
 	"github.com/idemcheck/idemcheck/checker/matchers"
 	"github.com/idemcheck/idemcheck/fakepsp"
 	"github.com/idemcheck/idemcheck/stack/phone"
@@ -67,7 +68,7 @@ var _ = Describe("A1 PSP charges, answers 500 and replays it for the key", Label
 		final, err := ph.Retry(ctx, "K1", phone.Story())
 		Expect(err).NotTo(HaveOccurred())
 		Expect([]int{r1.Code, r2.Code, final.Code}).To(Equal([]int{http.StatusAccepted, http.StatusAccepted, http.StatusOK}))
-		Expect([]string{r1.Outcome, r2.Outcome, final.Outcome}).To(Equal([]string{checker.OutcomeProcessing, checker.OutcomeProcessing, checker.OutcomeSucceeded}))
+		Expect([]string{r1.Outcome, r2.Outcome, final.Outcome}).To(Equal([]string{history.OutcomeProcessing, history.OutcomeProcessing, history.OutcomeSucceeded}))
 		Expect([]string{r1.PaymentID, r2.PaymentID, final.PaymentID}).To(Equal([]string{id, id, id}))
 		charges := w.psp.Charges()
 		Expect(pspKeys(charges)).To(Equal([]string{id + ":charge"}))
@@ -99,7 +100,7 @@ var _ = Describe("A1 PSP charges, answers 500 and replays it for the key", Label
 			WithPolling(storytime.D(0.2)).Should(Equal(ledger.Succeeded))
 		final, err := ph.Retry(ctx, "K1", phone.Story())
 		Expect(err).NotTo(HaveOccurred())
-		Expect([]string{final.Outcome, final.PaymentID}).To(Equal([]string{checker.OutcomeSucceeded, id}))
+		Expect([]string{final.Outcome, final.PaymentID}).To(Equal([]string{history.OutcomeSucceeded, id}))
 		Expect(pspKeys(w.psp.Charges())).To(Equal([]string{id + ":charge"}))
 		Expect(statsAt(w.st.Resolver.Admin)).To(HaveKeyWithValue("found", int64(1)))
 		Expect(w.outbox(ctx)).To(HaveLen(1))
@@ -121,7 +122,7 @@ var _ = Describe("A1 PSP charges, answers 500 and replays it for the key", Label
 		Expect(err).To(MatchError(phone.ErrGaveUp))
 		Expect(final.Outcome).To(BeEmpty())
 		last := ph.Sent[len(ph.Sent)-1]
-		Expect([]string{last.Outcome, last.PaymentID}).To(Equal([]string{checker.OutcomeProcessing, id}))
+		Expect([]string{last.Outcome, last.PaymentID}).To(Equal([]string{history.OutcomeProcessing, id}))
 		Expect(pspKeys(w.psp.Charges())).To(Equal([]string{id + ":charge"}))
 		Expect(states(w.payments(ctx))).To(Equal(map[string]string{id: ledger.Unknown}))
 		Expect(w.outbox(ctx)).To(BeEmpty())
@@ -145,7 +146,7 @@ var _ = Describe("A1 PSP charges, answers 500 and replays it for the key", Label
 		Expect(err).NotTo(HaveOccurred())
 		Expect(f.Fired()).To(Equal(int64(1)), "the PSP did not answer 500 after the charge")
 		Expect(final.Code).To(Equal(http.StatusOK), final.String())
-		Expect([]string{final.Outcome, final.PaymentID}).To(Equal([]string{checker.OutcomeSucceeded, id}))
+		Expect([]string{final.Outcome, final.PaymentID}).To(Equal([]string{history.OutcomeSucceeded, id}))
 		Eventually(func() int { return len(w.psp.Deliveries()) }).WithTimeout(eventually(5)).Should(Equal(1))
 		Expect(w.psp.Deliveries()[0].Status).To(Equal(http.StatusOK))
 		Expect(statsAt(w.st.Webhook.Admin)).To(HaveKeyWithValue("moved", int64(1)))

@@ -8,6 +8,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/checker/history"
 	"github.com/idemcheck/idemcheck/checker/matchers"
 	"github.com/idemcheck/idemcheck/faults"
 	"github.com/idemcheck/idemcheck/stack/phone"
@@ -49,7 +50,7 @@ var _ = Describe("A. Keys and claims, concurrent and crashed owners", func() {
 			Expect(r1.Code).To(Equal(http.StatusOK), r1.String())
 			Expect(r1.PaymentID).To(Equal(id))
 			Expect(r2.Code).To(Equal(http.StatusConflict), r2.String())
-			Expect(r2.Outcome).To(Equal(checker.OutcomeInProgress))
+			Expect(r2.Outcome).To(Equal(history.OutcomeInProgress))
 			Expect(w.stat("claims")).To(Equal(int64(1)))
 			Expect(w.psp.CallsWithKey(id+":charge")).To(HaveLen(1), "the PSP's own log: one call")
 			Expect(pspKeys(w.psp.Charges())).To(Equal([]string{id + ":charge"}))

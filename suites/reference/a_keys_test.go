@@ -9,6 +9,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/checker/history"
 	"github.com/idemcheck/idemcheck/checker/matchers"
 	"github.com/idemcheck/idemcheck/fakepsp"
 	"github.com/idemcheck/idemcheck/stack/phone"
@@ -104,7 +105,7 @@ var _ = Describe("A. Keys and claims", func() {
 			id := pid("u1", "K1")
 			r1, r2, r3 := a1(ctx, w)
 			Expect([]int{r1.Code, r2.Code, r3.Code}).To(Equal([]int{http.StatusAccepted, http.StatusAccepted, http.StatusOK}))
-			Expect([]string{r1.Outcome, r2.Outcome, r3.Outcome}).To(Equal([]string{checker.OutcomeProcessing, checker.OutcomeProcessing, checker.OutcomeSucceeded}))
+			Expect([]string{r1.Outcome, r2.Outcome, r3.Outcome}).To(Equal([]string{history.OutcomeProcessing, history.OutcomeProcessing, history.OutcomeSucceeded}))
 			Expect([]string{r1.PaymentID, r2.PaymentID, r3.PaymentID}).To(Equal([]string{id, id, id}))
 			Expect(pspKeys(w.psp.Charges())).To(Equal([]string{id + ":charge"}))
 			p := w.payment(ctx, id)
@@ -118,7 +119,7 @@ var _ = Describe("A. Keys and claims", func() {
 			w := newWorld(ctx, worldOpts{mutants: []mutant.Switch{mutant.ResolverFreshPSPKey}})
 			id := pid("u1", "K1")
 			_, _, r3 := a1(ctx, w)
-			Expect(r3.Outcome).To(Equal(checker.OutcomeSucceeded))
+			Expect(r3.Outcome).To(Equal(history.OutcomeSucceeded))
 			Expect(w.psp.Charges()).To(HaveLen(2))
 			Expect(pspKeys(w.psp.Charges())[0]).To(Equal(id + ":charge"))
 			Expect(pspKeys(w.psp.Charges())[1]).To(HavePrefix(id + ":resolve-"))

@@ -8,6 +8,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/checker/history"
 	"github.com/idemcheck/idemcheck/checker/matchers"
 	"github.com/idemcheck/idemcheck/stack/phone"
 	"github.com/idemcheck/idemcheck/suites/kit"
@@ -40,7 +41,7 @@ var _ = Describe("A. Keys and claims, meaning and scope", func() {
 			first, changed, reordered := a5(ctx, w)
 			Expect(first.PaymentID).To(Equal(id))
 			Expect(changed.Code).To(Equal(http.StatusUnprocessableEntity), changed.String())
-			Expect(changed.Outcome).To(Equal(checker.OutcomeMismatch))
+			Expect(changed.Outcome).To(Equal(history.OutcomeMismatch))
 			Expect(reordered.Code).To(Equal(http.StatusOK), reordered.String())
 			Expect(reordered.PaymentID).To(Equal(id))
 			Expect(w.stat("claims")).To(Equal(int64(1)))
@@ -147,7 +148,7 @@ var _ = Describe("A. Keys and claims, meaning and scope", func() {
 			r1, r2 := a7(ctx, w)
 			Expect(r1.Code).To(Equal(http.StatusBadGateway), r1.String())
 			Expect(r2.Code).To(Equal(http.StatusBadGateway), r2.String())
-			Expect(r2.Outcome).To(Equal(checker.OutcomeSucceeded), "read after the error")
+			Expect(r2.Outcome).To(Equal(history.OutcomeSucceeded), "read after the error")
 			Expect(r2.PaymentID).To(Equal(id))
 			Expect(pspKeys(w.psp.Charges())).To(Equal([]string{id + ":charge"}))
 			Expect(states(w.payments(ctx))).To(Equal(map[string]string{id: ledger.Succeeded}))
@@ -157,7 +158,7 @@ var _ = Describe("A. Keys and claims, meaning and scope", func() {
 		It("caught: a client that trusts the retry's error reports failed while the PSP charged", func(ctx SpecContext) {
 			w := newWorld(ctx, worldOpts{noResolver: true, toxi: true, mutants: []mutant.Switch{mutant.ClientTrustsError}})
 			_, r2 := a7(ctx, w)
-			Expect(r2.Outcome).To(Equal(checker.OutcomeFailed))
+			Expect(r2.Outcome).To(Equal(history.OutcomeFailed))
 			Expect(w.psp.Charges()).To(HaveLen(1))
 			// Told "failed" although charged: a wrong answer (the model) and
 			// a client that never heard its payment succeed (quiescence).

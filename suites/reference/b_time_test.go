@@ -9,6 +9,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/checker/history"
 	"github.com/idemcheck/idemcheck/checker/matchers"
 	"github.com/idemcheck/idemcheck/fakepsp"
 	"github.com/idemcheck/idemcheck/faults"
@@ -78,7 +79,7 @@ var _ = Describe("B. Time", func() {
 		It("holds: the deadline rejects A1 before it claims anything; one charge (K2's)", func(ctx SpecContext) {
 			w := newWorld(ctx, worldOpts{noResolver: true})
 			_, rs, k2 := late(ctx, w, false)
-			Expect(rs.Outcome).To(Equal(checker.OutcomeVoid))
+			Expect(rs.Outcome).To(Equal(history.OutcomeVoid))
 			Expect(k2.Code).To(Equal(http.StatusOK), k2.String())
 			Expect(apiStat(w, 0, "deadline_rejects")).To(Equal(int64(1)))
 			Expect(apiStat(w, 0, "claims")).To(BeZero())
@@ -90,7 +91,7 @@ var _ = Describe("B. Time", func() {
 		It("caught: no deadline and no void charge the buyer twice", func(ctx SpecContext) {
 			w := newWorld(ctx, worldOpts{noResolver: true, mutants: []mutant.Switch{mutant.NoDeadline, mutant.ResolveReadOnly}})
 			_, rs, _ := late(ctx, w, false)
-			Expect(rs.Outcome).To(Equal(checker.OutcomeVoid))
+			Expect(rs.Outcome).To(Equal(history.OutcomeVoid))
 			Expect(apiStat(w, 0, "answered_ok")).To(Equal(int64(1)))
 			Expect(pspKeys(w.psp.Charges())).To(ConsistOf(pid("u1", "K1")+":charge", pid("u1", "K2")+":charge"))
 			Expect(w.history(ctx)).To(kit.HaveExactKindsWith(opts, checker.KindEffectAfterVoid))
@@ -101,7 +102,7 @@ var _ = Describe("B. Time", func() {
 		It("holds: A1 finds VOID and gets 409, no PSP call", func(ctx SpecContext) {
 			w := newWorld(ctx, worldOpts{noResolver: true, mutants: []mutant.Switch{mutant.NoDeadline}})
 			_, rs, _ := late(ctx, w, false)
-			Expect(rs.Outcome).To(Equal(checker.OutcomeVoid))
+			Expect(rs.Outcome).To(Equal(history.OutcomeVoid))
 			Expect(w.record(ctx, "u1", "K1").State).To(Equal(keystore.Void))
 			Expect(apiStat(w, 0, "answered_void")).To(Equal(int64(1)))
 			Expect(apiStat(w, 0, "psp_calls")).To(BeZero())
@@ -152,7 +153,7 @@ var _ = Describe("B. Time", func() {
 			w := newWorld(ctx, worldOpts{noResolver: true})
 			rs, orig := b3(ctx, w)
 			Expect(orig.Code).To(Equal(http.StatusOK), orig.String())
-			Expect(rs.Outcome).To(Equal(checker.OutcomeSucceeded), rs.String())
+			Expect(rs.Outcome).To(Equal(history.OutcomeSucceeded), rs.String())
 			Expect(apiStat(w, 1, "voids")).To(BeZero())
 			Expect(pspKeys(w.psp.Charges())).To(Equal([]string{pid("u1", "K1") + ":charge"}))
 			Expect(states(w.payments(ctx))).To(Equal(map[string]string{pid("u1", "K1"): ledger.Succeeded}))
@@ -163,7 +164,7 @@ var _ = Describe("B. Time", func() {
 			w := newWorld(ctx, worldOpts{noResolver: true, mutants: []mutant.Switch{mutant.NonAtomicResolve}})
 			rs, orig := b3(ctx, w)
 			Expect(orig.Code).To(Equal(http.StatusOK), orig.String())
-			Expect(rs.Outcome).To(Equal(checker.OutcomeVoid))
+			Expect(rs.Outcome).To(Equal(history.OutcomeVoid))
 			Expect(w.psp.Charges()).To(HaveLen(1))
 			Expect(w.history(ctx)).To(kit.HaveExactKindsWith(opts, checker.KindEffectAfterVoid))
 		}, SpecTimeout(time.Minute))
@@ -241,7 +242,7 @@ var _ = Describe("B. Time", func() {
 			w := newWorld(ctx, worldOpts{})
 			id := pid("u1", "K1")
 			rs, retry := b5(ctx, w)
-			Expect(rs.Outcome).To(Equal(checker.OutcomeSucceeded))
+			Expect(rs.Outcome).To(Equal(history.OutcomeSucceeded))
 			Expect(retry.Code).To(Equal(http.StatusOK), retry.String())
 			Expect(retry.PaymentID).To(Equal(id))
 			Expect(pspKeys(w.psp.Charges())).To(Equal([]string{id + ":charge"}))
@@ -252,8 +253,8 @@ var _ = Describe("B. Time", func() {
 		It("caught: a read path that trusts presence answers a stale in-progress", func(ctx SpecContext) {
 			w := newWorld(ctx, worldOpts{mutants: []mutant.Switch{mutant.ReadPathTrustsPresence}})
 			rs, retry := b5(ctx, w)
-			Expect(rs.Outcome).To(Equal(checker.OutcomeSucceeded))
-			Expect(retry.Outcome).To(Equal(checker.OutcomeInProgress), retry.String())
+			Expect(rs.Outcome).To(Equal(history.OutcomeSucceeded))
+			Expect(retry.Outcome).To(Equal(history.OutcomeInProgress), retry.String())
 			// Two kinds, both this bug: succeeded then a stale in-progress for
 			// one scope, and that stale answer is the client's last word on a
 			// charged payment (the record stays until its late cleanup, so a

@@ -9,6 +9,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/checker/history"
 	"github.com/idemcheck/idemcheck/checker/matchers"
 	"github.com/idemcheck/idemcheck/fakepsp"
 	"github.com/idemcheck/idemcheck/stack/phone"
@@ -49,7 +50,7 @@ var _ = Describe("C. Idempotent writes", func() {
 		ph := w.phone("phone-1", "u1")
 		ph.Journal("K1")
 		r := ph.Send(ctx, "K1", phone.Story(), false)
-		Expect(r.Outcome).To(Equal(checker.OutcomeProcessing), r.String())
+		Expect(r.Outcome).To(Equal(history.OutcomeProcessing), r.String())
 		Expect(lost.Fired()).To(Equal(int64(1)))
 		Expect(w.payment(ctx, id).State).To(Equal(ledger.Unknown))
 		return ph
@@ -64,7 +65,7 @@ var _ = Describe("C. Idempotent writes", func() {
 		ph := w.phone("phone-1", "u1")
 		ph.Journal("K1")
 		r := ph.Send(ctx, "K1", phone.Story(), false)
-		Expect(r.Outcome).To(BeElementOf(checker.OutcomeProcessing, checker.OutcomeSucceeded), r.String())
+		Expect(r.Outcome).To(BeElementOf(history.OutcomeProcessing, history.OutcomeSucceeded), r.String())
 		Expect(lost.Fired()).To(Equal(int64(1)))
 		return ph
 	}

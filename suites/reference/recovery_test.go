@@ -9,7 +9,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/checker/history"
 	"github.com/idemcheck/idemcheck/checker/matchers"
 	"github.com/idemcheck/idemcheck/fakepsp"
 	"github.com/idemcheck/idemcheck/faults"
@@ -60,7 +60,7 @@ var _ = Describe("Recovery after a crash at any failpoint", Label("recovery"), f
 		ph := w.phone("phone-1", "u1")
 		ph.Journal("K1")
 		r1 := ph.Send(ctx, "K1", phone.Story(), false)
-		Expect(r1.Outcome).To(Equal(checker.OutcomeProcessing), r1.String())
+		Expect(r1.Outcome).To(Equal(history.OutcomeProcessing), r1.String())
 		Expect(w.st.Resolver.Proc.Wait(eventually(3))).To(MatchError(ContainSubstring("exit status 86")), "resolver did not crash")
 		Expect(w.payment(ctx, id).State).To(Equal(ledger.Unknown))
 		Expect(w.st.Restart(ctx, w.st.Resolver)).To(Succeed())
@@ -103,7 +103,7 @@ var _ = Describe("The resolver's rate cap", Label("resolver"), func() {
 				ph := phones[i]
 				ph.Journal("K1")
 				r := ph.Send(ctx, "K1", phone.Story(), false)
-				Expect(r.Outcome).To(Equal(checker.OutcomeProcessing), r.String())
+				Expect(r.Outcome).To(Equal(history.OutcomeProcessing), r.String())
 				done <- struct{}{}
 			}()
 		}
@@ -131,7 +131,7 @@ var _ = Describe("The resolver's rate cap", Label("resolver"), func() {
 		// ends converged, as the failed-but-charged invariant requires.
 		for _, ph := range phones {
 			r := ph.Send(ctx, "K1", phone.Story(), true)
-			Expect(r.Outcome).To(Equal(checker.OutcomeSucceeded), r.String())
+			Expect(r.Outcome).To(Equal(history.OutcomeSucceeded), r.String())
 		}
 		Expect(w.history(ctx)).To(matchers.HaveNoViolations(opts))
 	}, SpecTimeout(time.Minute))

@@ -7,6 +7,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/checker/history"
 	"github.com/idemcheck/idemcheck/fakepsp"
 	"github.com/idemcheck/idemcheck/faults"
 	"github.com/idemcheck/idemcheck/stack/phone"
@@ -23,7 +24,7 @@ import (
 // one recorder for the phones' answers and the PSP's charges.
 type world struct {
 	*kit.Reference
-	rec     *checker.Recorder
+	rec     *history.Recorder
 	psp     *fakepsp.PSP
 	st      *refstack.Stack
 	ks      *keystore.Store
@@ -92,7 +93,7 @@ func states(ps []ledger.Payment) map[string]string {
 }
 
 // pspKeys lists the PSP keys charged, in order.
-func pspKeys(ops []checker.Op) []string {
+func pspKeys(ops []history.Op) []string {
 	var out []string
 	for _, o := range ops {
 		out = append(out, o.Input.PSPKey)
@@ -101,7 +102,7 @@ func pspKeys(ops []checker.Op) []string {
 }
 
 // history is the phones' answers, the PSP's charges and the ledger's credits.
-func (w *world) history(ctx context.Context) checker.History { return w.History(ctx) }
+func (w *world) history(ctx context.Context) history.History { return w.History(ctx) }
 
 // check is the checker's result over the history, for a spec that reads a
 // violation's fields after matching it.

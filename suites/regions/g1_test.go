@@ -9,6 +9,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/checker/history"
 	"github.com/idemcheck/idemcheck/checker/matchers"
 	"github.com/idemcheck/idemcheck/fakepsp"
 	"github.com/idemcheck/idemcheck/stack/phone"
@@ -62,7 +63,7 @@ func runG1(ctx context.Context, routerMutants ...mutant.Switch) *g1 {
 	}
 	GinkgoWriter.Printf("A1: %s (%s); A1': %s (%s)\n", g.a1, g.a1.Region, g.a1p, g.a1p.Region)
 	Expect(g.a1.Region).To(Equal("R1"))
-	Expect(g.a1.Outcome).To(Equal(checker.OutcomeSucceeded))
+	Expect(g.a1.Outcome).To(Equal(history.OutcomeSucceeded))
 	Expect(g.a1.PaymentID).To(Equal(g.pid))
 	// Replication converges: both Regions end with R1's version of the item.
 	Eventually(func() string { return w.state(ctx, w.r2, g.pid) }).WithTimeout(eventually(3)).WithPolling(20 * time.Millisecond).
@@ -77,7 +78,7 @@ var _ = Describe("G1: two active Regions, one claim, 1.0 s of replication lag (s
 		w := g.w
 		Expect(g.a1p.Region).To(Equal("R1"))
 		Expect(g.a1p.Code).To(Equal(http.StatusConflict))
-		Expect(g.a1p.Outcome).To(Equal(checker.OutcomeInProgress))
+		Expect(g.a1p.Outcome).To(Equal(history.OutcomeInProgress))
 		Eventually(func() int { return w.countCredits(ctx, w.r1) }).WithTimeout(eventually(5)).Should(Equal(1))
 		// R2 ran nothing, read from what R2's API and the PSP keep, not from
 		// the router that says where it sent what: R2's key store never got
@@ -100,7 +101,7 @@ var _ = Describe("G1: two active Regions, one claim, 1.0 s of replication lag (s
 		Expect(g.a1p.Region).To(Equal("R2"))
 		// R2's replica had no claim, so R2 ran the whole path; the PSP
 		// replayed the derived key, so there is still one charge.
-		Expect(g.a1p.Outcome).To(Equal(checker.OutcomeSucceeded))
+		Expect(g.a1p.Outcome).To(Equal(history.OutcomeSucceeded))
 		Expect(w.regionsOf("phone-1b")).To(Equal([]string{"R2:succeeded"}))
 		Eventually(func() int { return w.countCredits(ctx, w.r1) }).WithTimeout(eventually(5)).Should(Equal(1))
 		Eventually(func() int { return w.countCredits(ctx, w.r2) }).WithTimeout(eventually(5)).Should(Equal(1))

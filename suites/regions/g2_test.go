@@ -8,6 +8,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/checker/history"
 	"github.com/idemcheck/idemcheck/checker/matchers"
 	"github.com/idemcheck/idemcheck/fakepsp"
 	"github.com/idemcheck/idemcheck/faults"
@@ -72,7 +73,7 @@ func runG2(ctx context.Context, o worldOpts) *g2 {
 	p2.Journal("K2")
 	a2 := p2.Send(ctx, "K2", staleOrder(), false)
 	GinkgoWriter.Printf("A2: %s (%s)\n", a2, a2.Region)
-	Expect(a2.Outcome).To(Equal(checker.OutcomeError))
+	Expect(a2.Outcome).To(Equal(history.OutcomeError))
 	Expect(w.psp.Charges()).To(HaveLen(2))
 	Expect(w.state(ctx, w.r1, g.pid2)).To(Equal(ledger.Pending))
 
@@ -142,12 +143,12 @@ func runG2(ctx context.Context, o worldOpts) *g2 {
 	Expect(err).NotTo(HaveOccurred())
 	GinkgoWriter.Printf("retry after failover: %s (%s)\n", g.final, g.final.Region)
 	Expect(g.final.Region).To(Equal("R2"))
-	Expect(g.final.Outcome).To(Equal(checker.OutcomeSucceeded))
+	Expect(g.final.Outcome).To(Equal(history.OutcomeSucceeded))
 	Expect(g.final.PaymentID).To(Equal(g.pid))
 	g.finalStale, err = p2.Retry(ctx, "K2", staleOrder())
 	Expect(err).NotTo(HaveOccurred())
 	Expect(g.finalStale.Region).To(Equal("R2"))
-	Expect(g.finalStale.Outcome).To(Equal(checker.OutcomeSucceeded))
+	Expect(g.finalStale.Outcome).To(Equal(history.OutcomeSucceeded))
 	Expect(g.finalStale.PaymentID).To(Equal(g.pid2))
 	// Quiescence: R2's worker has consumed and committed the whole log:
 	// R1's leftover copy, R2's copy and K2's event.

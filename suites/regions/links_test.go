@@ -7,7 +7,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/checker/history"
 	"github.com/idemcheck/idemcheck/faults"
 	"github.com/idemcheck/idemcheck/stack/phone"
 	"github.com/idemcheck/idemcheck/targets/api"
@@ -29,7 +29,7 @@ func cutAndHeal(ctx context.Context, w *world, links []*faults.Link, key string)
 	p.Journal(key)
 	r, err := p.Pay(ctx, key, phone.Story())
 	Expect(err).NotTo(HaveOccurred())
-	Expect(r.Outcome).To(Equal(checker.OutcomeSucceeded))
+	Expect(r.Outcome).To(Equal(history.OutcomeSucceeded))
 	Expect(r.Region).To(Equal("R1"))
 	pid := api.PaymentID(api.Scope("u1", key, true))
 	Expect(w.state(ctx, w.r1, pid)).To(Equal(ledger.Succeeded))

@@ -10,6 +10,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/checker/history"
 	"github.com/idemcheck/idemcheck/targets/api"
 	"github.com/idemcheck/idemcheck/targets/keystore"
 	"github.com/idemcheck/idemcheck/targets/ledger"
@@ -54,17 +55,17 @@ func (w *world) record(ctx context.Context, r *regionStack, key string) *keystor
 
 // credits are Region r's credits table as history ops (the worker's ground
 // truth), each naming the Region.
-func (w *world) credits(ctx context.Context, r *regionStack) []checker.Op {
+func (w *world) credits(ctx context.Context, r *regionStack) []history.Op {
 	GinkgoHelper()
 	rows, err := w.db(ctx, r).Query(ctx, `SELECT event_id, payment_id, merchant, amount, worker, call_ns, return_ns FROM credits ORDER BY id`)
 	Expect(err).NotTo(HaveOccurred())
 	defer rows.Close()
-	var out []checker.Op
+	var out []history.Op
 	for rows.Next() {
-		var op checker.Op
+		var op history.Op
 		var amount, ret int64
 		Expect(rows.Scan(&op.Input.EventID, &op.PaymentID, &op.Input.Merchant, &amount, &op.Process, &op.Call, &ret)).To(Succeed())
-		op.Op, op.Input.Amount, op.Return, op.Output, op.Region = checker.OpCredit, &amount, &ret, &checker.Output{}, r.name
+		op.Op, op.Input.Amount, op.Return, op.Output, op.Region = history.OpCredit, &amount, &ret, &history.Output{}, r.name
 		out = append(out, op)
 	}
 	Expect(rows.Err()).NotTo(HaveOccurred())
@@ -81,15 +82,15 @@ func (w *world) countCredits(ctx context.Context, r *regionStack) int {
 // history (only where one Region's ledger is the truth).
 func (w *world) balance(ctx context.Context, r *regionStack, recorded bool) int64 {
 	GinkgoHelper()
-	var p *checker.Pending
+	var p *history.Pending
 	if recorded {
-		p = w.rec.Begin("reader-"+r.name, checker.OpBalance, "", checker.Input{Merchant: "m1"})
+		p = w.rec.Begin("reader-"+r.name, history.OpBalance, "", history.Input{Merchant: "m1"})
 	}
 	var b int64
 	Expect(w.db(ctx, r).QueryRow(ctx, `SELECT balance FROM merchant_balances WHERE merchant = 'm1'`).Scan(&b)).To(Succeed())
 	if p != nil {
 		p.SetRegion(r.name)
-		Expect(p.End(checker.Output{Balance: checker.Int64(b)})).To(Succeed())
+		Expect(p.End(history.Output{Balance: history.Int64(b)})).To(Succeed())
 	}
 	return b
 }
@@ -128,14 +129,14 @@ func (w *world) regionsOf(process string) []string {
 	h := w.rec.History()
 	sort.Slice(h, func(i, j int) bool { return h[i].Call < h[j].Call })
 	for _, op := range h {
-		if op.Process == process && op.Op == checker.OpCreate {
+		if op.Process == process && op.Op == history.OpCreate {
 			out = append(out, fmt.Sprintf("%s:%s", op.Region, outcome(op)))
 		}
 	}
 	return out
 }
 
-func outcome(op checker.Op) string {
+func outcome(op history.Op) string {
 	if op.Output == nil {
 		return "?"
 	}

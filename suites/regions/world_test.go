@@ -14,7 +14,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/checker/history"
 	"github.com/idemcheck/idemcheck/fakepsp"
 	"github.com/idemcheck/idemcheck/faults"
 	"github.com/idemcheck/idemcheck/stack/phone"
@@ -52,7 +52,7 @@ type world struct {
 	*kit.Record
 	name   string // the stacks' schema and key prefix, the same in both Regions
 	logDir string
-	rec    *checker.Recorder
+	rec    *history.Recorder
 	psp    *fakepsp.PSP
 	r1, r2 *regionStack
 	lag    time.Duration

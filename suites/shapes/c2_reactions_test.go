@@ -8,6 +8,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/checker/history"
 	"github.com/idemcheck/idemcheck/checker/matchers"
 	"github.com/idemcheck/idemcheck/faults"
 	"github.com/idemcheck/idemcheck/targets/mutant"
@@ -128,10 +129,10 @@ func applied(as []reactions.Arrival) []bool {
 // truth) and records the read.
 func (w *world) readState(ctx context.Context) string {
 	GinkgoHelper()
-	p := w.rec.Begin("reader", checker.OpState, "", checker.Input{ShapeInput: checker.ShapeInput{Item: post}})
+	p := w.rec.Begin("reader", history.OpState, "", history.Input{ShapeInput: history.ShapeInput{Item: post}})
 	s, err := reactions.State(ctx, w.pool, post)
 	Expect(err).NotTo(HaveOccurred())
-	Expect(p.End(checker.Output{ShapeOutput: checker.ShapeOutput{Value: s}})).To(Succeed())
+	Expect(p.End(history.Output{ShapeOutput: history.ShapeOutput{Value: s}})).To(Succeed())
 	return s
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/checker/history"
 	"github.com/idemcheck/idemcheck/checker/matchers"
 	"github.com/idemcheck/idemcheck/targets/mailbox"
 	"github.com/idemcheck/idemcheck/targets/mutant"
@@ -129,10 +130,10 @@ func (c *c3) stored() []bool {
 // and records the read.
 func (w *world) locate(ctx context.Context, id string) []string {
 	GinkgoHelper()
-	p := w.rec.Begin("reader", checker.OpLocate, "", checker.Input{ShapeInput: checker.ShapeInput{Message: id}})
+	p := w.rec.Begin("reader", history.OpLocate, "", history.Input{ShapeInput: history.ShapeInput{Message: id}})
 	fs, err := mailbox.Locate(ctx, w.pool, id)
 	Expect(err).NotTo(HaveOccurred())
-	Expect(p.End(checker.Output{ShapeOutput: checker.ShapeOutput{Folders: checker.Folders(fs...)}})).To(Succeed())
+	Expect(p.End(history.Output{ShapeOutput: history.ShapeOutput{Folders: history.Folders(fs...)}})).To(Succeed())
 	return fs
 }
 

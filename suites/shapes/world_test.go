@@ -11,6 +11,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/checker/history"
 	"github.com/idemcheck/idemcheck/suites/kit"
 )
 
@@ -21,7 +22,7 @@ type world struct {
 	name string
 	dsn  string
 	pool *pgxpool.Pool
-	rec  *checker.Recorder
+	rec  *history.Recorder
 	rng  *rand.Rand
 }
 
@@ -33,7 +34,7 @@ type proc = kit.Proc
 // printed: --ginkgo.seed=N replays the same choices.
 func newWorld(ctx context.Context) *world {
 	kw := srv.NewWorld("shapes", "shapes")
-	w := &world{World: kw, name: kw.Name, rec: checker.NewRecorder()}
+	w := &world{World: kw, name: kw.Name, rec: history.NewRecorder()}
 	h := fnv.New64a()
 	_, _ = h.Write([]byte(CurrentSpecReport().FullText()))
 	seed := uint64(GinkgoRandomSeed()) ^ h.Sum64()
@@ -68,7 +69,7 @@ func expectCrashed(p *proc) {
 
 // check runs the checker over the spec's history (plus ground truth
 // recorded elsewhere) and prints what it found.
-func (w *world) check(extra ...checker.Op) *checker.Result {
+func (w *world) check(extra ...history.Op) *checker.Result {
 	GinkgoHelper()
 	Expect(w.rec.Errors()).To(BeEmpty(), "the recorder refused ops")
 	res := checker.Check(append(w.rec.History(), extra...), checker.CheckOptions{})

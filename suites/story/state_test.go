@@ -12,6 +12,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 
 	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/checker/history"
 	"github.com/idemcheck/idemcheck/faults"
 	"github.com/idemcheck/idemcheck/stack/region"
 	"github.com/idemcheck/idemcheck/targets/api"
@@ -55,17 +56,17 @@ func (w *world) record(ctx context.Context, valkeyAddr, key string) *keystore.Re
 }
 
 // credits are R2's credits table as history ops (the worker's ground truth).
-func (w *world) credits(ctx context.Context) []checker.Op {
+func (w *world) credits(ctx context.Context) []history.Op {
 	GinkgoHelper()
 	rows, err := w.pool2.Query(ctx, `SELECT event_id, payment_id, merchant, amount, worker, call_ns, return_ns FROM credits ORDER BY id`)
 	Expect(err).NotTo(HaveOccurred())
 	defer rows.Close()
-	var out []checker.Op
+	var out []history.Op
 	for rows.Next() {
-		var op checker.Op
+		var op history.Op
 		var amount, ret int64
 		Expect(rows.Scan(&op.Input.EventID, &op.PaymentID, &op.Input.Merchant, &amount, &op.Process, &op.Call, &ret)).To(Succeed())
-		op.Op, op.Input.Amount, op.Return, op.Output, op.Region = checker.OpCredit, &amount, &ret, &checker.Output{}, "R2"
+		op.Op, op.Input.Amount, op.Return, op.Output, op.Region = history.OpCredit, &amount, &ret, &history.Output{}, "R2"
 		out = append(out, op)
 	}
 	Expect(rows.Err()).NotTo(HaveOccurred())
@@ -82,11 +83,11 @@ func count(ctx context.Context, pool *pgxpool.Pool, sql string) int {
 // balance reads m1 in R2 and records the read.
 func (w *world) balance(ctx context.Context) int64 {
 	GinkgoHelper()
-	p := w.rec.Begin("reader-R2", checker.OpBalance, "", checker.Input{Merchant: "m1"})
+	p := w.rec.Begin("reader-R2", history.OpBalance, "", history.Input{Merchant: "m1"})
 	var b int64
 	Expect(w.pool2.QueryRow(ctx, `SELECT balance FROM merchant_balances WHERE merchant = 'm1'`).Scan(&b)).To(Succeed())
 	p.SetRegion("R2")
-	Expect(p.End(checker.Output{Balance: checker.Int64(b)})).To(Succeed())
+	Expect(p.End(history.Output{Balance: history.Int64(b)})).To(Succeed())
 	return b
 }
 
@@ -129,7 +130,7 @@ func expectCrashed(p *faults.Process) {
 // history is everything the story recorded: the phones' answers, the PSP's
 // charges, the balance and sink reads, R2's credits and the push
 // provider's notifications.
-func (w *world) history(ctx context.Context) checker.History {
+func (w *world) history(ctx context.Context) history.History {
 	GinkgoHelper()
 	Expect(w.rec.Errors()).To(BeEmpty(), "recorder refused operations")
 	Expect(w.psp.RecorderErr()).NotTo(HaveOccurred())

@@ -12,7 +12,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/checker/history"
 	"github.com/idemcheck/idemcheck/checker/matchers"
 	"github.com/idemcheck/idemcheck/checker/timeline"
 	"github.com/idemcheck/idemcheck/fakepsp"
@@ -125,7 +125,7 @@ func describeStory(title, report string, o opts, end func(ctx SpecContext, r *ru
 		It("the phone retries K1 at 10 s and hears processing, rendered from the payment; m2's payment is declined", func(ctx SpecContext) {
 			w, tl := r.w, r.tl
 			a2 := r.ph.Send(ctx, "K1", phone.Story(), true)
-			Expect([]any{a2.Code, a2.Outcome, a2.PaymentID, a2.Region}).To(Equal([]any{http.StatusAccepted, checker.OutcomeProcessing, r.pid, "R1"}), a2.String())
+			Expect([]any{a2.Code, a2.Outcome, a2.PaymentID, a2.Region}).To(Equal([]any{http.StatusAccepted, history.OutcomeProcessing, r.pid, "R1"}), a2.String())
 			tl.Repeat("phone-1", "retry with K1: 202 processing from R1", "create K1", "the key record's pointer: the answer is rendered from the UNKNOWN payment, no second claim, no PSP call")
 			// The stream job's checkpoint 1: before anything is final.
 			id, err := streamjob.TakeCheckpoint(r.j1.admin)
@@ -134,7 +134,7 @@ func describeStory(title, report string, o opts, end func(ctx SpecContext, r *ru
 			tl.Mark("R2/stream-job v1", "checkpoint 1 (nothing final yet)")
 			r.ph2.Journal("K1")
 			d := r.ph2.Send(ctx, "K1", declined(), false)
-			Expect([]any{d.Code, d.Outcome, d.PaymentID}).To(Equal([]any{http.StatusPaymentRequired, checker.OutcomeFailed, r.pid2}), d.String())
+			Expect([]any{d.Code, d.Outcome, d.PaymentID}).To(Equal([]any{http.StatusPaymentRequired, history.OutcomeFailed, r.pid2}), d.String())
 			tl.Mark("phone-2", "u2 pays m2 500: the PSP declines, FAILED")
 			// The Region lag, read at R2 itself: R1 committed FAILED before
 			// it answered, so R2 cannot show it sooner than the lag after the
@@ -286,7 +286,7 @@ func describeStory(title, report string, o opts, end func(ctx SpecContext, r *ru
 			w, tl := r.w, r.tl
 			fin, err := r.ph.Retry(ctx, "K1", phone.Story())
 			Expect(err).NotTo(HaveOccurred())
-			Expect([]any{fin.Code, fin.Outcome, fin.PaymentID, fin.Region}).To(Equal([]any{http.StatusOK, checker.OutcomeSucceeded, r.pid, "R2"}), fin.String())
+			Expect([]any{fin.Code, fin.Outcome, fin.PaymentID, fin.Region}).To(Equal([]any{http.StatusOK, history.OutcomeSucceeded, r.pid, "R2"}), fin.String())
 			tl.Repeat("phone-1", "retry with K1: 200 succeeded from R2", "create K1", "R2's ledger row: the same payment id")
 			claims := apiStat(r, "claims")
 			// The PSP's own log, not the API's counter, says what reached it.
@@ -299,7 +299,7 @@ func describeStory(title, report string, o opts, end func(ctx SpecContext, r *ru
 			}
 			tl.Jump(time.Now(), storytime.BuyerBack)
 			back := r.ph.Send(ctx, "K1", phone.Story(), true)
-			Expect([]any{back.Code, back.Outcome, back.PaymentID, back.Region}).To(Equal([]any{http.StatusOK, checker.OutcomeSucceeded, r.pid, "R2"}), back.String())
+			Expect([]any{back.Code, back.Outcome, back.PaymentID, back.Region}).To(Equal([]any{http.StatusOK, history.OutcomeSucceeded, r.pid, "R2"}), back.String())
 			Expect(apiStat(r, "claims")).To(Equal(claims+1), "the expired key record was not claimed again")
 			Expect(w.psp.Calls()).To(HaveLen(calls), "the buyer's return reached the PSP")
 			Expect(w.psp.CallsWithKey(r.pid + ":charge")).To(HaveLen(keyed))

@@ -9,7 +9,7 @@ import (
 	. "github.com/onsi/gomega"
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/checker/history"
 	"github.com/idemcheck/idemcheck/faults"
 	"github.com/idemcheck/idemcheck/stack/refstack"
 	"github.com/idemcheck/idemcheck/targets/connector"
@@ -151,7 +151,7 @@ func (w *world) sinkReads(ctx context.Context, st streamjob.Status) {
 	GinkgoHelper()
 	meta := map[string]string{"restored_from": fmt.Sprint(st.RestoredFrom), "version": fmt.Sprint(st.Version)}
 	for _, r := range w.sinkRows(ctx) {
-		p := w.rec.Begin("sink-reader", checker.OpSink, "", checker.Input{Merchant: r.Merchant, Day: r.Day, Metadata: meta})
-		Expect(p.End(checker.Output{Total: checker.Int64(r.Total), Tag: checker.Int64(r.Tag)})).To(Succeed())
+		p := w.rec.Begin("sink-reader", history.OpSink, "", history.Input{Merchant: r.Merchant, Day: r.Day, Metadata: meta})
+		Expect(p.End(history.Output{Total: history.Int64(r.Total), Tag: history.Int64(r.Tag)})).To(Succeed())
 	}
 }

@@ -18,7 +18,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/checker/history"
 	"github.com/idemcheck/idemcheck/fakepsp"
 	"github.com/idemcheck/idemcheck/faults"
 	"github.com/idemcheck/idemcheck/stack/launch"
@@ -54,7 +54,7 @@ type world struct {
 	o      opts
 	name   string // schema s_<name> in R1's and R2's ledgers, key prefix, topics
 	logDir string
-	rec    *checker.Recorder
+	rec    *history.Recorder
 	psp    *fakepsp.PSP
 
 	// R1's ledger lives in the postgres database (region.FollowPostgres
@@ -89,7 +89,7 @@ type world struct {
 
 func newWorld(ctx context.Context, o opts) *world {
 	n := worldSeq.Add(1)
-	w := &world{o: o, name: fmt.Sprintf("h%d_%d", os.Getpid(), n), rec: checker.NewRecorder(), mutants: mutant.Set{}}
+	w := &world{o: o, name: fmt.Sprintf("h%d_%d", os.Getpid(), n), rec: history.NewRecorder(), mutants: mutant.Set{}}
 	for _, m := range o.mutants {
 		w.mutants[m] = true
 	}

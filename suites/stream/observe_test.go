@@ -10,6 +10,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/checker/history"
 	"github.com/idemcheck/idemcheck/targets/connector"
 	"github.com/idemcheck/idemcheck/targets/streamjob"
 )
@@ -144,7 +145,7 @@ func (w *world) quiesce(ctx context.Context, job *proc) streamjob.Status {
 // the ledger's day of it) and a read of every sink row, and runs the
 // checker on that history.
 func (w *world) check(ctx context.Context, st streamjob.Status) *checker.Result {
-	rec := checker.NewRecorder()
+	rec := history.NewRecorder()
 	rows, err := w.pool.Query(ctx, `SELECT payment_id, merchant, amount, to_char(updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD'),
  (extract(epoch FROM updated_at) * 1e9)::bigint FROM payments WHERE state = 'SUCCEEDED'`)
 	Expect(err).NotTo(HaveOccurred())
@@ -153,13 +154,13 @@ func (w *world) check(ctx context.Context, st streamjob.Status) *checker.Result 
 		var amount, at int64
 		Expect(rows.Scan(&id, &m, &amount, &day, &at)).To(Succeed())
 		ret := at
-		Expect(rec.Record(checker.Op{Process: "ledger-" + id, Op: checker.OpCredit, Call: at, Return: &ret, PaymentID: id,
-			Input: checker.Input{Merchant: m, Amount: checker.Int64(amount), EventID: id + ":SUCCEEDED", Day: day}})).To(Succeed())
+		Expect(rec.Record(history.Op{Process: "ledger-" + id, Op: history.OpCredit, Call: at, Return: &ret, PaymentID: id,
+			Input: history.Input{Merchant: m, Amount: history.Int64(amount), EventID: id + ":SUCCEEDED", Day: day}})).To(Succeed())
 	}
 	rows.Close()
 	rows, err = w.pool.Query(ctx, `SELECT merchant, day, total, tag FROM stream_sink ORDER BY merchant, day`)
 	Expect(err).NotTo(HaveOccurred())
-	at := checker.Now()
+	at := history.Now()
 	meta := map[string]string{"restored_from": fmt.Sprint(st.RestoredFrom), "version": fmt.Sprint(st.Version)}
 	for rows.Next() {
 		var m, day string
@@ -167,8 +168,8 @@ func (w *world) check(ctx context.Context, st streamjob.Status) *checker.Result 
 		Expect(rows.Scan(&m, &day, &total, &tag)).To(Succeed())
 		at++
 		ret := at
-		Expect(rec.Record(checker.Op{Process: "sink-reader", Op: checker.OpSink, Call: at, Return: &ret,
-			Input: checker.Input{Merchant: m, Day: day, Metadata: meta}, Output: &checker.Output{Total: checker.Int64(total), Tag: checker.Int64(tag)}})).To(Succeed())
+		Expect(rec.Record(history.Op{Process: "sink-reader", Op: history.OpSink, Call: at, Return: &ret,
+			Input: history.Input{Merchant: m, Day: day, Metadata: meta}, Output: &history.Output{Total: history.Int64(total), Tag: history.Int64(tag)}})).To(Succeed())
 	}
 	rows.Close()
 	res := checker.Check(rec.History(), checker.CheckOptions{})

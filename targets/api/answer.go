@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 
-	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/checker/history"
 	"github.com/idemcheck/idemcheck/targets/ledger"
 )
 
@@ -19,15 +19,15 @@ type Answer struct {
 
 func codeOf(status string) int {
 	switch status {
-	case checker.OutcomeSucceeded:
+	case history.OutcomeSucceeded:
 		return http.StatusOK
-	case checker.OutcomeFailed:
+	case history.OutcomeFailed:
 		return http.StatusPaymentRequired
-	case checker.OutcomeProcessing:
+	case history.OutcomeProcessing:
 		return http.StatusAccepted
-	case checker.OutcomeInProgress, checker.OutcomeVoid:
+	case history.OutcomeInProgress, history.OutcomeVoid:
 		return http.StatusConflict
-	case checker.OutcomeMismatch:
+	case history.OutcomeMismatch:
 		return http.StatusUnprocessableEntity
 	}
 	return http.StatusServiceUnavailable
@@ -38,7 +38,7 @@ func answer(status, paymentID, msg string) Answer {
 }
 
 func badRequest(msg string) Answer {
-	return Answer{Code: http.StatusBadRequest, Status: checker.OutcomeError, Error: msg}
+	return Answer{Code: http.StatusBadRequest, Status: history.OutcomeError, Error: msg}
 }
 
 // Render answers for a payment row: a pointer's answer is always rendered
@@ -46,13 +46,13 @@ func badRequest(msg string) Answer {
 func Render(p *ledger.Payment) Answer {
 	switch p.State {
 	case ledger.Succeeded:
-		return answer(checker.OutcomeSucceeded, p.ID, "")
+		return answer(history.OutcomeSucceeded, p.ID, "")
 	case ledger.Failed:
-		return answer(checker.OutcomeFailed, p.ID, "the payment failed")
+		return answer(history.OutcomeFailed, p.ID, "the payment failed")
 	case ledger.Void:
-		return answer(checker.OutcomeVoid, p.ID, "this key was voided by a resolve call: use a new key")
+		return answer(history.OutcomeVoid, p.ID, "this key was voided by a resolve call: use a new key")
 	default:
-		return answer(checker.OutcomeProcessing, p.ID, "still confirming")
+		return answer(history.OutcomeProcessing, p.ID, "still confirming")
 	}
 }
 
@@ -73,7 +73,7 @@ func write(w http.ResponseWriter, a Answer) {
 func decodeStored(status int, body string) Answer {
 	var a Answer
 	if json.Unmarshal([]byte(body), &a) != nil {
-		a = Answer{Status: checker.OutcomeError, Error: "stored answer unreadable"}
+		a = Answer{Status: history.OutcomeError, Error: "stored answer unreadable"}
 	}
 	a.Code = status
 	return a

@@ -8,7 +8,7 @@ import (
 	"io"
 	"net/http"
 
-	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/checker/history"
 	"github.com/idemcheck/idemcheck/targets/failpoint"
 	"github.com/idemcheck/idemcheck/targets/ledger"
 )
@@ -33,10 +33,10 @@ func (s *Server) refund(ctx context.Context, r *http.Request) Answer {
 		return unavailable("ledger: %v", err)
 	}
 	if p == nil || p.Caller != caller {
-		return Answer{Code: http.StatusNotFound, Status: checker.OutcomeError, Error: "no such payment"}
+		return Answer{Code: http.StatusNotFound, Status: history.OutcomeError, Error: "no such payment"}
 	}
 	if p.State != ledger.Succeeded {
-		return Answer{Code: http.StatusConflict, PaymentID: id, Status: checker.OutcomeError, Error: "only a succeeded payment can be refunded, this one is " + p.State}
+		return Answer{Code: http.StatusConflict, PaymentID: id, Status: history.OutcomeError, Error: "only a succeeded payment can be refunded, this one is " + p.State}
 	}
 	var body struct {
 		Amount int64 `json:"amount"`

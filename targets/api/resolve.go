@@ -5,7 +5,7 @@ import (
 	"errors"
 	"net/http"
 
-	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/checker/history"
 	"github.com/idemcheck/idemcheck/targets/failpoint"
 	"github.com/idemcheck/idemcheck/targets/keystore"
 	"github.com/idemcheck/idemcheck/targets/ledger"
@@ -16,9 +16,9 @@ import (
 // "processing" whether the key is claimed or the payment pending.
 func asResolve(a Answer) Answer {
 	switch a.Status {
-	case checker.OutcomeInProgress, checker.OutcomeProcessing:
-		a.Status, a.Error = checker.OutcomeProcessing, "still confirming"
-	case checker.OutcomeVoid:
+	case history.OutcomeInProgress, history.OutcomeProcessing:
+		a.Status, a.Error = history.OutcomeProcessing, "still confirming"
+	case history.OutcomeVoid:
 		a.Error = "not found, and it never will be: make a new key"
 	}
 	a.Code = http.StatusOK
@@ -57,7 +57,7 @@ func (s *Server) resolve(ctx context.Context, r *http.Request) Answer {
 	if err := failpoint.Hit(BeforeResolveCommit); err != nil {
 		return unavailable("%v", err)
 	}
-	voided := asResolve(answer(checker.OutcomeVoid, "", ""))
+	voided := asResolve(answer(history.OutcomeVoid, "", ""))
 	if s.on(mutant.ResolveReadOnly) {
 		return voided
 	}

@@ -14,7 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/checker/history"
 	"github.com/idemcheck/idemcheck/targets/failpoint"
 	"github.com/idemcheck/idemcheck/targets/keystore"
 	"github.com/idemcheck/idemcheck/targets/ledger"
@@ -86,9 +86,9 @@ func (s *Server) Handler() http.Handler {
 		// The work outlives a client that gives up: only the deadline stops it.
 		a := s.create(context.WithoutCancel(r.Context()), r)
 		switch a.Status {
-		case checker.OutcomeVoid:
+		case history.OutcomeVoid:
 			s.Stats.AnsweredVoid.Add(1)
-		case checker.OutcomeSucceeded:
+		case history.OutcomeSucceeded:
 			s.Stats.AnsweredOK.Add(1)
 		}
 		write(w, a)
@@ -119,11 +119,11 @@ func randHex(n int) string {
 }
 
 func unauthorized() Answer {
-	return Answer{Code: http.StatusUnauthorized, Status: checker.OutcomeError, Error: "missing Authorization: Bearer <caller>"}
+	return Answer{Code: http.StatusUnauthorized, Status: history.OutcomeError, Error: "missing Authorization: Bearer <caller>"}
 }
 
 func unavailable(format string, a ...any) Answer {
-	return Answer{Code: http.StatusServiceUnavailable, Status: checker.OutcomeError, Error: fmt.Sprintf(format, a...)}
+	return Answer{Code: http.StatusServiceUnavailable, Status: history.OutcomeError, Error: fmt.Sprintf(format, a...)}
 }
 
 // keyHeader reads and checks the Idempotency-Key header.
@@ -155,7 +155,7 @@ func (s *Server) create(ctx context.Context, r *http.Request) Answer {
 		return badRequest("body: " + err.Error())
 	}
 	if len(body) > 64<<10 {
-		return Answer{Code: http.StatusRequestEntityTooLarge, Status: checker.OutcomeError, Error: "body over 64 KiB"}
+		return Answer{Code: http.StatusRequestEntityTooLarge, Status: history.OutcomeError, Error: "body over 64 KiB"}
 	}
 	req, err := ParseRequest(body)
 	if err != nil {
@@ -221,15 +221,15 @@ func (s *Server) create(ctx context.Context, r *http.Request) Answer {
 // repeat answers a request whose claim found a live record.
 func (s *Server) repeat(ctx context.Context, rec *keystore.Record, fp string) Answer {
 	if rec.State == keystore.Void {
-		return answer(checker.OutcomeVoid, rec.PaymentID, "this key was voided by a resolve call: use a new key")
+		return answer(history.OutcomeVoid, rec.PaymentID, "this key was voided by a resolve call: use a new key")
 	}
 	if rec.Fingerprint != fp && !s.on(mutant.NoFingerprintCheck) {
 		s.Stats.Mismatches.Add(1)
-		return answer(checker.OutcomeMismatch, "", "Idempotency-Key reused with a different request")
+		return answer(history.OutcomeMismatch, "", "Idempotency-Key reused with a different request")
 	}
 	switch rec.State {
 	case keystore.InProgress:
-		return answer(checker.OutcomeInProgress, rec.PaymentID, "a request with this key is in progress")
+		return answer(history.OutcomeInProgress, rec.PaymentID, "a request with this key is in progress")
 	case keystore.Done:
 		return decodeStored(rec.Status, rec.Body)
 	case keystore.Pointer:
@@ -260,7 +260,7 @@ func (s *Server) fromRow(ctx context.Context, scope, owner, fp string, row *ledg
 		// Rewrite the record we claimed with the row's truth, so the next
 		// repeat is answered from the key store again.
 		s.completeFromRow(ctx, scope, owner, row)
-		return answer(checker.OutcomeMismatch, "", "Idempotency-Key reused with a different request")
+		return answer(history.OutcomeMismatch, "", "Idempotency-Key reused with a different request")
 	case row.State == ledger.Pending || row.State == ledger.Unknown:
 		// Takeover: the previous owner's lease and margin passed, and the
 		// durable row says how far it got. Carry on with the derived key.
@@ -384,7 +384,7 @@ func (s *Server) get(ctx context.Context, r *http.Request) Answer {
 		return unavailable("ledger: %v", err)
 	}
 	if p == nil || p.Caller != caller {
-		return Answer{Code: http.StatusNotFound, Status: checker.OutcomeError, Error: "no such payment"}
+		return Answer{Code: http.StatusNotFound, Status: history.OutcomeError, Error: "no such payment"}
 	}
 	return Render(p)
 }

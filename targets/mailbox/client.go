@@ -8,7 +8,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/checker/history"
 	"github.com/idemcheck/idemcheck/targets/storytime"
 )
 
@@ -17,24 +17,24 @@ import (
 type User struct {
 	Name string
 	Base string // the mail API's base URL
-	Rec  *checker.Recorder
+	Rec  *history.Recorder
 }
 
 // Move asks to move message id from one folder to another; it returns the
 // HTTP status (0 when no answer came).
 func (u *User) Move(ctx context.Context, id, from, to string) (int, error) {
 	body, _ := json.Marshal(map[string]string{"from": from, "to": to})
-	in := checker.Input{ShapeInput: checker.ShapeInput{Message: id, From: from, To: to}}
-	return u.do(ctx, checker.OpMove, in, http.MethodPost, "/messages/"+id+"/move", body)
+	in := history.Input{ShapeInput: history.ShapeInput{Message: id, From: from, To: to}}
+	return u.do(ctx, history.OpMove, in, http.MethodPost, "/messages/"+id+"/move", body)
 }
 
 // Delete asks to delete message id.
 func (u *User) Delete(ctx context.Context, id string) (int, error) {
-	in := checker.Input{ShapeInput: checker.ShapeInput{Message: id}}
-	return u.do(ctx, checker.OpDelete, in, http.MethodDelete, "/messages/"+id, nil)
+	in := history.Input{ShapeInput: history.ShapeInput{Message: id}}
+	return u.do(ctx, history.OpDelete, in, http.MethodDelete, "/messages/"+id, nil)
 }
 
-func (u *User) do(ctx context.Context, op string, in checker.Input, method, path string, body []byte) (int, error) {
+func (u *User) do(ctx context.Context, op string, in history.Input, method, path string, body []byte) (int, error) {
 	p := u.Rec.Begin(u.Name, op, "", in)
 	ctx, cancel := context.WithTimeout(ctx, storytime.D(storytime.PhoneTimeout)+5*time.Second)
 	defer cancel()
@@ -51,22 +51,22 @@ func (u *User) do(ctx context.Context, op string, in checker.Input, method, path
 		return 0, fmt.Errorf("%s %s: %w", op, path, err)
 	}
 	resp.Body.Close()
-	out := checker.Output{Outcome: checker.OutcomeOK}
+	out := history.Output{Outcome: history.OutcomeOK}
 	if resp.StatusCode/100 != 2 {
-		out.Outcome = checker.OutcomeError
+		out.Outcome = history.OutcomeError
 	}
 	return resp.StatusCode, p.End(out)
 }
 
 // StoreOps turns the parser's delivery rows into the history's store ops
 // (ground truth: one per handled delivery, at the time it was written).
-func StoreOps(ds []Delivery) checker.History {
-	h := make(checker.History, 0, len(ds))
+func StoreOps(ds []Delivery) history.History {
+	h := make(history.History, 0, len(ds))
 	for _, d := range ds {
 		at := d.AtNS
-		h = append(h, checker.Op{Process: d.Parser, Op: checker.OpStore, Call: at, Return: &at,
-			Input:  checker.Input{ShapeInput: checker.ShapeInput{Message: d.Message, Offset: checker.Int64(d.Offset)}},
-			Output: &checker.Output{ShapeOutput: checker.ShapeOutput{Stored: checker.Bool(d.Stored)}}})
+		h = append(h, history.Op{Process: d.Parser, Op: history.OpStore, Call: at, Return: &at,
+			Input:  history.Input{ShapeInput: history.ShapeInput{Message: d.Message, Offset: history.Int64(d.Offset)}},
+			Output: &history.Output{ShapeOutput: history.ShapeOutput{Stored: history.Bool(d.Stored)}}})
 	}
 	return h
 }

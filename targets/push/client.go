@@ -10,7 +10,7 @@ import (
 	"net/url"
 	"time"
 
-	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/checker/history"
 )
 
 // Client talks to a provider at BaseURL.
@@ -60,7 +60,7 @@ func (c *Client) Screen(ctx context.Context, recipient string) (ScreenState, err
 }
 
 // History fetches the provider's notify ops.
-func (c *Client) History(ctx context.Context) (checker.History, error) {
+func (c *Client) History(ctx context.Context) (history.History, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.BaseURL+PathHistory, nil)
 	if err != nil {
 		return nil, err
@@ -73,7 +73,7 @@ func (c *Client) History(ctx context.Context) (checker.History, error) {
 	if resp.StatusCode != http.StatusOK {
 		return nil, fmt.Errorf("push history: %s", resp.Status)
 	}
-	return checker.ReadJSONL(resp.Body)
+	return history.ReadJSONL(resp.Body)
 }
 
 func (c *Client) do(req *http.Request, out any) error {

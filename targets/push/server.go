@@ -7,7 +7,7 @@ import (
 	"net/http"
 	"sync"
 
-	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/checker/history"
 )
 
 // Paths of the provider's HTTP API.
@@ -27,29 +27,29 @@ type Server struct {
 	// strictly after the previous one's: the provider is one process and
 	// its history must not overlap itself.
 	mu  sync.Mutex
-	rec *checker.Recorder
+	rec *history.Recorder
 }
 
 // NewServer returns a provider with empty screens and history.
 func NewServer() *Server {
-	return &Server{Phones: NewPhones(), rec: checker.NewRecorder()}
+	return &Server{Phones: NewPhones(), rec: history.NewRecorder()}
 }
 
 // Deliver shows n and records the notify op.
 func (s *Server) Deliver(n Notification) (Delivery, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	call := checker.Now()
+	call := history.Now()
 	d, err := s.Phones.Deliver(n)
 	if err != nil {
 		return d, err
 	}
-	ret := checker.Now()
-	op := checker.Op{
-		Process: Process, Op: checker.OpNotify, Call: call, Return: &ret,
+	ret := history.Now()
+	op := history.Op{
+		Process: Process, Op: history.OpNotify, Call: call, Return: &ret,
 		Intent: n.Intent, PaymentID: n.PaymentID,
-		Input:  checker.Input{ReplaceID: d.ID, Recipient: n.Recipient, EventID: n.EventID},
-		Output: &checker.Output{Shown: checker.Int(d.Shown), Alert: checker.Bool(d.Alert)},
+		Input:  history.Input{ReplaceID: d.ID, Recipient: n.Recipient, EventID: n.EventID},
+		Output: &history.Output{Shown: history.Int(d.Shown), Alert: history.Bool(d.Alert)},
 	}
 	if err := s.rec.Record(op); err != nil {
 		return d, fmt.Errorf("push: record: %w", err)
@@ -58,7 +58,7 @@ func (s *Server) Deliver(n Notification) (Delivery, error) {
 }
 
 // History returns the notify ops so far.
-func (s *Server) History() checker.History { return s.rec.History() }
+func (s *Server) History() history.History { return s.rec.History() }
 
 // Handler serves POST /push, GET /_push/screen?recipient=, GET /_push/history.
 func (s *Server) Handler() http.Handler {
@@ -94,7 +94,7 @@ func (s *Server) Handler() http.Handler {
 	})
 	mux.HandleFunc(PathHistory, func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/x-ndjson")
-		_ = checker.WriteJSONL(w, s.History())
+		_ = history.WriteJSONL(w, s.History())
 	})
 	return mux
 }

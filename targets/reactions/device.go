@@ -10,7 +10,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/checker/history"
 	"github.com/idemcheck/idemcheck/targets/storytime"
 )
 
@@ -26,7 +26,7 @@ type Device struct {
 	Clock *storytime.Clock
 	// Timeout bounds one send; 0 means the story's phone timeout.
 	Timeout time.Duration
-	Rec     *checker.Recorder
+	Rec     *history.Recorder
 
 	mu      sync.Mutex
 	next    int64
@@ -40,7 +40,7 @@ type Entry struct {
 }
 
 // NewDevice returns a device whose next tap gets counter first.
-func NewDevice(name string, first int64, rec *checker.Recorder) *Device {
+func NewDevice(name string, first int64, rec *history.Recorder) *Device {
 	return &Device{Name: name, Clock: &storytime.Clock{}, Rec: rec, next: first}
 }
 
@@ -88,9 +88,9 @@ func (d *Device) Send(ctx context.Context, path, baseURL string, e *Entry) Reply
 // returns, so a copy started first is first in the history whatever the
 // network does with it after.
 func (d *Device) Start(ctx context.Context, path, baseURL string, e *Entry) <-chan Reply {
-	in := checker.Input{ShapeInput: checker.ShapeInput{Device: d.Name, Item: e.Item, Value: e.Value(),
-		Counter: checker.Int64(e.Counter), PhoneTime: checker.Int64(e.PhoneTime)}}
-	p := d.Rec.Begin(path, checker.OpWrite, "", in)
+	in := history.Input{ShapeInput: history.ShapeInput{Device: d.Name, Item: e.Item, Value: e.Value(),
+		Counter: history.Int64(e.Counter), PhoneTime: history.Int64(e.PhoneTime)}}
+	p := d.Rec.Begin(path, history.OpWrite, "", in)
 	done := make(chan Reply, 1)
 	go func() {
 		rep := d.post(ctx, baseURL, e.Write)
@@ -98,12 +98,12 @@ func (d *Device) Start(ctx context.Context, path, baseURL string, e *Entry) <-ch
 		case !rep.Known:
 			_ = p.Unknown()
 		case rep.Status == http.StatusOK:
-			_ = p.End(checker.Output{Outcome: checker.OutcomeOK})
+			_ = p.End(history.Output{Outcome: history.OutcomeOK})
 			d.mu.Lock()
 			e.acked = true
 			d.mu.Unlock()
 		default:
-			_ = p.End(checker.Output{Outcome: checker.OutcomeError})
+			_ = p.End(history.Output{Outcome: history.OutcomeError})
 		}
 		done <- rep
 	}()

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/checker/history"
 )
 
 func TestDeviceJournalsAndResendsUnchanged(t *testing.T) {
@@ -30,7 +30,7 @@ func TestDeviceJournalsAndResendsUnchanged(t *testing.T) {
 	}))
 	defer lost.Close()
 
-	rec := checker.NewRecorder()
+	rec := history.NewRecorder()
 	d := NewDevice("D1", 41, rec)
 	like := d.Tap("u1/p1", Like)
 	if r := d.Send(context.Background(), "D1-cell", lost.URL, like); r.Known {
@@ -54,7 +54,7 @@ func TestDeviceJournalsAndResendsUnchanged(t *testing.T) {
 		t.Fatalf("unacked after the resend: %+v", u)
 	}
 	h := rec.History()
-	if len(h) != 2 || h[0].Return != nil || h[1].Output.Outcome != checker.OutcomeOK || *h[1].Input.Counter != 41 {
+	if len(h) != 2 || h[0].Return != nil || h[1].Output.Outcome != history.OutcomeOK || *h[1].Input.Counter != 41 {
 		t.Fatalf("history: %+v", h)
 	}
 }

@@ -7,7 +7,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/checker/history"
 	"github.com/idemcheck/idemcheck/targets/dedup"
 )
 
@@ -40,7 +40,7 @@ func (w *Worker) lookupPayments(ctx context.Context, ids []string) (map[string]s
 // of it is, so a crash anywhere before the commit redelivers a batch that
 // left no trace.
 func (w *Worker) applyBatch(ctx context.Context, items []item) error {
-	call := checker.Now()
+	call := history.Now()
 	tx, err := w.pool.Begin(ctx)
 	if err != nil {
 		return err
@@ -160,7 +160,7 @@ func (w *Worker) credit(ctx context.Context, tx pgx.Tx, items []item, call int64
 	}
 	if _, err := tx.Exec(ctx, `INSERT INTO credits (event_id, payment_id, merchant, amount, worker, call_ns, return_ns)
 		SELECT e, p, m, a, $5, $6, $7 FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[]) WITH ORDINALITY AS t(e, p, m, a, o) ORDER BY o`,
-		evs, pays, merchants, amounts, w.cfg.Name, call, checker.Now()); err != nil {
+		evs, pays, merchants, amounts, w.cfg.Name, call, history.Now()); err != nil {
 		return fmt.Errorf("credit records of %d events: %w", len(evs), err)
 	}
 	return nil

@@ -1,5 +1,5 @@
 // Package checker reads, records and checks idemcheck histories (see HISTORY.md).
-package checker
+package history
 
 // Operation kinds of HISTORY.md v1.
 const (

@@ -1,4 +1,4 @@
-package checker
+package history
 
 import (
 	"fmt"
@@ -21,7 +21,7 @@ const (
 // filter all read this table. Fields are json names: "input.X" and
 // "output.X" are looked up on Input and Output by their json tags.
 type opKind struct {
-	name  string
+	Name  string
 	scope scope
 	// input lists the required input fields, in the order errors name them.
 	input []string
@@ -31,21 +31,21 @@ type opKind struct {
 	outcomes bool
 }
 
-var opKinds = []opKind{
-	{name: OpCreate, scope: scopeIntent, input: []string{"fingerprint", "amount", "currency"}, output: []string{"outcome"}, outcomes: true},
-	{name: OpResolve, scope: scopeIntent, output: []string{"outcome"}, outcomes: true},
-	{name: OpCharge, scope: scopeEffect, input: []string{"psp_key", "amount"}, output: []string{"charge_id"}},
-	{name: OpRefund, scope: scopeEffect, input: []string{"psp_key", "amount", "charge_id"}, output: []string{"refund_id"}},
-	{name: OpCredit, scope: scopeEffect, input: []string{"merchant", "amount", "event_id"}},
-	{name: OpNotify, scope: scopeEffect, input: []string{"replace_id", "recipient"}, output: []string{"shown"}},
-	{name: OpBalance, scope: scopeNone, input: []string{"merchant"}, output: []string{"balance"}},
-	{name: OpSink, scope: scopeNone, input: []string{"merchant", "day"}, output: []string{"total", "tag"}},
+var OpKinds = []opKind{
+	{Name: OpCreate, scope: scopeIntent, input: []string{"fingerprint", "amount", "currency"}, output: []string{"outcome"}, outcomes: true},
+	{Name: OpResolve, scope: scopeIntent, output: []string{"outcome"}, outcomes: true},
+	{Name: OpCharge, scope: scopeEffect, input: []string{"psp_key", "amount"}, output: []string{"charge_id"}},
+	{Name: OpRefund, scope: scopeEffect, input: []string{"psp_key", "amount", "charge_id"}, output: []string{"refund_id"}},
+	{Name: OpCredit, scope: scopeEffect, input: []string{"merchant", "amount", "event_id"}},
+	{Name: OpNotify, scope: scopeEffect, input: []string{"replace_id", "recipient"}, output: []string{"shown"}},
+	{Name: OpBalance, scope: scopeNone, input: []string{"merchant"}, output: []string{"balance"}},
+	{Name: OpSink, scope: scopeNone, input: []string{"merchant", "day"}, output: []string{"total", "tag"}},
 }
 
 func lookupKind(name string) *opKind {
-	for i := range opKinds {
-		if opKinds[i].name == name {
-			return &opKinds[i]
+	for i := range OpKinds {
+		if OpKinds[i].Name == name {
+			return &OpKinds[i]
 		}
 	}
 	return nil

@@ -1,4 +1,4 @@
-package checker
+package history
 
 import (
 	"fmt"
@@ -9,13 +9,13 @@ import (
 // why each was left out. Histories from ReadJSONL are always well formed; one
 // built in memory may not be, and the checker must not trip over it. The ops
 // are judged on all cores; the refusals come out in history order.
-func wellFormed(h History) (History, []string) {
+func WellFormed(h History) (History, []string) {
 	type refusal struct {
 		i   int
 		why string
 	}
-	found := make([][]refusal, chunkCount(len(h)))
-	inChunks(len(h), func(k, lo, hi int) {
+	found := make([][]refusal, ChunkCount(len(h)))
+	InChunks(len(h), func(k, lo, hi int) {
 		for i := lo; i < hi; i++ {
 			if e := refuse(&h[i]); e != nil {
 				e.Line = i + 1

@@ -1,4 +1,4 @@
-package checker
+package history
 
 import (
 	"bufio"
@@ -44,7 +44,7 @@ func sameAsReflect(t *testing.T, name string, h History) {
 }
 
 func TestWriteJSONLMatchesEncodingJSON(t *testing.T) {
-	files, _ := filepath.Glob(filepath.Join("testdata", "*.jsonl"))
+	files, _ := filepath.Glob(filepath.Join("..", "testdata", "*.jsonl"))
 	for _, f := range files {
 		data, err := os.ReadFile(f)
 		if err != nil {

@@ -1,4 +1,4 @@
-package checker
+package history
 
 // slab hands out the small values an op points to from shared blocks: a
 // million ops would otherwise be four million tiny allocations.

@@ -1,4 +1,4 @@
-package checker
+package history
 
 import (
 	"runtime"
@@ -9,8 +9,8 @@ import (
 // returns when all are done. The passes over a history are mostly waiting on
 // memory (ops in file order are all over the heap), so cores overlap that.
 // f must write only its own chunk's results.
-func inChunks(n int, f func(k, lo, hi int)) {
-	workers := chunkCount(n)
+func InChunks(n int, f func(k, lo, hi int)) {
+	workers := ChunkCount(n)
 	if workers == 1 {
 		f(0, 0, n)
 		return
@@ -26,7 +26,7 @@ func inChunks(n int, f func(k, lo, hi int)) {
 
 // chunkCount is how many chunks inChunks makes of n: one below a size where
 // starting goroutines costs more than it saves.
-func chunkCount(n int) int {
+func ChunkCount(n int) int {
 	if n < 1<<14 {
 		return 1
 	}

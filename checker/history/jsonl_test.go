@@ -1,4 +1,4 @@
-package checker
+package history
 
 import (
 	"bytes"
@@ -97,27 +97,4 @@ func TestJSONLRoundTrip(t *testing.T) {
 	if first.String() != again.String() {
 		t.Fatal("round trip changed the history")
 	}
-}
-
-func FuzzReadJSONL(f *testing.F) {
-	f.Add([]byte(goodCreate))
-	f.Add([]byte(goodCreate + "\n" + `{"process":"r","op":"balance","call":1,"return":null,"input":{"merchant":"m"}}`))
-	f.Add([]byte(`{"process":"p","op":"notify","call":1,"return":2,"payment_id":"p","input":{"replace_id":"r","recipient":"u"},"output":{"shown":2,"alert":true}}`))
-	f.Add([]byte(`{"process":"p","op":"credit","call":-5,"return":9223372036854775807,"payment_id":"p","input":{"merchant":"m","amount":-1,"event_id":"e"}}`))
-	f.Add([]byte(`{"process":1}`))
-	f.Add([]byte("\x00\xff{"))
-	f.Add([]byte(`{"process":"p","op":"create","call":1e3,"return":null}`))
-	f.Add([]byte(`{"input":{"metadata":{"intent":5}}}`))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		h, err := ReadJSONL(bytes.NewReader(data))
-		if err != nil {
-			var ie *InputError
-			if !errors.As(err, &ie) || ie.Line < 1 {
-				t.Fatalf("error is not a located *InputError: %v", err)
-			}
-			return
-		}
-		// Whatever the reader accepts, the checker must digest.
-		Check(h, CheckOptions{})
-	})
 }

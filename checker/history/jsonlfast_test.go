@@ -1,4 +1,4 @@
-package checker
+package history
 
 import (
 	"bytes"
@@ -28,7 +28,7 @@ func sameAsSlow(t *testing.T, line []byte) {
 }
 
 func TestFastDecoderMatchesEncodingJSON(t *testing.T) {
-	files, _ := filepath.Glob(filepath.Join("testdata", "*.jsonl"))
+	files, _ := filepath.Glob(filepath.Join("..", "testdata", "*.jsonl"))
 	for _, f := range files {
 		data, err := os.ReadFile(f)
 		if err != nil {
