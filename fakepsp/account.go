@@ -19,6 +19,7 @@ type account struct {
 	events    []*event  // creation order
 	eventByID map[string]*event
 	endpoints []*webhookEndpoint
+	customers map[string]*customer
 }
 
 func newAccount() *account {
@@ -29,6 +30,7 @@ func newAccount() *account {
 		charges:   map[string]*paymentIntent{},
 		refunds:   map[string]*refund{},
 		eventByID: map[string]*event{},
+		customers: map[string]*customer{},
 	}
 }
 

@@ -6,9 +6,11 @@ import (
 )
 
 // Stripe's expand[]: an id in the answer becomes the object it names. The
-// fake expands the objects it has (a PaymentIntent's latest_charge, a
-// refund's charge and payment_intent, a charge's payment_intent); any other
-// field answers 400 as Stripe answers for a field that cannot be expanded.
+// fake expands the objects it has (a PaymentIntent's latest_charge and
+// customer, a refund's charge and payment_intent, a charge's payment_intent,
+// balance_transaction and customer), one level or through a path
+// (latest_charge.balance_transaction); any other field answers 400 as Stripe
+// answers for a field that cannot be expanded.
 
 func notExpandable(field string, allowed []string) response {
 	msg := "This property cannot be expanded (" + field + ")."
@@ -59,19 +61,23 @@ func (p *PSP) expand(c *call, resp response, fields []string) response {
 // expandObject expands fields of one object; the caller holds p.mu.
 func (p *PSP) expandObject(acct *account, obj map[string]any, fields []string) map[string]any {
 	var out map[string]any
-	for _, f := range fields {
-		id, _ := obj[f].(string)
-		if id == "" {
-			continue // null stays null, as in Stripe
+	for _, path := range fields {
+		f, rest, nested := strings.Cut(path, ".")
+		cur := obj
+		if out != nil {
+			cur = out
 		}
 		var full map[string]any
-		switch {
-		case f == "payment_intent" && acct.intents[id] != nil:
-			full = acct.intents[id].json()
-		case (f == "latest_charge" || f == "charge") && acct.charges[id] != nil:
-			full = acct.charges[id].chargeJSON()
-		default:
-			continue
+		if m, isObj := cur[f].(map[string]any); isObj {
+			full = m // expanded by an earlier path (latest_charge, then latest_charge.balance_transaction)
+		} else if id, _ := cur[f].(string); id != "" {
+			full = p.lookup(acct, f, id)
+		}
+		if full == nil {
+			continue // null stays null, as in Stripe
+		}
+		if nested {
+			full = p.expandObject(acct, full, []string{rest})
 		}
 		if out == nil {
 			out = copyObject(obj)
@@ -82,6 +88,23 @@ func (p *PSP) expandObject(acct *account, obj map[string]any, fields []string) m
 		return obj
 	}
 	return out
+}
+
+// lookup is the object an expandable field's id names; the caller holds p.mu.
+func (p *PSP) lookup(acct *account, field, id string) map[string]any {
+	switch {
+	case field == "payment_intent" && acct.intents[id] != nil:
+		return acct.intents[id].json()
+	case (field == "latest_charge" || field == "charge") && acct.charges[id] != nil:
+		return acct.charges[id].chargeJSON()
+	case field == "balance_transaction":
+		if pi := acct.charges["ch_"+strings.TrimPrefix(id, "txn_")]; pi != nil {
+			return balanceTxnJSON(pi)
+		}
+	case field == "customer" && acct.customers[id] != nil:
+		return acct.customers[id].json()
+	}
+	return nil
 }
 
 func copyObject(m map[string]any) map[string]any {

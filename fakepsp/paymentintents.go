@@ -19,6 +19,7 @@ type paymentIntent struct {
 	metadata       map[string]string
 	description    string
 	paymentMethod  string
+	customer       string
 	created        int64
 	latestCharge   string
 	chargeCreated  int64
@@ -64,7 +65,7 @@ func (pi *paymentIntent) json() map[string]any {
 	return map[string]any{
 		"id": pi.id, "object": "payment_intent", "amount": pi.amount, "amount_received": pi.amountReceived,
 		"amount_capturable": pi.capturable, "currency": pi.currency, "status": pi.status, "metadata": nonNil(pi.metadata),
-		"payment_method": orNull(pi.paymentMethod), "latest_charge": latest, "last_payment_error": lastErr,
+		"payment_method": orNull(pi.paymentMethod), "customer": orNull(pi.customer), "latest_charge": latest, "last_payment_error": lastErr,
 		"description": orNull(pi.description), "canceled_at": canceledAt, "cancellation_reason": reason,
 		"created": pi.created, "livemode": false, "capture_method": pi.captureMethod, "confirmation_method": "automatic",
 		"client_secret": pi.id + "_secret_" + pi.id[len(pi.id)-6:], "payment_method_types": []string{"card"},
@@ -81,6 +82,7 @@ func (pi *paymentIntent) chargeJSON() map[string]any {
 		"amount_refunded": refunded, "refunded": refunded == pi.amount, "captured": pi.amountReceived > 0,
 		"paid": true, "status": "succeeded", "currency": pi.currency, "payment_intent": pi.id,
 		"payment_method": pi.paymentMethod, "metadata": nonNil(pi.metadata), "created": pi.chargeCreated, "livemode": false,
+		"customer": orNull(pi.customer), "balance_transaction": orNull(balanceTxnID(pi)),
 	}
 }
 
@@ -135,9 +137,13 @@ func (p *PSP) createIntent(c *call) response {
 	if confirm && pm == "" {
 		return missingPM()
 	}
+	cus, bad := p.customerParam(c)
+	if bad != nil {
+		return *bad
+	}
 	c.begin()
 	pi := &paymentIntent{id: newID("pi"), amount: amount, currency: currency, metadata: md, captureMethod: capture,
-		description: c.params.str("description"), paymentMethod: pm, status: statusRequiresPM}
+		description: c.params.str("description"), paymentMethod: pm, customer: cus, status: statusRequiresPM}
 	if pm != "" {
 		pi.status = statusRequiresConfirm
 	}

@@ -38,7 +38,8 @@ type route struct {
 
 func (p *PSP) routes() http.Handler {
 	mux := http.NewServeMux()
-	pi, list := []string{"latest_charge"}, []string{"data.latest_charge"}
+	pi := []string{"latest_charge", "latest_charge.balance_transaction", "customer"}
+	list := []string{"data.latest_charge", "data.latest_charge.balance_transaction", "data.customer"}
 	rf, rfList := []string{"charge", "payment_intent"}, []string{"data.charge", "data.payment_intent"}
 	for _, rt := range []route{
 		{"POST /v1/payment_intents", stripe.PaymentIntentCreateParams{}, pi, p.createIntent},
@@ -49,7 +50,12 @@ func (p *PSP) routes() http.Handler {
 		{"POST /v1/payment_intents/{id}/confirm", stripe.PaymentIntentConfirmParams{}, pi, p.confirmIntent},
 		{"POST /v1/payment_intents/{id}/capture", stripe.PaymentIntentCaptureParams{}, pi, p.captureIntent},
 		{"POST /v1/payment_intents/{id}/cancel", stripe.PaymentIntentCancelParams{}, pi, p.cancelIntent},
-		{"GET /v1/charges/{id}", stripe.ChargeRetrieveParams{}, []string{"payment_intent"}, p.retrieveCharge},
+		{"GET /v1/charges/{id}", stripe.ChargeRetrieveParams{}, []string{"payment_intent", "balance_transaction", "customer"}, p.retrieveCharge},
+		{"GET /v1/balance_transactions/{id}", stripe.BalanceTransactionRetrieveParams{}, nil, p.retrieveBalanceTxn},
+		{"GET /v1/account", stripe.AccountRetrieveParams{}, nil, p.retrieveAccount},
+		{"GET /v1/payment_methods/{id}", stripe.PaymentMethodRetrieveParams{}, nil, p.retrieveMethod},
+		{"POST /v1/customers", stripe.CustomerCreateParams{}, nil, p.createCustomer},
+		{"GET /v1/customers/{id}", stripe.CustomerRetrieveParams{}, nil, p.retrieveCustomer},
 		{"POST /v1/refunds", stripe.RefundCreateParams{}, rf, p.createRefund},
 		{"GET /v1/refunds", stripe.RefundListParams{}, rfList, p.listRefunds},
 		{"GET /v1/refunds/{id}", stripe.RefundRetrieveParams{}, rf, p.retrieveRefund},

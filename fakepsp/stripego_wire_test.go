@@ -91,10 +91,10 @@ func TestStripeGoExpandLatestCharge(t *testing.T) {
 		}
 	}
 	bad := &stripe.PaymentIntentRetrieveParams{}
-	bad.AddExpand("customer")
+	bad.AddExpand("amount")
 	_, err = sc.V1PaymentIntents.Retrieve(ctx, pi.ID, bad)
-	if se := wantStripeErr(t, "expand customer", err, 400, stripe.ErrorTypeInvalidRequest, ""); se.Msg != "This property cannot be expanded (customer)." {
-		t.Fatalf("expand customer: %q", se.Msg)
+	if se := wantStripeErr(t, "expand amount", err, 400, stripe.ErrorTypeInvalidRequest, ""); se.Msg != "This property cannot be expanded (amount)." {
+		t.Fatalf("expand amount: %q", se.Msg)
 	}
 	notInList := &stripe.PaymentIntentListParams{}
 	notInList.AddExpand("latest_charge")
