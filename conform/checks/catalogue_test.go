@@ -120,3 +120,29 @@ func TestEveryCheckHasItsFile(t *testing.T) {
 		}
 	}
 }
+
+// TestLateRetryNeverCarriesALostDependencyReply: the late retry holds the
+// owner's PSP answer at the front, so a lost reply on a dependency link
+// armed beside it could never fire (seed 1796317691445900037 drew the pair
+// on intent 1 and was inconclusive every time).
+func TestLateRetryNeverCarriesALostDependencyReply(t *testing.T) {
+	names := faults.Names(faults.All())
+	late := 0
+	for seed := uint64(0); seed < 200; seed++ {
+		for _, p := range Schedule(seed, names, 3, 80, Shapes()...) {
+			if p.Shape == ShapeLateRetry {
+				late++
+				if p.Fault == faults.DependencyReplyLost.Name() {
+					t.Fatalf("seed %d intent %d: late-retry with %s", seed, p.N, p.Fault)
+				}
+			}
+		}
+	}
+	if late == 0 {
+		t.Fatal("no late-retry drawn in 200 seeds: the test proves nothing")
+	}
+	plan := Schedule(1796317691445900037, names, 3, 80, Shapes()...)
+	if plan[0].Fault == faults.DependencyReplyLost.Name() && plan[0].Shape != ShapePlain {
+		t.Fatalf("seed 1796317691445900037 intent 1: shape %s", plan[0].Shape)
+	}
+}

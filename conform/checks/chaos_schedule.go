@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"time"
+
+	"github.com/idemcheck/idemcheck/faults"
 )
 
 // Planned is one intent of the chaos schedule.
@@ -110,6 +112,15 @@ func Schedule(seed uint64, names []string, callers, n int, shapes ...string) []P
 		}
 	}
 	resolveSlots(out)
+	for i := range out {
+		if out[i].Shape == ShapeLateRetry && out[i].Fault == faults.DependencyReplyLost.Name() {
+			// The late retry holds the owner's PSP answer at the front,
+			// past the service's own PSP timeout: no reply crosses a
+			// dependency link while the fault is armed, so it could never
+			// fire. Chosen without a draw, so nothing else changes.
+			out[i].Shape, out[i].Stretch = ShapePlain, 0
+		}
+	}
 	return out
 }
 
