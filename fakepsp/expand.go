@@ -98,7 +98,7 @@ func (p *PSP) lookup(acct *account, field, id string) map[string]any {
 	case (field == "latest_charge" || field == "charge") && acct.charges[id] != nil:
 		return acct.charges[id].chargeJSON()
 	case field == "balance_transaction":
-		if pi := acct.charges["ch_"+strings.TrimPrefix(id, "txn_")]; pi != nil {
+		if pi := chargeOfTxn(acct, id); pi != nil {
 			return balanceTxnJSON(pi)
 		}
 	case field == "customer" && acct.customers[id] != nil:

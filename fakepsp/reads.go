@@ -92,10 +92,19 @@ func (p *PSP) retrieveBalanceTxn(c *call) response {
 	id := c.r.PathValue("id")
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if pi := c.acct.charges["ch_"+strings.TrimPrefix(id, "txn_")]; pi != nil && balanceTxnID(pi) == id {
+	if pi := chargeOfTxn(c.acct, id); pi != nil {
 		return ok(balanceTxnJSON(pi))
 	}
 	return notFound("id", "balance transaction", id)
+}
+
+// chargeOfTxn is the charge whose balance transaction id is; the caller
+// holds p.mu.
+func chargeOfTxn(acct *account, id string) *paymentIntent {
+	if pi := acct.charges["ch_"+strings.TrimPrefix(id, "txn_")]; pi != nil && balanceTxnID(pi) == id {
+		return pi
+	}
+	return nil
 }
 
 // customer is a Customer object the account created.
