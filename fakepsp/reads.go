@@ -2,6 +2,7 @@ package fakepsp
 
 import (
 	"net/http"
+	"slices"
 	"strings"
 )
 
@@ -49,9 +50,7 @@ func (p *PSP) retrieveMethod(c *call) response {
 	card, known := testCards[id]
 	if !known {
 		p.mu.Lock()
-		for _, pi := range c.acct.intentSeq {
-			known = known || pi.paymentMethod == id
-		}
+		known = slices.ContainsFunc(c.acct.intentSeq, func(pi *paymentIntent) bool { return pi.paymentMethod == id })
 		p.mu.Unlock()
 		card = testCard{"visa", "4242", "credit"}
 	}

@@ -1,10 +1,12 @@
 package scenario
 
-// The preconditions of checks: each says, when a check cannot run against
-// this Env, what the config lacks (the check is then n/a with that reason).
-
 import "github.com/idemcheck/idemcheck/faults"
 
+// The preconditions of checks (a Check's Needs): each says what the config
+// lacks for a check to run against this Env, "" when nothing; the check is
+// then n/a with that reason.
+
+// NeedPSP: the fault is armed at fakepsp.
 func NeedPSP(e *Env) string {
 	if e.PSP == nil {
 		return "needs effects.fakepsp: the fault is injected at the PSP"
@@ -12,6 +14,7 @@ func NeedPSP(e *Env) string {
 	return ""
 }
 
+// NeedProcs: the check kills and restarts an instance.
 func NeedProcs(e *Env) string {
 	if len(e.Procs) == 0 {
 		return "needs target.command or target.control: idemcheck must be able to kill and restart an instance"
@@ -30,6 +33,7 @@ func NeedPause(e *Env) string {
 	return ""
 }
 
+// NeedAll is the first reason any of fs gives.
 func NeedAll(fs ...func(*Env) string) func(*Env) string {
 	return func(e *Env) string {
 		for _, f := range fs {
@@ -41,6 +45,7 @@ func NeedAll(fs ...func(*Env) string) func(*Env) string {
 	}
 }
 
+// NeedCallers: the check sends one key from two callers.
 func NeedCallers(e *Env) string {
 	if len(e.Cfg.Callers) < 2 {
 		return "needs two callers in the config"
@@ -48,6 +53,7 @@ func NeedCallers(e *Env) string {
 	return ""
 }
 
+// NeedReplicas: the check sends to two instances.
 func NeedReplicas(e *Env) string {
 	if len(e.D.Bases()) < 2 {
 		return "needs two instances (target.instances or two base_urls)"
