@@ -16,7 +16,8 @@ import (
 type Link struct {
 	name     string
 	upstream string
-	proxy    *toxiproxy.Proxy
+	proxy    *toxiproxy.Proxy // the embedded server's; nil on a remote link
+	remote   *remoteProxy     // the user's toxiproxy-server's; nil when embedded
 	seq      atomic.Int64
 	fired    atomic.Int64
 
@@ -31,7 +32,12 @@ type Undo func() error
 func (l *Link) Name() string { return l.name }
 
 // Addr is the address clients dial instead of the upstream.
-func (l *Link) Addr() string { return l.proxy.Listen }
+func (l *Link) Addr() string {
+	if l.remote != nil {
+		return l.remote.addr
+	}
+	return l.proxy.Listen
+}
 
 // Upstream is the address of the server behind the link.
 func (l *Link) Upstream() string { return l.upstream }
@@ -40,6 +46,9 @@ func (l *Link) Upstream() string { return l.upstream }
 // held, and enable/disable toggles. A spec asserts it is > 0 after its fault.
 func (l *Link) Fired() int64 {
 	n := l.fired.Load()
+	if l.remote != nil {
+		return n + l.remote.undelivered()
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for _, c := range l.counters {
@@ -57,8 +66,11 @@ const (
 	Downstream Stream = "downstream"
 )
 
-func (l *Link) add(typ string, stream Stream, attrs any) (string, any, error) {
+func (l *Link) add(typ string, stream Stream, attrs map[string]any) (string, any, error) {
 	name := fmt.Sprintf("%s_%s_%d", typ, stream, l.seq.Add(1))
+	if l.remote != nil {
+		return name, nil, l.remote.add(name, typ, stream, attrs)
+	}
 	body, err := json.Marshal(map[string]any{
 		"name": name, "type": typ, "stream": string(stream), "toxicity": 1.0, "attributes": attrs,
 	})
@@ -80,6 +92,9 @@ func (l *Link) count(c func() int64) {
 
 func (l *Link) remover(name string) Undo {
 	return func() error {
+		if l.remote != nil {
+			return l.remote.remove(name)
+		}
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		return l.proxy.Toxics.RemoveToxic(ctx, name)
@@ -98,8 +113,9 @@ func (l *Link) LoseReplyAfter(n int64) (Undo, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := tox.(*dropToxic)
-	l.count(d.dropped.Load)
+	if d, ok := tox.(*dropToxic); ok {
+		l.count(d.dropped.Load)
+	}
 	return l.remover(name), nil
 }
 
@@ -110,8 +126,9 @@ func (l *Link) HoldReply() (Undo, error) {
 	if err != nil {
 		return nil, err
 	}
-	h := tox.(*holdToxic)
-	l.count(h.held.Load)
+	if h, ok := tox.(*holdToxic); ok {
+		l.count(h.held.Load)
+	}
 	return l.remover(name), nil
 }
 
@@ -132,6 +149,12 @@ func (l *Link) Lag(stream Stream, d time.Duration) (Undo, func() int64, error) {
 	name, tox, err := l.add("lag", stream, map[string]any{"latency": d.Milliseconds()})
 	if err != nil {
 		return nil, nil, err
+	}
+	if l.remote != nil {
+		// A remote server counts no lagged chunks; the bytes that crossed
+		// the link while it lagged stand for them.
+		base := l.remote.crossed()
+		return l.remover(name), func() int64 { return l.remote.crossed() - base }, nil
 	}
 	lagged := tox.(*lagToxic).lagged.Load
 	l.count(lagged)
@@ -190,6 +213,13 @@ func (l *Link) Bandwidth(stream Stream, kbps int64) (Undo, error) {
 // Disable takes the link down: its listener closes and open connections drop.
 // "Down" is not a toxic in Toxiproxy; it is a disabled proxy.
 func (l *Link) Disable() (Undo, error) {
+	if l.remote != nil {
+		if err := l.remote.p.Disable(); err != nil {
+			return nil, fmt.Errorf("link %s: disable: %w", l.name, err)
+		}
+		l.fired.Add(1)
+		return l.Enable, nil
+	}
 	l.proxy.Stop()
 	l.fired.Add(1)
 	return l.Enable, nil
@@ -197,6 +227,9 @@ func (l *Link) Disable() (Undo, error) {
 
 // Enable brings a disabled link back on the same address.
 func (l *Link) Enable() error {
+	if l.remote != nil {
+		return l.remote.p.Enable()
+	}
 	err := l.proxy.Start()
 	if err == toxiproxy.ErrProxyAlreadyStarted {
 		return nil
@@ -206,6 +239,9 @@ func (l *Link) Enable() error {
 
 // Heal removes every toxic from the link.
 func (l *Link) Heal() error {
+	if l.remote != nil {
+		return l.remote.heal()
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	l.proxy.Toxics.ResetToxics(ctx)
