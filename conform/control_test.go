@@ -60,13 +60,24 @@ func verdictKinds(rep *report.Report) []string {
 // config for them with target.control instead of target.command.
 func controlled(t *testing.T, f fixture) string {
 	t.Helper()
-	dir := t.TempDir()
 	pspPort, err := freeport.Get()
 	if err != nil {
 		t.Fatal(err)
 	}
+	text := outside(t, f, fmt.Sprintf("http://127.0.0.1:%d", pspPort))
+	return strings.Replace(text, "  fakepsp: true", fmt.Sprintf("  fakepsp: true\n  fakepsp_listen: 127.0.0.1:%d\n  fakepsp_secret_key: sk_test_user", pspPort), 1)
+}
+
+// outside starts f's two instances, charging at pspURL with key
+// sk_test_user, as a deployment would, and returns f's config for them with
+// target.control (shell commands on their pid files) instead of
+// target.command.
+func outside(t *testing.T, f fixture, pspURL string) string {
+	t.Helper()
+	dir := t.TempDir()
 	ports := make([]int, 2)
 	for i := range ports {
+		var err error
 		if ports[i], err = freeport.Get(); err != nil {
 			t.Fatal(err)
 		}
@@ -75,11 +86,11 @@ func controlled(t *testing.T, f fixture) string {
 	// DIR/PORT.pid; the instance's name is its port.
 	script := fmt.Sprintf(`#!/bin/sh
 cd %[1]q
-PORT=$1 PSP_URL=http://127.0.0.1:%[2]d PSP_KEY=sk_test_user STATE_DIR=%[1]s/state INSTANCE=$1 \
+PORT=$1 PSP_URL=%[2]s PSP_KEY=sk_test_user STATE_DIR=%[1]s/state INSTANCE=$1 \
   setsid %[3]q --flaw %[4]s --ttl 1h --lease 1s --hold 100ms >>"$1.log" 2>&1 &
 echo $! > "$1.pid"
 echo $! >> pids
-`, dir, pspPort, paysvcBin, f.flaw)
+`, dir, pspURL, paysvcBin, f.flaw)
 	start := filepath.Join(dir, "start.sh")
 	if err := os.WriteFile(start, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
@@ -116,6 +127,5 @@ echo $! >> pids
 	text = removeLine(text, "  command:")
 	text = removeLine(text, "  instances:")
 	text = removeLine(text, "  env:")
-	text = strings.Replace(text, "  start_timeout: 15s\n", "  start_timeout: 15s\n"+control, 1)
-	return strings.Replace(text, "  fakepsp: true", fmt.Sprintf("  fakepsp: true\n  fakepsp_listen: 127.0.0.1:%d\n  fakepsp_secret_key: sk_test_user", pspPort), 1)
+	return strings.Replace(text, "  start_timeout: 15s\n", "  start_timeout: 15s\n"+control, 1)
 }

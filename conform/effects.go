@@ -17,11 +17,10 @@ import (
 	"github.com/idemcheck/idemcheck/conform/config"
 	"github.com/idemcheck/idemcheck/conform/driver"
 	"github.com/idemcheck/idemcheck/conform/scenario"
-	"github.com/idemcheck/idemcheck/fakepsp"
 )
 
 // pspEffects reads fakepsp's ground truth.
-type pspEffects struct{ psp *fakepsp.PSP }
+type pspEffects struct{ psp scenario.PSP }
 
 func (p pspEffects) Charges(context.Context) ([]history.Op, error) { return p.psp.Charges(), nil }
 func (p pspEffects) Count(context.Context) (int64, error)          { return int64(len(p.psp.Charges())), nil }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -14,15 +15,23 @@ import (
 
 	"github.com/idemcheck/idemcheck/conform/report"
 	"github.com/idemcheck/idemcheck/conform/scenario"
+	"github.com/idemcheck/idemcheck/fakepsp"
 )
 
-var paysvcBin, stripesvcBin, creditsvcBin string
+var paysvcBin, stripesvcBin, creditsvcBin, toxiproxyBin string
 
 func TestMain(m *testing.M) {
 	if cfg := os.Getenv("IDEMCHECK_TEST_RUN"); cfg != "" {
 		// A run in a process of its own, for a test to SIGKILL.
 		code, _ := Run(context.Background(), Options{Config: cfg, Seed: 1, Only: []string{"A2"}, Stdout: os.Stdout, Stderr: os.Stderr})
 		os.Exit(code)
+	}
+	if args := os.Getenv("IDEMCHECK_TEST_PSP"); args != "" {
+		// `idemcheck psp` in a process of its own: a fakepsp the run under
+		// test did not start, as in a deployment.
+		ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+		defer stop()
+		os.Exit(fakepsp.RunStandalone(ctx, strings.Fields(args), os.Stdout, os.Stderr))
 	}
 	sweepTestDirs()
 	dir, err := os.MkdirTemp("", fmt.Sprintf("idemcheck-conform-test-%d-", os.Getpid()))
@@ -33,7 +42,10 @@ func TestMain(m *testing.M) {
 	paysvcBin = filepath.Join(dir, "paysvc")
 	stripesvcBin = filepath.Join(dir, "stripesvc")
 	creditsvcBin = filepath.Join(dir, "creditsvc")
-	out, err := exec.Command("go", "build", "-o", dir, "./testdata/services/paysvc", "./testdata/services/stripesvc", "./testdata/services/creditsvc").CombinedOutput()
+	// toxiproxy-server itself, from the module idemcheck links, for the
+	// tests of a Toxiproxy of the user's (toxiproxy.api).
+	toxiproxyBin = filepath.Join(dir, "server")
+	out, err := exec.Command("go", "build", "-o", dir, "./testdata/services/paysvc", "./testdata/services/stripesvc", "./testdata/services/creditsvc", "github.com/Shopify/toxiproxy/v2/cmd/server").CombinedOutput()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "build the test services: %v\n%s", err, out)
 		os.Exit(2)

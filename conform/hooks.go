@@ -40,7 +40,7 @@ func startHooks(cfg *config.Config, e *scenario.Env, bases []string, expand func
 	endpoint.Host = link.Addr()
 	ep := endpoint.String()
 	register := func() error {
-		_, err := e.PSP.RegisterWebhook(ep, w.Events...)
+		_, err := e.Local.RegisterWebhook(ep, w.Events...)
 		return err
 	}
 	e.Hooks = &scenario.Hooks{Cfg: w, URLs: urls, Endpoint: ep, Link: link, Proc: proc, Ready: ready, Register: register}

@@ -2,6 +2,8 @@ package conform
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/binary"
 	"fmt"
 	"io"
 	"os"
@@ -59,7 +61,7 @@ func startTarget(ctx context.Context, cfg *config.Config, o Options, tmp, logDir
 	}
 	e := &scenario.Env{Cfg: cfg, MaxWait: o.MaxWait, Seed: o.Seed, Advance: o.Advance, Links: o.Links,
 		Tiers: o.Tiers, PSPWebhooks: o.PSPWebhooks, Behind: o.Behind, ChaosFaults: o.ChaosFaults,
-		Regions: o.Regions}
+		Regions: o.Regions, Run: runNonce()}
 	if !o.Quiet {
 		e.Log = o.Stderr
 	}
@@ -70,7 +72,7 @@ func startTarget(ctx context.Context, cfg *config.Config, o Options, tmp, logDir
 	})
 	switch {
 	case cfg.Effects.FakePSP && o.PSP != nil:
-		e.PSP, e.Front, e.Effects = o.PSP, o.Front, pspEffects{o.PSP}
+		e.PSP, e.Local, e.Front, e.Effects = o.PSP, o.PSP, o.Front, pspEffects{o.PSP}
 	case cfg.Effects.FakePSP:
 		pc := fakepsp.Config{RateLimits: fakepsp.RateLimits{Disabled: true}, SecretKey: cfg.Effects.FakePSPKey}
 		if w := cfg.Webhook; w != nil {
@@ -96,19 +98,37 @@ func startTarget(ctx context.Context, cfg *config.Config, o Options, tmp, logDir
 			return tg, ExitUsage
 		}
 		tg.undo = append(tg.undo, func() { _ = front.Close() })
-		e.PSP, e.Front, e.Effects = psp, front, pspEffects{psp}
+		e.PSP, e.Local, e.Front, e.Effects = psp, psp, front, pspEffects{psp}
 		env["PSP_URL"], env["PSP_KEY"] = front.URL(), psp.SecretKey()
 		fmt.Fprintf(o.Stderr, "idemcheck run: fakepsp at %s, secret key %s (give both to the service; a started command gets $PSP_URL and $PSP_KEY)\n", front.URL(), psp.SecretKey())
 		if w := cfg.Webhook; w != nil {
 			env[w.SecretEnv] = psp.WebhookSecret()
 			fmt.Fprintf(o.Stderr, "idemcheck run: webhook signing secret %s (a started command gets $%s)\n", psp.WebhookSecret(), w.SecretEnv)
 		}
+	case cfg.Effects.FakePSPURL != "":
+		psp, err := fakepsp.Dial(ctx, cfg.Effects.FakePSPURL)
+		if err != nil {
+			fmt.Fprintf(o.Stderr, "%s:%d: effects.fakepsp_url: %v\n", cfg.File, cfg.Line("effects.fakepsp_url"), err)
+			return tg, ExitUnreachable
+		}
+		notes, err := psp.Sweep(ctx)
+		for _, n := range notes {
+			fmt.Fprintln(o.Stderr, "idemcheck run:", n)
+		}
+		if err != nil {
+			fmt.Fprintf(o.Stderr, "%s:%d: effects.fakepsp_url: %v\n", cfg.File, cfg.Line("effects.fakepsp_url"), err)
+			return tg, ExitUnreachable
+		}
+		e.PSP, e.Effects = psp, pspEffects{psp}
+		env["PSP_URL"], env["PSP_KEY"] = psp.URL(), psp.SecretKey()
+		fmt.Fprintf(o.Stderr, "idemcheck run: fakepsp at %s (not started by idemcheck; secret key %s): its ground truth and faults over its control API\n", psp.URL(), psp.SecretKey())
 	case cfg.Effects.Counter != nil:
 		e.Effects = httpCounter{cfg.Effects.Counter}
 	case cfg.Effects.SQL != nil:
 		e.Effects = sqlCounter{cfg.Effects.SQL}
 	}
-	if code := links(cfg, e, env, o.Stderr); code != 0 {
+	undoLinks, code := links(cfg, e, env, tmp, o.Stderr)
+	if tg.undo = append(tg.undo, undoLinks); code != 0 {
 		return tg, code
 	}
 	if cfg.Consumer != nil {
@@ -211,30 +231,71 @@ func startTarget(ctx context.Context, cfg *config.Config, o Options, tmp, logDir
 }
 
 // links fronts the target's own dependencies with Toxiproxy links.
-func links(cfg *config.Config, e *scenario.Env, env map[string]string, stderr io.Writer) int {
+// runNonce draws what sets this run's orders and keys apart from an
+// earlier run's with the same seed.
+func runNonce() uint32 {
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	return binary.BigEndian.Uint32(b[:])%999999 + 1
+}
+
+func links(cfg *config.Config, e *scenario.Env, env map[string]string, tmp string, stderr io.Writer) (func(), int) {
 	if cfg.Proxy == nil || len(cfg.Proxy.Links) == 0 {
-		return 0
+		return func() {}, 0
 	}
-	tp, err := e.Proxy()
-	if err != nil {
-		fmt.Fprintln(stderr, "idemcheck run: start Toxiproxy:", err)
-		return ExitUsage
+	var link func(l config.Link, up string) (*faults.Link, error)
+	blind, undo := "", func() {}
+	if api := cfg.Proxy.API; api != "" {
+		rt, err := faults.DialToxiproxy(api)
+		if err != nil {
+			fmt.Fprintf(stderr, "%s:%d: toxiproxy.api: %v\n", cfg.File, cfg.Line("toxiproxy.api"), err)
+			return undo, ExitUsage
+		}
+		undo = func() {
+			if err := rt.Stop(); err != nil {
+				fmt.Fprintln(stderr, "idemcheck run:", err)
+			}
+		}
+		if err := rt.StartSweeper(tmp); err != nil {
+			fmt.Fprintln(stderr, "idemcheck run:", err)
+			return undo, ExitUsage
+		}
+		if blind = rt.Blind(); blind != "" {
+			fmt.Fprintf(stderr, "idemcheck run: warning: %s (S-deps is inconclusive without it)\n", blind)
+		}
+		link = func(l config.Link, up string) (*faults.Link, error) {
+			lk, notes, err := rt.Link(l.Name, l.Listen, up)
+			for _, n := range notes {
+				fmt.Fprintln(stderr, "idemcheck run:", n)
+			}
+			return lk, err
+		}
+	} else {
+		tp, err := e.Proxy()
+		if err != nil {
+			fmt.Fprintln(stderr, "idemcheck run: start Toxiproxy:", err)
+			return undo, ExitUsage
+		}
+		link = func(l config.Link, up string) (*faults.Link, error) {
+			if l.Listen != "" {
+				return tp.LinkOn(l.Name, l.Listen, up)
+			}
+			return tp.Link(l.Name, up)
+		}
 	}
 	for _, l := range cfg.Proxy.Links {
 		up := l.Upstream
-		if up == "fakepsp" && e.Front != nil {
-			up = e.Front.Addr()
-		} else if up == "fakepsp" && e.PSP != nil {
-			up = strings.TrimPrefix(e.PSP.URL(), "http://")
+		if up == "fakepsp" {
+			up = e.PSPAddr()
 		}
-		link, err := tp.Link(l.Name, up)
+		lk, err := link(l, up)
 		if err != nil {
 			fmt.Fprintf(stderr, "%s:%d: toxiproxy.links: %v\n", cfg.File, cfg.Line("toxiproxy.links"), err)
-			return ExitUsage
+			return undo, ExitUsage
 		}
-		env[strings.ToUpper(l.Name)+"_ADDR"] = link.Addr()
-		e.Links = append(e.Links, scenario.DepLink{Name: l.Name, Link: link})
-		fmt.Fprintf(stderr, "idemcheck run: Toxiproxy link %s: %s -> %s (point the service at $%s_ADDR)\n", l.Name, link.Addr(), up, strings.ToUpper(l.Name))
+		env[strings.ToUpper(l.Name)+"_ADDR"] = lk.Addr()
+		e.Links = append(e.Links, scenario.DepLink{Name: l.Name, Link: lk, Blind: blind})
+		fmt.Fprintf(stderr, "idemcheck run: Toxiproxy link %s: %s -> %s (point the service at $%s_ADDR)\n", lk.Name(), lk.Addr(), up, strings.ToUpper(l.Name))
 	}
-	return 0
+	return undo, 0
 }

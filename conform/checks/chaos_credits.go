@@ -59,8 +59,8 @@ func chargedPayment(ctx context.Context, e *scenario.Env, t *scenario.T, in scen
 		}
 	}
 	p.Ref.OrderID = in.Meaning.OrderID
-	p.Ref.PSPPaymentID = e.PSP.PaymentIntentOfCharge(p.Charge.Output.ChargeID)
-	for _, ev := range e.PSP.WebhookEvents(p.Ref.PSPPaymentID) {
+	p.Ref.PSPPaymentID = e.Local.PaymentIntentOfCharge(p.Charge.Output.ChargeID)
+	for _, ev := range e.Local.WebhookEvents(p.Ref.PSPPaymentID) {
 		if fakepsp.TypeMatches(e.Hooks.Cfg.Events, ev.Type) {
 			p.Events = append(p.Events, ev)
 		}

@@ -37,6 +37,10 @@ func runDeps(ctx context.Context, e *scenario.Env, t *scenario.T) {
 		a := t.Send(ctx, fmt.Sprintf("the reply from %s is lost", dl.Name), in, nil)
 		_ = undo()
 		e.NoteFault("reply lost on link "+dl.Name, start, history.Now())
+		if dl.Link.Fired() == before && dl.Blind != "" {
+			t.Inconclusive("no lost reply on link "+dl.Name+" can be seen", "%s", dl.Blind)
+			return
+		}
 		if dl.Link.Fired() == before {
 			t.Errorf("no traffic of the create crossed link %s: is the service pointed at $%s_ADDR?", dl.Name, dl.Name)
 			return

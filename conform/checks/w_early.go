@@ -62,7 +62,7 @@ func runWEarly(ctx context.Context, e *scenario.Env, t *scenario.T) {
 // answered.
 func waitDelivered(ctx context.Context, e *scenario.Env, ids []string, d time.Duration) bool {
 	return scenario.WaitLog(ctx, e, d, func() bool {
-		ds := e.PSP.Deliveries()
+		ds := e.Local.Deliveries()
 		for _, id := range ids {
 			if !slices.ContainsFunc(ds, func(x fakepsp.Delivery) bool { return x.Err == "" && x.Status != 0 && x.EventID == id }) {
 				return false

@@ -145,10 +145,14 @@ type Effects struct {
 	FakePSPListen string `yaml:"fakepsp_listen"`
 	// FakePSPAllowRemote lets fakepsp_listen be a non-loopback address (a
 	// service in another container); its API has no auth, so it is opt-in.
-	FakePSPAllowRemote bool         `yaml:"fakepsp_allow_remote"`
-	FakePSPKey         string       `yaml:"fakepsp_secret_key"`
-	Counter            *HTTPCounter `yaml:"http_counter"`
-	SQL                *SQLCounter  `yaml:"sql_counter"`
+	FakePSPAllowRemote bool   `yaml:"fakepsp_allow_remote"`
+	FakePSPKey         string `yaml:"fakepsp_secret_key"`
+	// FakePSPURL is a fakepsp idemcheck did not start (`idemcheck psp` in a
+	// container or pod beside the service): its ground truth and faults are
+	// read and armed over its control API.
+	FakePSPURL string       `yaml:"fakepsp_url"`
+	Counter    *HTTPCounter `yaml:"http_counter"`
+	SQL        *SQLCounter  `yaml:"sql_counter"`
 }
 
 // Ledger reads the service's own charges of one intent: a GET answering a
@@ -184,8 +188,10 @@ type SQLCounter struct {
 }
 
 // Proxy names the target's dependencies to front with Toxiproxy links; the
-// link address is given to the command as env var <NAME>_ADDR.
+// link address is given to the command as env var <NAME>_ADDR. API, when
+// set, is the user's own toxiproxy-server: the links are made there.
 type Proxy struct {
+	API   string `yaml:"api"`
 	Links []Link `yaml:"links"`
 }
 
@@ -194,7 +200,14 @@ type Proxy struct {
 type Link struct {
 	Name     string `yaml:"name"`
 	Upstream string `yaml:"upstream"`
+	// Listen is the proxy's address on the Toxiproxy server (0.0.0.0:15432
+	// in a container the service dials by name); default a free loopback port.
+	Listen string `yaml:"listen"`
 }
+
+// HasPSP says whether the run charges through a fakepsp: one it starts, or
+// one it reaches at fakepsp_url.
+func (e Effects) HasPSP() bool { return e.FakePSP || e.FakePSPURL != "" }
 
 // Durations, parsed by Validate.
 func (c *Config) RetryHorizonD() time.Duration { return c.retryHorizon }

@@ -113,6 +113,9 @@ effects:
   # fakepsp_listen: 127.0.0.1:12111
   # fakepsp_allow_remote: false  # true lets fakepsp_listen be 0.0.0.0:PORT (a service in another container); prints a warning: the PSP API has no auth
   # fakepsp_secret_key: sk_test_idemcheck
+  # Or, instead of fakepsp: true, a fakepsp you run yourself ("idemcheck psp" in a
+  # container or pod beside the service; no webhook checks then):
+  # fakepsp_url: http://fakepsp:12111
   # http_counter: {url: "http://127.0.0.1:8080/debug/charges", field: count}
   # sql_counter: {dsn: "postgres://...", query: "SELECT count(*) FROM charges"}
   # (http_counter without field, or with a field holding a list, counts the list.)
@@ -165,8 +168,10 @@ effects:
 # Optional Toxiproxy links for the service's own dependencies; the command gets
 # <NAME>_ADDR (e.g. DB_ADDR) to connect through.
 # toxiproxy:
+#   api: http://toxiproxy:8474   # your own toxiproxy-server (started with -proxy-metrics); default: idemcheck's embedded one
 #   links:
 #     - {name: DB, upstream: "127.0.0.1:5432"}
+#     # - {name: DB, upstream: "postgres:5432", listen: "0.0.0.0:15432"}   # with api: the service dials toxiproxy:15432
 
 profile: ietf            # ietf (default), stripe, custom
 # protocol:              # overrides of the profile

@@ -276,6 +276,12 @@ func (v *validator) effects() {
 	if e.FakePSP {
 		n++
 	}
+	if e.FakePSPURL != "" {
+		n++
+		if u, err := url.Parse(e.FakePSPURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || (u.Path != "" && u.Path != "/") {
+			v.bad("effects.fakepsp_url", "%q must be the base URL of a running `idemcheck psp`, like http://fakepsp:12111", e.FakePSPURL)
+		}
+	}
 	if e.FakePSPListen != "" {
 		if err := fakepsp.CheckListen(e.FakePSPListen, e.FakePSPAllowRemote); err != nil {
 			v.bad("effects.fakepsp_listen", "%v (set effects.fakepsp_allow_remote: true to serve beyond loopback, e.g. 0.0.0.0:12111 for a service in another container)", err)
@@ -303,22 +309,9 @@ func (v *validator) effects() {
 		}
 	}
 	if n != 1 {
-		v.bad("effects", "choose exactly one of fakepsp: true, http_counter, sql_counter (got %d)", n)
+		v.bad("effects", "choose exactly one of fakepsp: true, fakepsp_url, http_counter, sql_counter (got %d)", n)
 	}
-	if v.c.Proxy != nil {
-		for i, l := range v.c.Proxy.Links {
-			f := fmt.Sprintf("toxiproxy.links[%d]", i)
-			if !regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]*$`).MatchString(l.Name) {
-				v.bad(f+".name", "%q must be a letter followed by letters, digits or _", l.Name)
-			}
-			switch {
-			case l.Upstream == "fakepsp" && !e.FakePSP:
-				v.bad(f+".upstream", "fakepsp needs effects.fakepsp: true")
-			case l.Upstream != "fakepsp" && !strings.Contains(l.Upstream, ":"):
-				v.bad(f+".upstream", "%q must be host:port (or fakepsp)", l.Upstream)
-			}
-		}
-	}
+	v.proxy()
 }
 
 func (v *validator) profile() {

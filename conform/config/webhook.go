@@ -101,7 +101,7 @@ func (v *validator) webhook() {
 		v.bad("webhook.secret", "must start with whsec_ (a Stripe webhook signing secret)")
 	}
 	if !v.c.Effects.FakePSP {
-		v.bad("webhook", "needs effects.fakepsp: true (fakepsp raises and delivers the events)")
+		v.bad("webhook", "needs effects.fakepsp: true (fakepsp raises and delivers the events; idemcheck holds and redelivers them in the fakepsp it starts, not in one at fakepsp_url)")
 	}
 	v.dur("webhook.tolerance", w.Tolerance, 300*time.Second, &w.tolerance)
 	v.dur("webhook.dedup_window", w.DedupWindow, 0, &w.dedupWindow)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"net/url"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -29,8 +30,12 @@ type Env struct {
 	Cfg     *config.Config
 	D       *driver.Driver
 	Effects Effects
-	// PSP is set when idemcheck started fakepsp for the target.
-	PSP *fakepsp.PSP
+	// PSP is the fakepsp the target charges through: the one idemcheck
+	// started (then Local is it too) or one at effects.fakepsp_url.
+	PSP PSP
+	// Local is the fakepsp idemcheck started; nil for one it reaches by
+	// URL. Webhook checks hold and redeliver events in it.
+	Local *fakepsp.PSP
 	// Front, with PSP, is the recording proxy the target reaches fakepsp through.
 	Front *pspfront.Front
 	// Ledger, when configured, reads the service's own charges of an order.
@@ -75,7 +80,12 @@ type Env struct {
 	Advance func(offset time.Duration) error
 	offset  time.Duration
 	Seed    uint64
-	Log     io.Writer
+	// Run tells this run's orders and keys from those of every earlier run
+	// with the same seed: a deployment's database and a fakepsp that outlive
+	// runs still hold theirs, and a key reused would be judged as a replay.
+	// The seed alone decides the faults and their schedule.
+	Run uint32
+	Log io.Writer
 
 	mu      sync.Mutex
 	counter atomic.Int64
@@ -117,7 +127,7 @@ type Intent struct {
 func (e *Env) NewIntent(caller int) Intent {
 	n := e.counter.Add(1)
 	return Intent{
-		Meaning: driver.Meaning{OrderID: fmt.Sprintf("ord-%06d-%05d", e.Seed%1000000, n), Amount: 1000 + n, Currency: "USD", PaymentMethod: "pm_card_visa"},
+		Meaning: driver.Meaning{OrderID: fmt.Sprintf("ord-%06d-%05d", (e.Seed+uint64(e.Run))%1000000, n), Amount: 1000 + n, Currency: "USD", PaymentMethod: "pm_card_visa"},
 		Key:     e.NewKey(),
 		Caller:  caller,
 	}
@@ -128,7 +138,7 @@ func (e *Env) NewKey() string {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.keyRand == nil {
-		e.keyRand = e.Rand("keys")
+		e.keyRand = e.Rand(fmt.Sprintf("keys-%d", e.Run))
 	}
 	return NewKey(e.keyRand, e.Cfg.Create.Key)
 }
@@ -205,6 +215,20 @@ func (e *Env) Count(ctx context.Context) int64 {
 	return n
 }
 
+// PSPAddr is host:port where the target reaches fakepsp: the recording
+// front when there is one.
+func (e *Env) PSPAddr() string {
+	if e.Front != nil {
+		return e.Front.Addr()
+	}
+	if e.PSP != nil {
+		if u, err := url.Parse(e.PSP.URL()); err == nil {
+			return u.Host
+		}
+	}
+	return ""
+}
+
 // Proxy starts the embedded Toxiproxy on first use.
 func (e *Env) Proxy() (*faults.Toxiproxy, error) {
 	e.mu.Lock()
@@ -259,4 +283,7 @@ func (e *Env) CanWait(d time.Duration) bool { return e.Advance != nil || d <= e.
 type DepLink struct {
 	Name string
 	Link *faults.Link
+	// Blind, when set, says why what the link's faults caught cannot be
+	// seen (a toxiproxy-server of the user's without metrics).
+	Blind string
 }

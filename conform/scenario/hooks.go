@@ -78,6 +78,8 @@ func NeedHooks(e *Env) string {
 		return "needs ledger.credits: without reading the service's credits no webhook check can tell one credit from two"
 	case e.PSP == nil:
 		return NeedPSP(e)
+	case e.Local == nil:
+		return "needs the fakepsp idemcheck starts (effects.fakepsp: true): the webhook checks hold and redeliver its events"
 	}
 	return ""
 }
@@ -116,7 +118,7 @@ func NewHookPayment(e *Env, hold bool) *HookPayment {
 		// Each intent's amount is its own, and the PSP raises the events at
 		// the charge, before it answers: the hold takes all of them.
 		amount := in.Meaning.Amount
-		p.Hold = e.PSP.HoldWebhooks(func(ev fakepsp.WebhookEvent) bool { return ev.Amount == amount })
+		p.Hold = e.Local.HoldWebhooks(func(ev fakepsp.WebhookEvent) bool { return ev.Amount == amount })
 	}
 	return p
 }
@@ -137,9 +139,9 @@ func (p *HookPayment) Find(ctx context.Context, e *Env, t *T) bool {
 		return false
 	}
 	p.Charge = charges[0]
-	pi := e.PSP.PaymentIntentOfCharge(p.Charge.Output.ChargeID)
+	pi := e.Local.PaymentIntentOfCharge(p.Charge.Output.ChargeID)
 	p.Ref = PaymentRef{OrderID: p.In.Meaning.OrderID, PaymentID: p.Answer.PaymentID, PSPPaymentID: pi}
-	for _, ev := range e.PSP.WebhookEvents(pi) {
+	for _, ev := range e.Local.WebhookEvents(pi) {
 		if fakepsp.TypeMatches(e.Hooks.Cfg.Events, ev.Type) {
 			p.Events = append(p.Events, ev)
 		}
@@ -155,7 +157,7 @@ func (p *HookPayment) Find(ctx context.Context, e *Env, t *T) bool {
 
 // Refresh picks up events raised since (a refund's).
 func (p *HookPayment) Refresh(e *Env) {
-	for _, ev := range e.PSP.WebhookEvents(p.Ref.PSPPaymentID) {
+	for _, ev := range e.Local.WebhookEvents(p.Ref.PSPPaymentID) {
 		if fakepsp.TypeMatches(e.Hooks.Cfg.Events, ev.Type) && !slices.ContainsFunc(p.Events, func(x fakepsp.WebhookEvent) bool { return x.ID == ev.ID }) {
 			p.Events = append(p.Events, ev)
 		}
@@ -179,7 +181,7 @@ func (p *HookPayment) IDs() []string {
 // Deliveries are the delivery log's entries of the payment's events.
 func (p *HookPayment) Deliveries(e *Env) []fakepsp.Delivery {
 	var out []fakepsp.Delivery
-	for _, d := range e.PSP.Deliveries() {
+	for _, d := range e.Local.Deliveries() {
 		if slices.Contains(p.IDs(), d.EventID) {
 			out = append(out, d)
 		}
@@ -219,7 +221,7 @@ func (p *HookPayment) waitAcked(ctx context.Context, e *Env) []string {
 func WaitLog(ctx context.Context, e *Env, within time.Duration, done func() bool) bool {
 	deadline := time.Now().Add(within)
 	for {
-		added := e.PSP.DeliveryAdded()
+		added := e.Local.DeliveryAdded()
 		if done() {
 			return true
 		}
@@ -270,7 +272,7 @@ func (p *HookPayment) RequireAcked(ctx context.Context, e *Env, t *T) bool {
 func (p *HookPayment) Send(ctx context.Context, e *Env, id, url string, o fakepsp.SendOptions) fakepsp.Delivery {
 	o.URL = url
 	o.Timeout = e.Hooks.Cfg.TimeoutD()
-	d, err := e.PSP.Send(ctx, id, o)
+	d, err := e.Local.Send(ctx, id, o)
 	if err != nil {
 		d.Err = err.Error()
 	}

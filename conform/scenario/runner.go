@@ -25,6 +25,7 @@ func RunCheck(ctx context.Context, e *Env, c *Check) (r Result) {
 	start := time.Now()
 	t := &T{Check: c, Env: e, Intents: map[string]bool{}, finals: map[string]*driver.Attempt{}, start: history.Now()}
 	t.first = len(e.D.Attempts()) + 1
+	_ = takeReadError(e)
 	t.countBefore = e.Count(ctx)
 	func() {
 		defer func() {
@@ -46,6 +47,7 @@ func RunCheck(ctx context.Context, e *Env, c *Check) (r Result) {
 		}
 	}
 	attachTruth(e, t.Findings, r.Attempts)
+	truthErr := takeReadError(e)
 	r.Findings = t.Findings
 	r.History, r.Ops, r.Faults = t.History, t.ops, e.FaultWindows()
 	if len(r.Ops) == 0 && len(t.Findings) > 0 {
@@ -69,6 +71,11 @@ func RunCheck(ctx context.Context, e *Env, c *Check) (r Result) {
 	// A check that could not run, or whose preconditions failed, is never
 	// hidden behind a (non-gating) protocol deviation or an n/a.
 	switch {
+	case truthErr != nil:
+		r.Verdict, r.Why = Errored, fmt.Sprintf("fakepsp's ground truth could not be read (%v): no verdict stands on charges it did not see", truthErr)
+		if len(safety) > 0 {
+			r.Why += "; not findings: " + strings.Join(safety, "; ")
+		}
 	case t.broken != "":
 		r.Verdict, r.Why = Errored, "the harness broke the system under test: "+t.broken
 		if len(safety) > 0 {
