@@ -110,8 +110,18 @@ func (s *Service) pay(ctx context.Context, key string, req request) (int, answer
 		case state == failed:
 			return http.StatusPaymentRequired, answer{Status: failed, PaymentID: id}
 		}
-		// pending: an earlier copy's PSP call has no known outcome; ask again
-		// under the same PSP key.
+		// pending: an earlier copy's PSP call has no known outcome. Find
+		// what it did; if the PSP holds nothing (or cannot say), charge under
+		// the same PSP key, which the PSP never charges twice.
+		switch st, err := s.lookup(ctx, id); {
+		case err != nil || st == "":
+		case st == succeeded:
+			return s.settle(ctx, key, id, true)
+		case st == "requires_payment_method" || st == "canceled":
+			return s.settle(ctx, key, id, false)
+		default:
+			return http.StatusAccepted, answer{Status: "processing", PaymentID: id}
+		}
 	}
 	charged, err := s.charge(ctx, id, req)
 	switch {
@@ -123,6 +133,11 @@ func (s *Service) pay(ctx context.Context, key string, req request) (int, answer
 	case err != nil:
 		return http.StatusAccepted, answer{Status: "processing", PaymentID: id}
 	}
+	return s.settle(ctx, key, id, charged)
+}
+
+// settle records a known outcome under the key and answers it.
+func (s *Service) settle(ctx context.Context, key, id string, charged bool) (int, answer) {
 	state, code := succeeded, http.StatusOK
 	if !charged {
 		state, code = failed, http.StatusPaymentRequired
