@@ -34,6 +34,8 @@ var deployedChecks = []string{"A1", "A2", "A3", "A4", "S-restart", "B5", "S-deps
 func TestDeploymentNotStartedByIdemcheck(t *testing.T) {
 	for _, flaw := range []string{"none", "new-psp-key"} {
 		t.Run(flaw, func(t *testing.T) {
+			// Each flaw has its own servers, instances and ports.
+			t.Parallel()
 			f := fixture{flaw: flaw, instances: 2, env: `PSP_URL: "http://${PSP_ADDR}"`, extra: pspLink}
 			_, owned, _ := f.run(t, Options{Only: deployedChecks, Seed: 11})
 			api := startToxiproxyServer(t)

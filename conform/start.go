@@ -220,7 +220,7 @@ func startTarget(ctx context.Context, cfg *config.Config, o Options, tmp, logDir
 			return tg, ExitUnreachable
 		}
 	}
-	if cfg.Webhook != nil && e.PSP != nil {
+	if cfg.Webhook != nil && e.Local != nil {
 		if err := startHooks(cfg, e, bases, expand, o.WebhookProc, o.WebhookReady, o.Stderr); err != nil {
 			fmt.Fprintf(o.Stderr, "%s:%d: webhook: %v\n", cfg.File, cfg.Line("webhook"), err)
 			return tg, ExitUsage

@@ -45,13 +45,14 @@ func TestMain(m *testing.M) {
 // service's deliberate bug on, A1 must find the double charge.
 func TestComposeConfigAsWritten(t *testing.T) {
 	ex := load(t)
+	// Cleanups, not defers: the parallel subtests run after this returns.
 	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
-	defer cancel()
+	t.Cleanup(cancel)
 	st, err := services.Start(ctx, services.Options{Postgres: true, Log: io.Discard})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer func() { _ = st.Stop(context.Background()) }()
+	t.Cleanup(func() { _ = st.Stop(context.Background()) })
 	bin := buildBinaries(t)
 	pg := createPayDatabase(t, ctx, st.Postgres.Endpoint(), bin.payments)
 	for _, tc := range []struct {
@@ -65,6 +66,10 @@ func TestComposeConfigAsWritten(t *testing.T) {
 		{"forget-on-timeout", []string{"-forget-on-timeout"}, []string{"A1"}, conform.ExitViolation, "double-charge"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			// Each has its own servers and instances; they share only the
+			// database, where each run's keys and orders are its own, and
+			// most of each run is its 30 s quiet period.
+			t.Parallel()
 			d := localCompose(t, ex, bin, pg, tc.args)
 			var out, errb bytes.Buffer
 			code, rep := conform.Run(ctx, conform.Options{Config: d.config, Seed: 7, Only: tc.only, Stdout: &out, Stderr: &errb})
