@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -74,8 +75,11 @@ func TestConsumerFlawsCaught(t *testing.T) {
 		{"commit-before-credit", map[string][]string{"Q-kill": {lost}}},
 		{"poison-stops", map[string][]string{"Q-poison": {lost}}},
 	}
+	t.Cleanup(func() { assertNoQueueLeft(t, broker) })
 	for _, c := range cases {
 		t.Run(c.flaw, func(t *testing.T) {
+			// Each run has its own topic and group on the shared broker.
+			t.Parallel()
 			code, rep, out := runText(t, queueConfig(c.flaw, broker), Options{Only: queueIDs})
 			if rep == nil {
 				t.Fatalf("no report (exit %d): %s", code, out)
@@ -91,7 +95,7 @@ func TestConsumerFlawsCaught(t *testing.T) {
 			if code != ExitViolation {
 				t.Errorf("exit %d, want %d", code, ExitViolation)
 			}
-			assertNoQueueLeft(t, broker)
+			assertRunQueueGone(t, broker, out)
 		})
 	}
 }
@@ -135,6 +139,26 @@ func testKafka(t *testing.T) string {
 // assertNoQueueLeft: no topic or group of a queue run is left on the broker.
 func assertNoQueueLeft(t *testing.T, broker string) {
 	t.Helper()
+	assertQueueGone(t, broker, func(string) bool { return true })
+}
+
+// runQueue finds the topic and group a run printed it made.
+var runQueue = regexp.MustCompile(`topic (idemcheck-q-\S+) \(\d+ partitions\), group (idemcheck-q-\S+) \(`)
+
+// assertRunQueueGone: the topic and group of the run that printed out are
+// not on the broker (other runs' may be: they share it).
+func assertRunQueueGone(t *testing.T, broker, out string) {
+	t.Helper()
+	m := runQueue.FindStringSubmatch(out)
+	if m == nil {
+		t.Errorf("the run did not say which topic and group it made:\n%s", out)
+		return
+	}
+	assertQueueGone(t, broker, func(n string) bool { return n == m[1] || n == m[2] })
+}
+
+func assertQueueGone(t *testing.T, broker string, ours func(string) bool) {
+	t.Helper()
 	cl, err := kgo.NewClient(kgo.SeedBrokers(broker))
 	if err != nil {
 		t.Fatal(err)
@@ -145,7 +169,7 @@ func assertNoQueueLeft(t *testing.T, broker string) {
 	defer cancel()
 	topics, groups := brokerNames(ctx, t, adm)
 	for _, n := range append(topics.Names(), groups...) {
-		if strings.HasPrefix(n, "idemcheck-q-") {
+		if strings.HasPrefix(n, "idemcheck-q-") && ours(n) {
 			t.Errorf("left on the broker after the run: %s", n)
 		}
 	}
@@ -171,12 +195,14 @@ func TestConsumerNeedsCommand(t *testing.T) {
 // without dedup is named double-credit by the chaos check.
 func TestConsumerChaos(t *testing.T) {
 	broker := testKafka(t)
+	t.Cleanup(func() { assertNoQueueLeft(t, broker) })
 	for _, c := range []struct {
 		flaw string
 		code int
 		kind string
 	}{{"none", ExitPass, ""}, {"no-dedup", ExitViolation, checker.KindDoubleCredit}} {
 		t.Run(c.flaw, func(t *testing.T) {
+			t.Parallel()
 			code, rep, out := runText(t, queueConfig(c.flaw, broker), Options{Chaos: true, Duration: 5 * time.Second, Seed: 9})
 			if rep == nil {
 				t.Fatalf("no report (exit %d): %s", code, out)
@@ -205,7 +231,7 @@ func TestConsumerChaos(t *testing.T) {
 				c.kind != "" && !slices.ContainsFunc(r.Findings, func(f scenario.Finding) bool { return f.Rule == scenario.RuleQueue }) {
 				t.Errorf("the chaos verdict does not judge the consumer stream: %s", r.Why)
 			}
-			assertNoQueueLeft(t, broker)
+			assertRunQueueGone(t, broker, out)
 		})
 	}
 }

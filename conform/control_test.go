@@ -26,6 +26,8 @@ var controlledChecks = []string{"A3", "A4", "S-restart", "B5"}
 func TestServiceControlledByCommands(t *testing.T) {
 	for _, flaw := range []string{"none", "memory-store"} {
 		t.Run(flaw, func(t *testing.T) {
+			// Each flaw has its own instances, pid files and ports.
+			t.Parallel()
 			f := fixture{flaw: flaw, instances: 2}
 			_, owned, _ := f.run(t, Options{Only: controlledChecks, Seed: 11})
 			text := controlled(t, f)

@@ -60,6 +60,8 @@ func TestWebhookFlawsCaught(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.flaw, func(t *testing.T) {
+			// Each run has its own service, fakepsp and ports.
+			t.Parallel()
 			code, rep, out := hookFixture(c.flaw, 2).run(t, Options{Only: webhookIDs})
 			if rep == nil {
 				t.Fatalf("no report (exit %d): %s", code, out)
@@ -90,6 +92,8 @@ func TestWebhookFlawsCaught(t *testing.T) {
 func TestWebhookCorrectPasses(t *testing.T) {
 	for _, flaw := range []string{"none", "unique-payment"} {
 		t.Run(flaw, func(t *testing.T) {
+			// Each run has its own service, fakepsp and ports.
+			t.Parallel()
 			code, rep, out := hookFixture(flaw, 2).run(t, Options{Only: webhookIDs})
 			if code != ExitPass {
 				t.Fatalf("exit %d, want 0\n%s", code, out)
@@ -113,6 +117,8 @@ func TestWebhookChaos(t *testing.T) {
 		kinds []string
 	}{{"none", ExitPass, nil}, {"no-dedup", ExitViolation, []string{checker.KindDoubleCredit}}} {
 		t.Run(c.flaw, func(t *testing.T) {
+			// Each run has its own service, fakepsp and ports.
+			t.Parallel()
 			code, rep, out := hookFixture(c.flaw, 2).run(t, Options{Chaos: true, Seed: 5, Duration: 4e9, Quiet: true})
 			if rep == nil || len(rep.Schedule) == 0 {
 				t.Fatalf("chaos did not run (exit %d)\n%s", code, out)
