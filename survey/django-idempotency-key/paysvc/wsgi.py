@@ -1,0 +1,3 @@
+from django.core.wsgi import get_wsgi_application
+
+application = get_wsgi_application()

@@ -1,0 +1,56 @@
+'use strict';
+// The survey's payment API (survey/CONTRACT.md) on Express 4, POST /payments protected by
+// express-idempotency as its README shows: app.post('*', idempotency.idempotency()) with the
+// default options (Idempotency-Key header, in-memory data adapter), and the handler returning
+// early when getSharedIdempotencyService().isHit(req).
+const express = require('express');
+const idempotency = require('express-idempotency');
+const { charge, appendLedger, ledgerRows, parseBody, bearer, newPaymentId } = require('./psp');
+
+const app = express();
+app.use(express.json());
+app.post('*', idempotency.idempotency());
+
+app.get('/healthz', (req, res) => res.json({ ok: true }));
+
+app.post('/payments', async (req, res) => {
+  const idempotencyService = idempotency.getSharedIdempotencyService();
+  if (idempotencyService.isHit(req)) {
+    return;
+  }
+  if (!bearer(req.get('Authorization'))) {
+    return res.status(401).json({ error: 'unauthorized' });
+  }
+  const body = parseBody(req.body);
+  if (!body) {
+    return res.status(400).json({ error: 'invalid body' });
+  }
+  const key = req.get('Idempotency-Key') || '';
+  const id = newPaymentId();
+  let result;
+  try {
+    result = await charge(key, body);
+  } catch (e) {
+    return res.status(502).json({ error: 'psp unavailable' });
+  }
+  if (result.status === 402) {
+    return res.status(402).json({ id, order_id: body.order_id, status: 'failed' });
+  }
+  const pspId = result.pi.id;
+  appendLedger({ order_id: body.order_id, payment_id: id, amount: body.amount, psp_id: pspId });
+  res.status(201).json({ id, order_id: body.order_id, amount: body.amount, currency: body.currency,
+    status: 'succeeded', psp_id: pspId });
+});
+
+app.get('/ledger', (req, res) => res.json({ data: ledgerRows(String(req.query.order_id)) }));
+
+// Errors the middleware passes to next() (409 in progress, 417 misuse) keep the status it set;
+// the body is JSON like the rest of the API.
+app.use((err, req, res, next) => {
+  if (res.headersSent) return next(err);
+  const status = res.statusCode >= 400 ? res.statusCode : (err.status || 500);
+  res.status(status).json({ error: err.message });
+});
+
+const server = app.listen(Number(process.env.PORT), '127.0.0.1');
+server.on('error', (e) => { console.error(e); process.exit(1); });
