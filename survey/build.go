@@ -1,0 +1,43 @@
+package survey
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+)
+
+// ModuleRoot finds the idemcheck module's root from dir upwards.
+func ModuleRoot(dir string) (string, error) {
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	for d := dir; ; d = filepath.Dir(d) {
+		b, err := os.ReadFile(filepath.Join(d, "go.mod"))
+		if err == nil && strings.HasPrefix(string(b), "module github.com/idemcheck/idemcheck\n") {
+			return d, nil
+		}
+		if filepath.Dir(d) == d {
+			return "", fmt.Errorf("no idemcheck checkout at or above %s", dir)
+		}
+	}
+}
+
+// BuildIdemcheck builds the checkout's idemcheck into dir, stamped with the
+// checkout's revision, which the table names.
+func BuildIdemcheck(ctx context.Context, root, dir string) (bin, version string, err error) {
+	version = "unknown"
+	if out, err := exec.CommandContext(ctx, "git", "-C", root, "describe", "--always", "--dirty").Output(); err == nil {
+		version = strings.TrimSpace(string(out))
+	}
+	bin = filepath.Join(dir, "idemcheck")
+	cmd := exec.CommandContext(ctx, "go", "build", "-ldflags", "-X main.version="+version, "-o", bin, "./cmd/idemcheck")
+	cmd.Dir = root
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", "", fmt.Errorf("go build ./cmd/idemcheck: %v\n%s", err, out)
+	}
+	return bin, version, nil
+}

@@ -1,0 +1,136 @@
+package survey
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// findings writes one section per violating cell: how often, the replay
+// command, and the mechanism from findings.yaml. It returns what it could
+// not vouch for.
+func (t *Table) findings(b *strings.Builder) []Problem {
+	var problems []Problem
+	b.WriteString("## Findings\n\n")
+	found := false
+	for _, r := range t.Rows {
+		explained := map[string]bool{}
+		for _, c := range Columns {
+			cl := r.cell(c.ID)
+			n, seed := cl.violations()
+			if n == 0 {
+				continue
+			}
+			found = true
+			var kinds []string
+			for _, o := range cl.outcomes {
+				if o.verdict == "violation" {
+					kinds = o.kinds
+					break
+				}
+			}
+			fmt.Fprintf(b, "### <a id=\"%s\"></a>%s %s: %s (%s)\n\n", findingAnchor(r.About.Name, c.ID), r.About.Package, r.About.Version, c.ID, strings.Join(kinds, ", "))
+			fmt.Fprintf(b, "%s in %d of %d run(s). Replay: `ci/survey --target %s --seed %d --only %s`\n(or, with the target set up and its storage running, `cd survey/%s && idemcheck run --config idemcheck.yaml --seed %d --only %s`).\n\n",
+				c.Fault, n, len(cl.outcomes), r.About.Name, seed, c.ID, r.About.Name, seed, c.ID)
+			var ex []Explanation
+			for _, e := range r.Findings {
+				if e.Check == c.ID {
+					ex = append(ex, e)
+					explained[e.Check] = true
+				}
+			}
+			if len(ex) == 0 {
+				b.WriteString("Not explained yet: no entry for this check in the target's findings.yaml.\n\n")
+				problems = append(problems, Problem(fmt.Sprintf("%s %s: a violation with no explanation in findings.yaml", r.About.Name, c.ID)))
+			}
+			for _, e := range ex {
+				fmt.Fprintf(b, "- **%s**, at `%s` line %d of %s %s: %s", e.Kind, e.File, e.Line, r.About.Package, r.About.Version, strings.TrimSpace(e.Why))
+				if e.Upstream != "" {
+					fmt.Fprintf(b, " Upstream: %s.", e.Upstream)
+				}
+				b.WriteString("\n")
+			}
+			b.WriteString("\n")
+		}
+		// Entries for checks outside the columns (A3, the protocol
+		// vectors) stand when some run failed that check.
+		var other []string
+		for _, e := range r.Findings {
+			if explained[e.Check] {
+				continue
+			}
+			if v := r.failedVerdict(e.Check); v != "" && !slices.Contains(ColumnIDs(), e.Check) {
+				found = true
+				other = append(other, fmt.Sprintf("- %s (%s), **%s**, at `%s` line %d: %s", e.Check, v, e.Kind, e.File, e.Line, strings.TrimSpace(e.Why)))
+				continue
+			}
+			problems = append(problems, Problem(fmt.Sprintf("%s: findings.yaml explains %s %s, which no run found", r.About.Name, e.Check, e.Kind)))
+		}
+		if len(other) > 0 {
+			fmt.Fprintf(b, "### %s %s: other checks that failed\n\n%s\n\n", r.About.Package, r.About.Version, strings.Join(other, "\n"))
+		}
+	}
+	if !found {
+		b.WriteString("No violation.\n\n")
+	}
+	return problems
+}
+
+// failedVerdict is the verdict of the first run that failed check id
+// (violation or deviation), "" when none did.
+func (r Row) failedVerdict(id string) string {
+	for _, run := range r.Runs {
+		if o := outcomeOf(run, id); o.verdict == "violation" || o.verdict == "deviation" {
+			return o.verdict
+		}
+	}
+	return ""
+}
+
+// stability says which cells differed between the runs of a target.
+func (t *Table) stability(b *strings.Builder) {
+	b.WriteString("## Stability\n\n")
+	var flips []string
+	runs := 0
+	for _, r := range t.Rows {
+		runs = max(runs, len(r.Runs))
+		for _, c := range Columns {
+			if cl := r.cell(c.ID); !cl.stable() {
+				flips = append(flips, fmt.Sprintf("- %s %s: %s", r.About.Name, c.ID, cl.tally()))
+			}
+		}
+	}
+	switch {
+	case runs < 2:
+		b.WriteString("One run of each target: rerun with `--runs 5` to see which cells depend on timing.\n\n")
+	case len(flips) == 0:
+		fmt.Fprintf(b, "Every cell was the same in all %d runs of its target.\n\n", runs)
+	default:
+		fmt.Fprintf(b, "Cells that differed between the %d runs of their target (timing-dependent):\n\n%s\n\n", runs, strings.Join(flips, "\n"))
+	}
+}
+
+// footnotes collect the reasons behind n/a, inconclusive and error cells.
+type footnotes struct {
+	lines []string
+}
+
+func (f *footnotes) add(target, id, why string) string {
+	label := strings.NewReplacer(" ", "-", "/", "-", ".", "-").Replace(target + "-" + id)
+	why = strings.Join(strings.Fields(why), " ")
+	if why == "" {
+		why = "(the run gave no reason)"
+	}
+	f.lines = append(f.lines, fmt.Sprintf("[^%s]: %s %s: %s", label, target, id, why))
+	return "[^" + label + "]"
+}
+
+func (f *footnotes) write(b *strings.Builder) {
+	if len(f.lines) == 0 {
+		return
+	}
+	b.WriteString("## Why a cell is not a verdict\n\n")
+	for _, l := range f.lines {
+		b.WriteString(l + "\n")
+	}
+}

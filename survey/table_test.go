@@ -1,0 +1,146 @@
+package survey
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// recorded builds a row from a target's folder and run reports recorded
+// from real runs (survey/testdata, evidence trimmed).
+func recorded(t *testing.T, name string, files ...string) Row {
+	t.Helper()
+	a, err := LoadAbout(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex, err := LoadFindings(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := Row{About: a, Findings: ex}
+	for _, f := range files {
+		s, err := ReadSummary(filepath.Join("testdata", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		row.Runs = append(row.Runs, Run{Target: name, Seed: s.Seed, Summary: s})
+	}
+	return row
+}
+
+// TestTableFromRecordedRuns: each cell is its check's verdict with its
+// kinds, a violation links its section with the replay command and the
+// mechanism, an n/a carries the run's reason, and two runs that agree are
+// said to agree.
+func TestTableFromRecordedRuns(t *testing.T) {
+	tb := &Table{Date: "2026-12-04", Version: "v-test", Command: "ci/survey --runs 2", KindDocs: kindDocs(t), Rows: []Row{
+		recorded(t, "django-idempotency-key", "django-idempotency-key-1.json", "django-idempotency-key-2.json"),
+		recorded(t, "axum-idempotent", "axum-idempotent-1.json", "axum-idempotent-2.json"),
+	}}
+	md, _ := tb.Markdown()
+	for _, want := range []string{
+		"with idemcheck v-test: 2 run(s) of each target, seeds 1, 2",
+		"| [django-idempotency-key](",
+		" **violation**: [double-charge](HISTORY.md#double-charge), [failed-but-charged](HISTORY.md#failed-but-charged), [inconsistent-answer](HISTORY.md#inconsistent-answer) ([how](#finding-django-idempotency-key-a2)) |",
+		"<a id=\"finding-django-idempotency-key-a2\"></a>django-idempotency-key 1.3.0: A2",
+		"concurrent copies in 2 of 2 run(s). Replay: `ci/survey --target django-idempotency-key --seed 1 --only A2`",
+		"`cd survey/django-idempotency-key && idemcheck run --config idemcheck.yaml --seed 1 --only A2`",
+		"Every cell was the same in all 2 runs of its target.",
+		"[^django-idempotency-key-B5]: django-idempotency-key B5: ",
+		"django-idempotency-key 1.3.0: other checks that failed",
+		"- P-conflict (violation), **double-charge**, at `idempotency_key/middleware.py` line 114: ",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("the table lacks %q\n%s", want, md)
+		}
+	}
+	// Every column header links the check's section.
+	for _, c := range Columns {
+		if !strings.Contains(md, "["+c.ID+"](SCENARIOS.md#run-"+c.ID+") "+c.Fault) {
+			t.Errorf("no column for %s", c.ID)
+		}
+	}
+}
+
+func kindDocs(t *testing.T) map[string]string {
+	t.Helper()
+	k, err := KindDocs("../docs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if k["double-charge"] != "HISTORY.md#double-charge" || k["ledger-missing"] != "SCENARIOS.md#kind-ledger-missing" {
+		t.Fatalf("kind docs: %v", k)
+	}
+	return k
+}
+
+// TestTableNamesWhatItCannotVouchFor: a violation without an explanation,
+// an explanation of a check no run failed, and any violation on a control
+// row are problems; a cell whose runs disagree says how often each way.
+func TestTableNamesWhatItCannotVouchFor(t *testing.T) {
+	row := recorded(t, "axum-idempotent", "axum-idempotent-1.json", "axum-idempotent-2.json")
+	row.Findings = []Explanation{{Check: "A1", Kind: "double-charge", File: "src/lib.rs", Line: 1, Why: "x"}}
+	// The second run's A2 passed: the cell flips.
+	flip := *row.Runs[1].Summary
+	flip.Results = append([]CheckResult(nil), flip.Results...)
+	for i := range flip.Results {
+		if flip.Results[i].ID == "A2" {
+			flip.Results[i].Verdict, flip.Results[i].Findings = "pass", nil
+		}
+	}
+	row.Runs[1].Summary = &flip
+	row.About.Control = true
+	md, problems := (&Table{Rows: []Row{row}}).Markdown()
+	text := strings.Join(func() []string {
+		var s []string
+		for _, p := range problems {
+			s = append(s, string(p))
+		}
+		return s
+	}(), "\n")
+	for _, want := range []string{
+		"axum-idempotent A6: a violation with no explanation in findings.yaml",
+		"axum-idempotent: findings.yaml explains A1 double-charge, which no run found",
+		"control row axum-idempotent: A2 violation in 1 run(s)",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("problems lack %q:\n%s", want, text)
+		}
+	}
+	if !strings.Contains(md, "| flips: ") || !strings.Contains(md, "- axum-idempotent A2: ") || !strings.Contains(md, "pass 1/2") {
+		t.Errorf("the flipping A2 cell is not shown as such:\n%s", md)
+	}
+}
+
+// TestRowOfAFailedSetup: a target whose setup failed is a row of errors
+// naming why, never an empty or passing row.
+func TestRowOfAFailedSetup(t *testing.T) {
+	a, err := LoadAbout("express-idempotency")
+	if err != nil {
+		t.Fatal(err)
+	}
+	md, _ := (&Table{Rows: []Row{{About: a, SetupErr: "npm ci: E404\nmore"}}}).Markdown()
+	if strings.Contains(md, "| pass |") || !strings.Contains(md, "express-idempotency A2: setup failed: npm ci: E404") {
+		t.Errorf("a failed setup is not named:\n%s", md)
+	}
+}
+
+// TestAboutIsChecked: about.yaml must name its folder, its version and a
+// storage the runner can give.
+func TestAboutIsChecked(t *testing.T) {
+	all, err := Targets(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(all) < 6 {
+		t.Errorf("%d targets, want at least 6", len(all))
+	}
+	langs := map[string]bool{}
+	for _, a := range all {
+		langs[a.Language] = true
+	}
+	if len(langs) < 3 {
+		t.Errorf("languages %v, want at least 3", langs)
+	}
+}
