@@ -5,7 +5,7 @@
 // early when getSharedIdempotencyService().isHit(req).
 const express = require('express');
 const idempotency = require('express-idempotency');
-const { charge, appendLedger, ledgerRows, parseBody, bearer, newPaymentId } = require('./psp');
+const { charge, appendLedger, ledgerRows, parseBody, bearer, newPaymentId } = require('../lib/node/psp');
 
 const app = express();
 app.use(express.json());

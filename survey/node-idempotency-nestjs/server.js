@@ -9,7 +9,7 @@ const { Module, Controller, Get, Post, HttpCode, HttpException, Body, Headers, Q
   require('@nestjs/common');
 const { NestFactory } = require('@nestjs/core');
 const { NodeIdempotencyModule, Idempotent, StorageAdapterEnum } = require('@node-idempotency/nestjs');
-const { charge, appendLedger, ledgerRows, parseBody, bearer, newPaymentId } = require('./psp');
+const { charge, appendLedger, ledgerRows, parseBody, bearer, newPaymentId } = require('../lib/node/psp');
 
 const param = (index, decorator) => (target, key) => decorator(target, key, index);
 

@@ -1,5 +1,5 @@
 'use strict';
-// The survey's PSP call and ledger (survey/CONTRACT.md), used by server.js.
+// The survey's PSP call and ledger (survey/CONTRACT.md), used by the node targets' server.js.
 const fs = require('fs');
 const path = require('path');
 const crypto = require('crypto');
