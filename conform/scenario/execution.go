@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/conform/pspfront"
 )
 
 // JudgeExecutions names a double execution that the money did not show:
@@ -32,4 +33,16 @@ func (t *T) JudgeExecutions(in Intent, rule string) {
 // (each intent's amount is its own).
 func containsOrder(s string, in Intent) bool {
 	return strings.Contains(s, in.Meaning.OrderID) || strings.Contains(s, fmt.Sprintf("amount=%d\n", in.Meaning.Amount))
+}
+
+// OrderRequests counts the requests among xs that charge or change in's
+// order (POSTs naming it or carrying its amount).
+func OrderRequests(xs []pspfront.Exchange, in Intent) int {
+	n := 0
+	for _, x := range xs {
+		if x.Method == "POST" && containsOrder(x.Path+"\n"+x.Body, in) {
+			n++
+		}
+	}
+	return n
 }
