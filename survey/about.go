@@ -36,8 +36,11 @@ type About struct {
 	Dir string `yaml:"-"`
 }
 
-// Storages are the storages the runner can give a target.
-var Storages = []string{"valkey", "postgres", "memory", "file"}
+// Storages are the storages the runner can give a target, and the reference
+// stack's own (its run starts its Postgres and Valkey itself).
+var Storages = []string{"valkey", "postgres", "memory", "file", refStorage}
+
+const refStorage = "postgres+valkey"
 
 // LoadAbout reads dir/about.yaml; an error names the file and what is wrong.
 func LoadAbout(dir string) (About, error) {
@@ -62,6 +65,12 @@ func LoadAbout(dir string) (About, error) {
 	}
 	if !slices.Contains(Storages, a.Storage) {
 		return About{}, fmt.Errorf("%s: storage %q: want one of %s", path, a.Storage, strings.Join(Storages, ", "))
+	}
+	if a.Reference != (a.Storage == refStorage) {
+		return About{}, fmt.Errorf("%s: storage %q with reference %v: the storage %s is the reference stack's own, and only its", path, a.Storage, a.Reference, refStorage)
+	}
+	if a.Reference && !a.Control {
+		return About{}, fmt.Errorf("%s: reference: true needs control: true (the reference stack is a control row)", path)
 	}
 	if a.Name != filepath.Base(dir) {
 		return About{}, fmt.Errorf("%s: name %q is not the folder's name %q", path, a.Name, filepath.Base(dir))

@@ -14,7 +14,6 @@ func (t *Table) findings(b *strings.Builder) []Problem {
 	b.WriteString("## Findings\n\n")
 	found := false
 	for _, r := range t.Rows {
-		explained := map[string]bool{}
 		for _, c := range Columns {
 			cl := r.cell(c.ID)
 			n, seed := cl.violations()
@@ -22,49 +21,38 @@ func (t *Table) findings(b *strings.Builder) []Problem {
 				continue
 			}
 			found = true
-			var kinds []string
-			for _, o := range cl.outcomes {
-				if o.verdict == "violation" {
-					kinds = o.kinds
-					break
-				}
-			}
+			kinds := r.foundKinds(c.ID)
 			fmt.Fprintf(b, "### <a id=\"%s\"></a>%s %s: %s (%s)\n\n", findingAnchor(r.About.Name, c.ID), r.About.Package, r.About.Version, c.ID, strings.Join(kinds, ", "))
 			fmt.Fprintf(b, "%s in %d of %d run(s). Replay: `ci/survey --target %s --seed %d --only %s`\n(or, with the target set up and its storage running, `cd survey/%s && idemcheck run --config idemcheck.yaml --seed %d --only %s`).\n\n",
 				c.Fault, n, len(cl.outcomes), r.About.Name, seed, c.ID, r.About.Name, seed, c.ID)
-			var ex []Explanation
-			for _, e := range r.Findings {
-				if e.Check == c.ID {
-					ex = append(ex, e)
-					explained[e.Check] = true
+			for _, k := range kinds {
+				ex := r.explanations(c.ID, k)
+				if len(ex) == 0 {
+					fmt.Fprintf(b, "- **%s**: not explained yet (no entry for %s %s in the target's findings.yaml).\n", k, c.ID, k)
+					problems = append(problems, Problem(fmt.Sprintf("%s %s %s: a violation with no explanation in findings.yaml", r.About.Name, c.ID, k)))
 				}
-			}
-			if len(ex) == 0 {
-				b.WriteString("Not explained yet: no entry for this check in the target's findings.yaml.\n\n")
-				problems = append(problems, Problem(fmt.Sprintf("%s %s: a violation with no explanation in findings.yaml", r.About.Name, c.ID)))
-			}
-			for _, e := range ex {
-				fmt.Fprintf(b, "- **%s**, at `%s` line %d of %s %s: %s", e.Kind, e.File, e.Line, r.About.Package, r.About.Version, strings.TrimSpace(e.Why))
-				if e.Upstream != "" {
-					fmt.Fprintf(b, " Upstream: %s.", e.Upstream)
+				for _, e := range ex {
+					fmt.Fprintf(b, "- **%s**, at `%s` line %d of %s %s: %s", e.Kind, e.File, e.Line, r.About.Package, r.About.Version, strings.TrimSpace(e.Why))
+					if e.Upstream != "" {
+						fmt.Fprintf(b, " Upstream: %s.", e.Upstream)
+					}
+					b.WriteString("\n")
 				}
-				b.WriteString("\n")
 			}
 			b.WriteString("\n")
 		}
 		// Entries for checks outside the columns (A3, the protocol
-		// vectors) stand when some run failed that check.
+		// vectors) are listed when some run found that check's kind.
 		var other []string
 		for _, e := range r.Findings {
-			if explained[e.Check] {
+			if !slices.Contains(r.foundKinds(e.Check), e.Kind) {
+				problems = append(problems, Problem(fmt.Sprintf("%s: findings.yaml explains %s %s, which no run found", r.About.Name, e.Check, e.Kind)))
 				continue
 			}
-			if v := r.failedVerdict(e.Check); v != "" && !slices.Contains(ColumnIDs(), e.Check) {
+			if !slices.Contains(ColumnIDs(), e.Check) {
 				found = true
-				other = append(other, fmt.Sprintf("- %s (%s), **%s**, at `%s` line %d: %s", e.Check, v, e.Kind, e.File, e.Line, strings.TrimSpace(e.Why)))
-				continue
+				other = append(other, fmt.Sprintf("- %s (%s), **%s**, at `%s` line %d: %s", e.Check, r.failedVerdict(e.Check), e.Kind, e.File, e.Line, strings.TrimSpace(e.Why)))
 			}
-			problems = append(problems, Problem(fmt.Sprintf("%s: findings.yaml explains %s %s, which no run found", r.About.Name, e.Check, e.Kind)))
 		}
 		if len(other) > 0 {
 			fmt.Fprintf(b, "### %s %s: other checks that failed\n\n%s\n\n", r.About.Package, r.About.Version, strings.Join(other, "\n"))
@@ -74,6 +62,34 @@ func (t *Table) findings(b *strings.Builder) []Problem {
 		b.WriteString("No violation.\n\n")
 	}
 	return problems
+}
+
+// explanations are the findings.yaml entries of one check and kind.
+func (r Row) explanations(check, kind string) []Explanation {
+	var out []Explanation
+	for _, e := range r.Findings {
+		if e.Check == check && e.Kind == kind {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// foundKinds are the kinds any run found for check id, sorted; a deviation
+// counts as the kind "deviation".
+func (r Row) foundKinds(id string) []string {
+	var kinds []string
+	for _, run := range r.Runs {
+		o := outcomeOf(run, id)
+		switch o.verdict {
+		case "violation":
+			kinds = append(kinds, o.kinds...)
+		case "deviation":
+			kinds = append(kinds, "deviation")
+		}
+	}
+	slices.Sort(kinds)
+	return slices.Compact(kinds)
 }
 
 // failedVerdict is the verdict of the first run that failed check id

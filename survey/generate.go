@@ -20,6 +20,7 @@ type Options struct {
 	Only    []string // check IDs: a replay, not a table
 	Home    string   // SURVEY_HOME root (default ~/.cache/idemcheck/survey)
 	Reports string   // where run reports go (default: a temp dir, removed)
+	From    string   // a Reports folder of an earlier survey: the table of its runs, nothing run
 	Log     io.Writer
 	Timeout time.Duration
 }

@@ -5,7 +5,7 @@
 // early when getSharedIdempotencyService().isHit(req).
 const express = require('express');
 const idempotency = require('express-idempotency');
-const { charge, appendLedger, ledgerRows, parseBody, bearer, newPaymentId } = require('../lib/node/psp');
+const { pay, ledgerRows, parseBody, bearer } = require('../lib/node/psp');
 
 const app = express();
 app.use(express.json());
@@ -25,21 +25,8 @@ app.post('/payments', async (req, res) => {
   if (!body) {
     return res.status(400).json({ error: 'invalid body' });
   }
-  const key = req.get('Idempotency-Key') || '';
-  const id = newPaymentId();
-  let result;
-  try {
-    result = await charge(key, body);
-  } catch (e) {
-    return res.status(502).json({ error: 'psp unavailable' });
-  }
-  if (result.status === 402) {
-    return res.status(402).json({ id, order_id: body.order_id, status: 'failed' });
-  }
-  const pspId = result.pi.id;
-  appendLedger({ order_id: body.order_id, payment_id: id, amount: body.amount, psp_id: pspId });
-  res.status(201).json({ id, order_id: body.order_id, amount: body.amount, currency: body.currency,
-    status: 'succeeded', psp_id: pspId });
+  const { status, body: answer } = await pay(req.get('Authorization'), req.get('Idempotency-Key') || '', body);
+  res.status(status).json(answer);
 });
 
 app.get('/ledger', (req, res) => res.json({ data: ledgerRows(String(req.query.order_id)) }));

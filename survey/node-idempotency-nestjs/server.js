@@ -9,7 +9,7 @@ const { Module, Controller, Get, Post, HttpCode, HttpException, Body, Headers, Q
   require('@nestjs/common');
 const { NestFactory } = require('@nestjs/core');
 const { NodeIdempotencyModule, Idempotent, StorageAdapterEnum } = require('@node-idempotency/nestjs');
-const { charge, appendLedger, ledgerRows, parseBody, bearer, newPaymentId } = require('../lib/node/psp');
+const { pay, ledgerRows, parseBody, bearer } = require('../lib/node/psp');
 
 const param = (index, decorator) => (target, key) => decorator(target, key, index);
 
@@ -26,20 +26,11 @@ class PaymentsController {
     if (!b) {
       throw new HttpException({ error: 'invalid body' }, 400);
     }
-    const id = newPaymentId();
-    let result;
-    try {
-      result = await charge(key || '', b);
-    } catch (e) {
-      throw new HttpException({ error: 'psp unavailable' }, 502);
+    const { status, body: answer } = await pay(authorization, key || '', b);
+    if (status !== 201) {
+      throw new HttpException(answer, status);
     }
-    if (result.status === 402) {
-      throw new HttpException({ id, order_id: b.order_id, status: 'failed' }, 402);
-    }
-    const pspId = result.pi.id;
-    appendLedger({ order_id: b.order_id, payment_id: id, amount: b.amount, psp_id: pspId });
-    return { id, order_id: b.order_id, amount: b.amount, currency: b.currency, status: 'succeeded',
-      psp_id: pspId };
+    return answer;
   }
 
   ledger(orderId) {

@@ -36,6 +36,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	out := fs.String("out", "docs/SURVEY.md", "the table, relative to the checkout")
 	reports := fs.String("reports", "", "keep every run's JSON and HTML report and logs in this folder")
 	home := fs.String("home", os.Getenv("IDEMCHECK_SURVEY_CACHE"), "where targets install their packages (default ~/.cache/idemcheck/survey)")
+	from := fs.String("from", "", "write the table from the reports an earlier --reports run kept in this folder, running nothing")
 	timeout := fs.Duration("timeout", 15*time.Minute, "bound of one setup and of one run")
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -60,8 +61,17 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	o := survey.Options{Root: root, Targets: split(*targets), Runs: *runs, Seed: s, Only: split(*only),
-		Home: *home, Reports: *reports, Log: stderr, Timeout: *timeout}
-	t, err := survey.Generate(ctx, o)
+		Home: *home, Reports: *reports, From: *from, Log: stderr, Timeout: *timeout}
+	if o.From != "" && (o.Reports != "" || len(o.Only) > 0) {
+		fmt.Fprintln(stderr, "survey: --from writes a table from kept reports: it takes neither --reports nor --only")
+		return 2
+	}
+	var t *survey.Table
+	if o.From != "" {
+		t, err = survey.FromReports(o)
+	} else {
+		t, err = survey.Generate(ctx, o)
+	}
 	if err != nil {
 		fmt.Fprintln(stderr, "survey:", err)
 		return 2
@@ -69,8 +79,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(o.Only) > 0 {
 		return replayExit(t)
 	}
-	t.Command = "ci/survey " + strings.Join(args, " ")
-	t.Command = strings.TrimSpace(t.Command)
+	if o.From == "" {
+		t.Command = strings.TrimSpace("ci/survey " + strings.Join(args, " "))
+		if o.Reports != "" {
+			if err := survey.WriteMeta(o.Reports, t); err != nil {
+				fmt.Fprintln(stderr, "survey:", err)
+				return 2
+			}
+		}
+	}
 	md, problems := t.Markdown()
 	path := *out
 	if !filepath.IsAbs(path) {
