@@ -107,3 +107,25 @@ func perOp(before, after cpuSample, n int) (string, float64) {
 	}
 	return strings.Join(s, ", "), total
 }
+
+// medianOf is the median of xs (0 when empty).
+func medianOf(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// fmtFloats lists xs as "35.2/41.0/39.8".
+func fmtFloats(xs []float64) string {
+	parts := make([]string, len(xs))
+	for i, x := range xs {
+		parts[i] = strconv.FormatFloat(x, 'f', 1, 64)
+	}
+	return strings.Join(parts, "/")
+}

@@ -32,8 +32,21 @@ func runDelivery(ctx context.Context, r *runner) error {
 		c0 := sampleCPU(groups)
 		return func() { cpu, cpuTotal = perOp(c0, sampleCPU(groups), rounds*n) }
 	}
+	// The broker's own CPU per raw record, round by round: the median is
+	// the denominator, so that one noisy round does not swing the ratio.
+	broker := []procGroup{{name: "kafka", pids: []int{r.srv.stack.Kafka.PID()}, tree: true}}
+	var rawCPU []float64
+	aroundRaw := func(int) func() {
+		c0 := sampleCPU(broker)
+		return func() {
+			if _, us := perOp(c0, sampleCPU(broker), n); us > 0 {
+				rawCPU = append(rawCPU, us)
+			}
+		}
+	}
 	res, err := deliverybench.Run(ctx, deliverybench.Config{
 		PostgresDSN: r.srv.pg, Brokers: []string{r.srv.brokers()}, Events: n, Name: r.srv.name("dlv"), Rounds: rounds, Around: around,
+		AroundRaw: aroundRaw,
 	})
 	if err != nil {
 		return err
@@ -47,6 +60,13 @@ func runDelivery(ctx context.Context, r *runner) error {
 		r.row("  CPU per event, µs (the path's rounds)", fmt.Sprintf("%.0f: %s", cpuTotal, cpu), "", "")
 		r.row("  rate if the cores did nothing else", fmt.Sprintf("%.0f events/s", float64(runtime.NumCPU())*1e6/cpuTotal), "", "")
 		r.key("delivery_cpu_us", "%.0f", cpuTotal)
+		r.key("delivery_cpu_per_event_us", "%.0f", cpuTotal)
+		if raw := medianOf(rawCPU); raw > 0 {
+			r.row("  CPU per event next to the broker's own per raw record, µs", fmt.Sprintf("%.0f (every process: harness, postgres, kafka, relay, worker, push)", cpuTotal),
+				fmt.Sprintf("kafka %.1f (median of %d raw rounds: %s)", raw, len(rawCPU), fmtFloats(rawCPU)), fmt.Sprintf("%.1fx", cpuTotal/raw))
+			r.key("kafka_raw_cpu_us", "%.1f", raw)
+			r.key("delivery_cpu_ratio", "%.1f", cpuTotal/raw)
+		}
 	}
 	r.key("delivery_per_s", "%.0f", res.DeliveryPerSec)
 	r.key("raw_kafka_per_s", "%.0f", res.RawPerSec)

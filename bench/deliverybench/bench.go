@@ -56,6 +56,10 @@ type Config struct {
 	// after the last one (the bench reads each process's CPU time around
 	// the rounds).
 	Around func(tiers map[string]int) (done func())
+	// AroundRaw, when set, is called right before each raw round; the
+	// function it returns right after it (the bench reads the broker's
+	// own CPU per raw record round by round).
+	AroundRaw func(round int) (done func())
 }
 
 // Result is one run's measurement.
@@ -179,7 +183,12 @@ func Run(ctx context.Context, cfg Config) (res Result, err error) {
 	}
 	e.stopTiers() // the raw reference gets the machine the path had
 	for r := range cfg.Rounds {
+		doneRaw := func() {}
+		if cfg.AroundRaw != nil {
+			doneRaw = cfg.AroundRaw(r)
+		}
 		d, err := rawKafka(ctx, e.adm, cfg.Brokers, fmt.Sprintf("%s-raw%d", cfg.Name, r), cfg.Events)
+		doneRaw()
 		if err != nil {
 			return res, err
 		}
