@@ -244,7 +244,7 @@ func (r *Result) about(v Violation, p *partition) bool {
 	}
 	in := map[id]bool{}
 	for _, i := range p.members {
-		in[id{r.h[i].Process, r.h[i].Op, r.h[i].Call}] = true
+		in[id{p.h[i].Process, p.h[i].Op, p.h[i].Call}] = true
 	}
 	for _, o := range v.Ops {
 		if in[id{o.Process, o.Op, o.Call}] {
