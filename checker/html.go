@@ -125,7 +125,10 @@ func draw(p *partition, opts CheckOptions, notes []porcupine.Annotation, caption
 	if err := porcupine.Visualize(*p.model, info, &b); err != nil {
 		return fmt.Errorf("html %s: %w", p.Name, err)
 	}
-	out, err := nameRows(b.Bytes(), p.rows)
+	out, err := orderPicture(b.Bytes())
+	if err == nil {
+		out, err = nameRows(out, p.rows)
+	}
 	if err == nil && caption != "" {
 		out, err = addCaption(out, caption)
 	}
