@@ -31,18 +31,29 @@ func check(h history.History, opts CheckOptions) *Result {
 	if opts.Workers <= 0 {
 		opts.Workers = runtime.GOMAXPROCS(0)
 	}
+	return combine(opts, []*piece{checkPiece(h, opts, nil)})
+}
+
+// checkPiece checks h, the whole file or a piece of it that shares no
+// intent, payment, merchant, charge, recipient, item or message with the
+// rest (stream.go), and keeps what it found unmerged, each finding placed
+// where the whole file's check would have found it, for combine. whole is
+// what the whole file records, nil when h is the whole file.
+func checkPiece(h history.History, opts CheckOptions, whole *recorded) *piece {
 	h, invalid := history.WellFormed(h)
-	res := &Result{Ops: len(h), opts: opts, h: h, Invalid: invalid}
+	pc := &piece{ops: len(h), invalid: invalid}
 	l := link(h)
-	facts := gatherFacts(h, l)
+	facts := gatherFacts(h, l, whole)
 
 	// The quiescence checks need no search: run them beside the partitions.
-	var global []Violation
+	var global []found
 	globalDone := make(chan struct{})
 	go func() {
 		defer close(globalDone)
-		global = append(crossIntentAnswers(h, l), quiescence(h, l, facts)...)
-		global = append(global, sinkDivergence(h, facts)...)
+		global = placed(stageCross, crossIntentAnswers(h, l))
+		global = append(global, placed(stageQuiescence, quiescence(h, l, facts))...)
+		global = append(global, stacked(h, l)...)
+		global = append(global, placed(stageSink, sinkDivergence(h, facts))...)
 		global = append(global, refundViolations(h, l, facts.hasCharges)...)
 	}()
 	var merchants []*partition
@@ -54,8 +65,11 @@ func check(h history.History, opts CheckOptions) *Result {
 	parts := intentPartitions(h, l, facts.hasCharges)
 	<-merchantsDone
 	parts = append(parts, merchants...)
-	res.Partitions = len(parts)
-	res.parts = parts
+	pc.partitions = len(parts)
+	pc.stretches = map[string]int{}
+	for _, p := range merchants {
+		pc.stretches[p.Merchant]++
+	}
 
 	outcomes := make([]partOutcome, len(parts))
 	var wg sync.WaitGroup
@@ -81,26 +95,37 @@ func check(h history.History, opts CheckOptions) *Result {
 	wg.Wait()
 
 	for i, o := range outcomes {
+		p := parts[i]
 		if o.result == porcupine.Unknown {
-			res.Unknown = append(res.Unknown, UnknownPartition{Name: parts[i].Name, Ops: len(parts[i].members)})
+			pc.unknown = append(pc.unknown, placedUnknown{part: p, u: UnknownPartition{Name: p.Name, Ops: len(p.members)}})
 		}
 		if o.result == porcupine.Illegal {
-			res.failed = append(res.failed, parts[i])
+			pc.failed = append(pc.failed, p)
 		}
-		res.Violations = append(res.Violations, o.violations...)
+		for _, v := range o.violations {
+			pc.found = append(pc.found, found{stage: stagePartition, key: p.order(), part: p, v: v})
+		}
 	}
 	<-globalDone
-	res.Violations = append(res.Violations, global...)
-	res.Violations = mergeViolations(res.Violations)
-	res.addShapes(h) // versioned writes and durable conditions (shape.go), apart from the merge
-	sortViolations(res.Violations)
-	res.parts = aboutViolations(res.parts, res.Violations)
-	for _, p := range res.parts {
+	pc.found = append(pc.found, global...)
+	pc.shapes = judgeShapes(h) // versioned writes and durable conditions (shape.go), apart from the merge
+	pc.partitions += pc.shapes.partitions
+	// Keep only the partitions a finding may be about, for the pictures:
+	// combine picks among them by the merged violations.
+	vs := make([]Violation, 0, len(pc.found)+len(pc.shapes.violations))
+	for _, f := range pc.found {
+		vs = append(vs, f.v)
+	}
+	pc.kept = aboutViolations(parts, append(vs, pc.shapes.violations...))
+	for _, p := range pc.kept {
 		if p.Merchant != "" && p.ops == nil {
 			buildStretch(h, p, facts.dupCredit) // a picture may show it
 		}
 	}
-	return res
+	for _, p := range append(pc.kept, pc.failed...) {
+		p.h = h
+	}
+	return pc
 }
 
 // aboutViolations keeps the partitions a violation may be about (pictured

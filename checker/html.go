@@ -125,7 +125,10 @@ func draw(p *partition, opts CheckOptions, notes []porcupine.Annotation, caption
 	if err := porcupine.Visualize(*p.model, info, &b); err != nil {
 		return fmt.Errorf("html %s: %w", p.Name, err)
 	}
-	out, err := nameRows(b.Bytes(), p.rows)
+	out, err := orderPicture(b.Bytes())
+	if err == nil {
+		out, err = nameRows(out, p.rows)
+	}
 	if err == nil && caption != "" {
 		out, err = addCaption(out, caption)
 	}
@@ -244,7 +247,7 @@ func (r *Result) about(v Violation, p *partition) bool {
 	}
 	in := map[id]bool{}
 	for _, i := range p.members {
-		in[id{r.h[i].Process, r.h[i].Op, r.h[i].Call}] = true
+		in[id{p.h[i].Process, p.h[i].Op, p.h[i].Call}] = true
 	}
 	for _, o := range v.Ops {
 		if in[id{o.Process, o.Op, o.Call}] {

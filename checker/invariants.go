@@ -10,6 +10,8 @@ import (
 // facts are what the whole file records, found in one pass.
 type facts struct {
 	hasCharges, hasCredits, hasNotifies bool
+	// hasSinkReads: some sink op returned (sink.go judges only then).
+	hasSinkReads bool
 	// creditGroups are credits of one payment: joined by payment (or intent)
 	// and by event id, so a second credit counts whatever its event id.
 	creditGroups [][]int
@@ -17,11 +19,19 @@ type facts struct {
 	dupCredit map[int]bool
 }
 
-func gatherFacts(h history.History, l *links) *facts {
+// whole, when not nil, is what the whole file records of which h is a piece
+// (stream.go): a rule that applies "where the file records charges" asks the
+// file, not the piece.
+func gatherFacts(h history.History, l *links, whole *recorded) *facts {
 	f := &facts{dupCredit: map[int]bool{}}
+	if whole != nil {
+		f.hasCharges, f.hasCredits, f.hasNotifies, f.hasSinkReads = whole.charges, whole.credits, whole.notifies, whole.sinkReads
+	}
 	var credits []int
 	for i := range h {
 		switch h[i].Op {
+		case history.OpSink:
+			f.hasSinkReads = f.hasSinkReads || h[i].Output != nil
 		case history.OpCharge:
 			f.hasCharges = true
 		case history.OpNotify:
@@ -90,7 +100,7 @@ func gatherFacts(h history.History, l *links) *facts {
 
 // quiescence checks the end state of the file: one credit per charged intent
 // and one notification per credited payment (where the file records those at
-// all), no payment credited twice, no notifications stacked.
+// all), no payment credited twice (stacked notifications are stacked's).
 func quiescence(h history.History, l *links, f *facts) []Violation {
 	var vs []Violation
 	creditedIntent := make([]bool, len(l.ids.names)) // by intent number
@@ -118,8 +128,7 @@ func quiescence(h history.History, l *links, f *facts) []Violation {
 	if f.hasNotifies {
 		vs = append(vs, unnotified(h, l, f)...)
 	}
-	vs = append(vs, failedButCharged(h, l)...)
-	return append(vs, stacked(h, l)...)
+	return append(vs, failedButCharged(h, l)...)
 }
 
 func paymentName(l *links, i int) string {
@@ -204,7 +213,10 @@ func unnotified(h history.History, l *links, f *facts) []Violation {
 // payments it could have been notified of: the same payment shown twice. A
 // notify counts toward the payments known at another's return when it was
 // called by then, which is the most generous reading of concurrent pushes.
-func stacked(h history.History, l *links) []Violation {
+// Each violation is placed by recipient and payment, the order it is found
+// in, so the violations of pieces of a file merge as the whole file's would
+// (a violation may name no intent: combine.go).
+func stacked(h history.History, l *links) []found {
 	// The notifies by recipient, then call, then line: one sort of one list,
 	// not a map of a list per recipient.
 	type notify struct {
@@ -228,7 +240,7 @@ func stacked(h history.History, l *links) []Violation {
 		}
 		return x.i < y.i
 	})
-	var vs []Violation
+	var vs []found
 	ns := make([]int, 0, 16)
 	for lo := 0; lo < len(all); {
 		r := all[lo].recipient
@@ -288,10 +300,10 @@ func stacked(h history.History, l *links) []Violation {
 					max = *s
 				}
 			}
-			vs = append(vs, Violation{
+			vs = append(vs, found{stage: stageStacked, key: r + "\x00" + pay, v: Violation{
 				Kind: KindNotificationStacked, Intent: l.intent[idx[0]], Ops: opsAt(h, idx),
 				Message: fmt.Sprintf("recipient %s: payment %s stacked (up to %d on screen, %d alerts)", r, pay, max, len(alerts[pay])),
-			})
+			}})
 		}
 	}
 	return vs

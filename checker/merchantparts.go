@@ -53,12 +53,16 @@ func merchantPartitions(h history.History, l *links, initial map[string]int64, f
 		st := merchantState{BaseKnown: known, Base: base}
 		start := 0
 		maxRet, hold := int64(math.MinInt64), int64(math.MinInt64)
+		stretches := 0
 		for j := 0; j <= len(idx); j++ {
 			if j == len(idx) || (j > start && maxRet < h[idx[j]].Call && hold < h[idx[j]].Call) {
 				seg := idx[start:j]
 				next, determined := afterStretch(h, seg, st)
 				if j == len(idx) || determined {
-					parts = append(parts, merchantStretch(h, m, len(parts), seg, st, dupCredit))
+					p := merchantStretch(h, m, len(parts), seg, st, dupCredit)
+					p.stretch = stretches
+					stretches++
+					parts = append(parts, p)
 					st, start = next, j
 				}
 			}
@@ -117,10 +121,7 @@ func afterStretch(h history.History, seg []int, st merchantState) (merchantState
 // of them, one a credit when balances are given) get theirs when a
 // violation keeps them for a picture (buildStretch, from check).
 func merchantStretch(h history.History, m string, n int, seg []int, st merchantState, dup map[int]bool) *partition {
-	p := &partition{Name: "merchant " + m, Merchant: m, members: seg, model: &sharedMerchantModel, init: st}
-	if n > 0 {
-		p.Name = "merchant " + m + " stretch " + itoa(n+1)
-	}
+	p := &partition{Name: stretchName(m, n), Merchant: m, members: seg, model: &sharedMerchantModel, init: st}
 	for _, i := range seg {
 		if h[i].Op != history.OpCredit {
 			p.hasRead = true
@@ -129,6 +130,15 @@ func merchantStretch(h history.History, m string, n int, seg []int, st merchantS
 		}
 	}
 	return p
+}
+
+// stretchName names the n-th stretch, counted over every merchant's in
+// name order (combine renames a piece's stretches by the whole file's count).
+func stretchName(m string, n int) string {
+	if n > 0 {
+		return "merchant " + m + " stretch " + itoa(n+1)
+	}
+	return "merchant " + m
 }
 
 // buildStretch makes the porcupine ops of a merchant stretch.

@@ -35,6 +35,10 @@ type partition struct {
 	deduped []porcupine.Operation
 	hasRead bool          // a merchant stretch with a balance read
 	init    merchantState // a merchant stretch's starting state
+	stretch int           // a merchant stretch's number among its merchant's, from 0
+	// h is the history members index, set once the partition may be
+	// pictured (checkPiece): a streamed check's pieces each have their own.
+	h history.History
 }
 
 // clients numbers processes within a partition for the picture. Most

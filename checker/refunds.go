@@ -13,8 +13,8 @@ import (
 // names a charge of the file. Refunds are ground truth that all happened, so
 // the rule holds in every order and needs no search. A refund logged twice
 // under one PSP key (the PSP replaying it) or with one refund id is one
-// refund.
-func refundViolations(h history.History, l *links, hasCharges bool) []Violation {
+// refund. Each violation is placed by its charge id (combine.go).
+func refundViolations(h history.History, l *links, hasCharges bool) []found {
 	charges := map[string]int{} // charge id -> its charge op
 	for i := range h {
 		if h[i].Op == history.OpCharge && h[i].Output != nil && h[i].Output.ChargeID != "" {
@@ -44,7 +44,7 @@ func refundViolations(h history.History, l *links, hasCharges bool) []Violation 
 		g.refunds = append(g.refunds, i)
 	}
 	sort.Strings(ids)
-	var vs []Violation
+	var vs []found
 	for _, id := range ids {
 		g := groups[id]
 		sort.SliceStable(g.refunds, func(a, b int) bool { return h[g.refunds[a]].Call < h[g.refunds[b]].Call })
@@ -75,24 +75,24 @@ func refundViolations(h history.History, l *links, hasCharges bool) []Violation 
 			}
 		}
 		intent := l.intent[g.refunds[0]]
-		ci, found := charges[id]
-		if found && l.intent[ci] != "" {
+		ci, known := charges[id]
+		if known && l.intent[ci] != "" {
 			intent = l.intent[ci]
 		}
 		switch {
-		case !found && hasCharges:
-			vs = append(vs, Violation{Kind: KindDoubleRefund, Intent: intent, Ops: opsAt(h, distinct),
-				Message: fmt.Sprintf("%d refund(s) of %d name charge %q, which the history does not have: money returned that was never taken", len(distinct), total, id)})
+		case !known && hasCharges:
+			vs = append(vs, found{stage: stageRefunds, key: id, v: Violation{Kind: KindDoubleRefund, Intent: intent, Ops: opsAt(h, distinct),
+				Message: fmt.Sprintf("%d refund(s) of %d name charge %q, which the history does not have: money returned that was never taken", len(distinct), total, id)}})
 			continue
-		case found && total > *h[ci].Input.Amount:
-			vs = append(vs, Violation{Kind: KindDoubleRefund, Intent: intent, Ops: opsAt(h, append([]int{ci}, distinct...)),
-				Message: fmt.Sprintf("charge %s of %d was refunded %d in %d refunds under %d PSP keys", id, *h[ci].Input.Amount, total, len(distinct), len(g.keys))})
+		case known && total > *h[ci].Input.Amount:
+			vs = append(vs, found{stage: stageRefunds, key: id, v: Violation{Kind: KindDoubleRefund, Intent: intent, Ops: opsAt(h, append([]int{ci}, distinct...)),
+				Message: fmt.Sprintf("charge %s of %d was refunded %d in %d refunds under %d PSP keys", id, *h[ci].Input.Amount, total, len(distinct), len(g.keys))}})
 			continue
 		}
 		for _, r := range requests {
 			if rs := byRequest[r]; len(rs) > 1 {
-				vs = append(vs, Violation{Kind: KindDoubleRefund, Intent: intent, Ops: opsAt(h, rs),
-					Message: fmt.Sprintf("refund request %s of charge %s was carried out %d times under different PSP keys", r, id, len(rs))})
+				vs = append(vs, found{stage: stageRefunds, key: id, v: Violation{Kind: KindDoubleRefund, Intent: intent, Ops: opsAt(h, rs),
+					Message: fmt.Sprintf("refund request %s of charge %s was carried out %d times under different PSP keys", r, id, len(rs))}})
 			}
 		}
 	}

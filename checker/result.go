@@ -62,8 +62,7 @@ type Result struct {
 
 	opts   CheckOptions
 	failed []*partition // illegal partitions, for the pictures
-	parts  []*partition // every partition, to picture what a violation is about
-	h      history.History
+	parts  []*partition // the partitions a violation is about, to picture them
 }
 
 // OK reports whether no violation was found. Undecided partitions are not

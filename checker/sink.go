@@ -40,7 +40,7 @@ func sinkDivergence(h history.History, f *facts) []Violation {
 			reads[k] = append(reads[k], i)
 		}
 	}
-	if len(reads) == 0 {
+	if !f.hasSinkReads {
 		return nil
 	}
 	truth := map[sinkKey]int64{}

@@ -96,25 +96,12 @@ func Run(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return ExitBadInput
 	}
-	checking, undo := tuneGC()
-	defer undo()
 	name := files[0]
-	h, warns, err := readFile(name, *strict)
-	checking()
-	if err != nil {
-		fmt.Fprintln(stderr, "idemcheck check:", err)
-		return ExitBadInput
+	opts := checker.CheckOptions{Timeout: *timeout, InitialBalances: initial}
+	res, code := check(name, opts, *strict, stderr)
+	if res == nil {
+		return code
 	}
-	for _, w := range warns {
-		fmt.Fprintln(stderr, "idemcheck check: warning:", w)
-	}
-	if len(h) == 0 {
-		// A broken recorder writes an empty file; passing it would make a
-		// green gate out of nothing.
-		fmt.Fprintf(stderr, "idemcheck check: %s: no operation at all: nothing to check\n", name)
-		return ExitBadInput
-	}
-	res := checker.Check(h, checker.CheckOptions{Timeout: *timeout, InitialBalances: initial})
 	if err := res.WriteText(stdout); err != nil {
 		fmt.Fprintln(stderr, "idemcheck check: write report:", err)
 		return ExitBadInput
@@ -158,6 +145,49 @@ func tuneGC() (checking, undo func()) {
 		debug.SetGCPercent(gc)
 		debug.SetMemoryLimit(limit)
 	}
+}
+
+// StreamAbove is the file size from which check streams the file in pieces
+// (checker.CheckFile) instead of reading it whole: a 1M-op file (211 MB) is
+// checked faster whole (4.6 s, 1.5 GB here) than streamed (6.5 s, 0.6 GB);
+// past about 1.2M ops whole would outgrow 2 GB. A variable so tests can stream every file.
+var StreamAbove int64 = 256 << 20
+
+// check reads and checks the history, whole or streamed, printing any
+// warning; a nil result comes with the exit code.
+func check(name string, opts checker.CheckOptions, strict bool, stderr io.Writer) (*checker.Result, int) {
+	ro := history.ReadOptions{File: name, Strict: strict}
+	var res *checker.Result
+	var warns []*history.InputError
+	var err error
+	if st, serr := os.Stat(name); name != "-" && serr == nil && st.Mode().IsRegular() && st.Size() > StreamAbove {
+		// A piece at a time holds little, and each piece is read in one
+		// burst the check then keeps: collect at the usual pace.
+		res, warns, err = checker.CheckFile(name, opts, ro, checker.StreamOptions{})
+	} else {
+		checking, undo := tuneGC()
+		defer undo()
+		var h history.History
+		h, warns, err = readFile(name, strict)
+		checking()
+		if err == nil && len(h) > 0 {
+			res = checker.Check(h, opts)
+		}
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "idemcheck check:", err)
+		return nil, ExitBadInput
+	}
+	for _, w := range warns {
+		fmt.Fprintln(stderr, "idemcheck check: warning:", w)
+	}
+	if res == nil || res.Ops == 0 {
+		// A broken recorder writes an empty file; passing it would make a
+		// green gate out of nothing.
+		fmt.Fprintf(stderr, "idemcheck check: %s: no operation at all: nothing to check\n", name)
+		return nil, ExitBadInput
+	}
+	return res, ExitOK
 }
 
 func readFile(name string, strict bool) (history.History, []*history.InputError, error) {
