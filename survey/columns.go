@@ -13,7 +13,7 @@ var Columns = []Column{
 	{"A1", "lost PSP reply"},
 	{"A7", "lost client reply"},
 	{"S-restart", "restart"},
-	{"A3", "kill after charge (owner SIGKILLed, its PSP call in flight)"},
+	{"A3", "kill after charge (PSP call in flight)"},
 	{"S-5xx-after-charge", "PSP 500 after charge"},
 	{"A6", "other caller, same key"},
 	{"A5", "reordered body"},

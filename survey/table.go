@@ -50,8 +50,8 @@ func (t *Table) Markdown() (string, []Problem) {
 		for _, c := range Columns {
 			cl := r.cell(c.ID)
 			b.WriteString(" " + cellText(r.About, cl, notes, t.kindLink, kinds) + " |")
-			if n, _ := cl.violations(); n > 0 && r.About.Control {
-				problems = append(problems, Problem(fmt.Sprintf("control row %s: %s violation in %d run(s)", r.About.Name, c.ID, n)))
+			if r.About.Control {
+				problems = append(problems, controlProblems(r.About.Name, cl)...)
 			}
 		}
 		b.WriteString(" " + profileText(r, notes) + " |\n")
@@ -91,6 +91,23 @@ func (t *Table) header(b *strings.Builder) {
 	b.WriteString("Each implementation is its documented default setup behind the same small payment API\n" +
 		"([survey/CONTRACT.md](../survey/CONTRACT.md)), run by `idemcheck run` with the config a user would write for it.\n" +
 		"A cell is a violation only when the run's evidence (the PSP's own charges, the service's ledger) shows it.\n\n")
+}
+
+// controlProblems: a control row shows the checks pass a service that is
+// right, so on it a violation, an inconclusive or an error cell is
+// something the table cannot vouch for (n/a, with its reason, is not).
+func controlProblems(name string, cl cell) []Problem {
+	count := map[string]int{}
+	for _, o := range cl.outcomes {
+		count[o.verdict]++
+	}
+	var out []Problem
+	for _, v := range []string{"violation", "inconclusive", "error", "not run"} {
+		if n := count[v]; n > 0 {
+			out = append(out, Problem(fmt.Sprintf("control row %s: %s %s in %d run(s)", name, cl.id, v, n)))
+		}
+	}
+	return out
 }
 
 // rowName links the implementation's docs, and marks the control rows.
