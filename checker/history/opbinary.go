@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 )
 
 // A compact binary form of an Op, for a reader that parsed a file once and
@@ -217,10 +218,15 @@ func (d *binDecoder) op(op *Op) {
 }
 
 // DecodeOpsBinary decodes data, a run of records each preceded by its
-// length (uvarint), as AppendOpBinary wrote them, on all cores.
+// length (uvarint), as AppendOpBinary wrote them, on all cores. The ops'
+// strings point into data, which the caller must never change again: a
+// copy would hold a piece twice.
 func DecodeOpsBinary(data []byte) (History, error) {
-	all := string(data) // one copy the ops' strings share
-	var at [][2]int     // each record's bytes, after its length
+	if len(data) == 0 {
+		return nil, nil
+	}
+	all := unsafe.String(&data[0], len(data))
+	var at [][2]int // each record's bytes, after its length
 	for d := (binDecoder{s: all}); len(d.s) > 0; {
 		n := d.uvarint()
 		if d.bad || n == 0 || n > uint64(len(d.s)) {
