@@ -65,8 +65,8 @@ func runChecker(ctx context.Context, r *runner) error {
 	r.key("checker_1m_ops_per_s", "%.0f", float64(len(h))/rc.Seconds())
 	h, res = nil, nil
 	if r.o.Quick {
-		// 10M ops take minutes and, for gen, which holds what it
-		// generates, gigabytes: only the full bench runs them.
+		// 10M ops take about a minute or more: only the full
+		// bench runs them.
 		return nil
 	}
 	return runChecker10M(ctx, r, dir)

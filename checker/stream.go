@@ -1,8 +1,6 @@
 package checker
 
 import (
-	"bufio"
-	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -32,13 +30,15 @@ const defaultPieceOps = 250_000
 // CheckFile checks the history file name as Check checks it once read
 // whole, with the same result, the same warnings and the same input error,
 // without holding the file: line order carries no meaning, so the ops of
-// one intent may be anywhere in it. A first pass reads every line (all
-// errors and warnings are found there) and joins the ops that share a name
-// any rule joins them by (streamkeys.go); a second copies each line into
-// the temporary file of its piece, a group of whole components; then each
-// piece is read, checked (checkPiece, judged by what the whole file records)
-// and dropped, and the pieces' findings are merged (combine). The
-// temporary files live in one directory that is always removed.
+// one intent may be anywhere in it. A first pass parses every line (all
+// errors and warnings are found there), joins the ops that share a name
+// any rule joins them by (streamkeys.go) and writes each op's binary record
+// (history.AppendOpBinary) to a temporary file; a second copies each record
+// into the temporary file of its piece, a group of whole components; then
+// each piece is decoded (no JSON parsed twice), checked (checkPiece, judged
+// by what the whole file records) and dropped, and the pieces' findings are
+// merged (combine). The temporary files live in one directory that is
+// always removed.
 func CheckFile(name string, opts CheckOptions, ro history.ReadOptions, so StreamOptions) (*Result, []*history.InputError, error) {
 	start := time.Now()
 	if opts.Timeout <= 0 {
@@ -50,7 +50,13 @@ func CheckFile(name string, opts CheckOptions, ro history.ReadOptions, so Stream
 	if so.PieceOps <= 0 {
 		so.PieceOps = defaultPieceOps
 	}
-	j, whole, sr, err := joinFile(name, ro)
+	dir, err := os.MkdirTemp(so.Dir, "idemcheck-check-")
+	if err != nil {
+		return nil, nil, err
+	}
+	defer os.RemoveAll(dir)
+	ops := filepath.Join(dir, "ops.bin")
+	j, whole, sr, err := joinFile(name, ro, ops)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -59,12 +65,7 @@ func CheckFile(name string, opts CheckOptions, ro history.ReadOptions, so Stream
 		return &Result{opts: opts}, warns, nil
 	}
 	byLine, count := j.pieces(so.PieceOps)
-	dir, err := os.MkdirTemp(so.Dir, "idemcheck-check-")
-	if err != nil {
-		return nil, nil, err
-	}
-	defer os.RemoveAll(dir)
-	files, err := spill(name, ro.File, dir, byLine, count)
+	files, err := spill(ops, dir, byLine, count)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -73,7 +74,7 @@ func CheckFile(name string, opts CheckOptions, ro history.ReadOptions, so Stream
 	for _, f := range files {
 		h, err := readPiece(f)
 		if err != nil {
-			return nil, nil, fmt.Errorf("%s: read again: %w (did the file change while it was checked?)", ro.File, err)
+			return nil, nil, fmt.Errorf("%s: read a piece again: %w", ro.File, err)
 		}
 		pieces = append(pieces, checkPiece(h, opts, whole))
 		// The piece's ops are garbage now, unless a picture needs them.
@@ -83,13 +84,20 @@ func CheckFile(name string, opts CheckOptions, ro history.ReadOptions, so Stream
 	return res, warns, nil
 }
 
-// joinFile is the first pass: every line read and its names joined.
-func joinFile(name string, ro history.ReadOptions) (*joiner, *recorded, *history.StreamReader, error) {
+// joinFile is the first pass: every line read, its names joined and its op
+// written to the file ops, a record a line (an empty one for a blank line).
+func joinFile(name string, ro history.ReadOptions, ops string) (*joiner, *recorded, *history.StreamReader, error) {
 	f, err := os.Open(name)
 	if err != nil {
 		return nil, nil, nil, err
 	}
 	defer f.Close()
+	out, err := newRecordWriter(ops)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	defer out.close()
+	var recs, spare [][]byte // by line of the batch: its record; spare keeps their room
 	j := newJoiner()
 	whole := &recorded{}
 	sr := &history.StreamReader{Opts: ro}
@@ -100,9 +108,11 @@ func joinFile(name string, ro history.ReadOptions) (*joiner, *recorded, *history
 		k := line - batchFirst
 		if op == nil {
 			keys[k].n = -1 // blank
+			recs[k] = recs[k][:0]
 			return
 		}
 		keys[k] = keysOf(op)
+		recs[k] = history.AppendOpBinary(recs[k][:0], op)
 		switch {
 		case op.Op == history.OpCharge:
 			has[k] = 1
@@ -116,6 +126,7 @@ func joinFile(name string, ro history.ReadOptions) (*joiner, *recorded, *history
 	}
 	done := func(first, n int) {
 		for k := range n {
+			out.write(recs[k])
 			if keys[k].n < 0 {
 				j.line(nil)
 				continue
@@ -131,74 +142,16 @@ func joinFile(name string, ro history.ReadOptions) (*joiner, *recorded, *history
 		batchFirst = first
 		keys = append(keys[:0], make([]opKeys, n)...)
 		has = append(has[:0], make([]uint8, n)...)
+		if n > len(spare) {
+			spare = append(spare, make([][]byte, n-len(spare))...)
+		}
+		recs = spare[:n]
 	}, visit, done)
+	if err == nil {
+		err = out.close()
+	}
 	if err != nil {
 		return nil, nil, nil, err
 	}
 	return j, whole, sr, nil
-}
-
-// spill is the second pass: each line copied into its piece's file, in file
-// order. It returns the files, by piece.
-func spill(name, label, dir string, byLine []uint32, count int) ([]string, error) {
-	in, err := os.Open(name)
-	if err != nil {
-		return nil, err
-	}
-	defer in.Close()
-	files := make([]string, count)
-	outs := make([]*os.File, count)
-	ws := make([]*bufio.Writer, count)
-	closeAll := func() {
-		for _, o := range outs {
-			if o != nil {
-				o.Close()
-			}
-		}
-	}
-	defer closeAll()
-	for p := range files {
-		files[p] = filepath.Join(dir, fmt.Sprintf("piece-%d.jsonl", p))
-		if outs[p], err = os.Create(files[p]); err != nil {
-			return nil, err
-		}
-		ws[p] = bufio.NewWriterSize(outs[p], 256<<10)
-	}
-	var werr error
-	err = history.ScanLines(in, label, func(first int, lines [][]byte) {
-		for k, b := range lines {
-			b = bytes.TrimSpace(b)
-			if len(b) == 0 || werr != nil {
-				continue
-			}
-			p := byLine[first-1+k]
-			if p == noName {
-				p = 0 // an op no name joins to any other
-			}
-			if _, werr = ws[p].Write(b); werr == nil {
-				werr = ws[p].WriteByte('\n')
-			}
-		}
-	})
-	if err == nil {
-		err = werr
-	}
-	for _, w := range ws {
-		if e := w.Flush(); err == nil {
-			err = e
-		}
-	}
-	return files, err
-}
-
-// readPiece reads one piece's file and removes it.
-func readPiece(name string) (history.History, error) {
-	f, err := os.Open(name)
-	if err != nil {
-		return nil, err
-	}
-	h, err := history.ReadJSONL(f)
-	f.Close()
-	os.Remove(name)
-	return h, err
 }

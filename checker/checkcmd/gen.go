@@ -45,16 +45,12 @@ func RunGen(args []string, stdout, stderr io.Writer) int {
 		*seed = time.Now().UnixNano()
 	}
 	fmt.Fprintf(stdout, "idemcheck gen: seed %d, about %d ops\n", *seed, *ops)
-	// All that Generate allocates is the history, kept until it is written:
-	// as for a read, a collection would mark it all and free nothing.
-	_, undo := tuneGC()
-	defer undo()
-	h, _ := history.Generate(history.GenOptions{Seed: *seed, Ops: *ops, UnknownRate: *unknown})
-	if err := writeFile(*out, h); err != nil {
+	n, err := genFile(*out, history.GenOptions{Seed: *seed, Ops: *ops, UnknownRate: *unknown})
+	if err != nil {
 		fmt.Fprintln(stderr, "idemcheck gen:", err)
 		return ExitBadInput
 	}
-	fmt.Fprintf(stdout, "idemcheck gen: wrote %d ops to %s (seed %d)\n", len(h), *out, *seed)
+	fmt.Fprintf(stdout, "idemcheck gen: wrote %d ops to %s (seed %d)\n", n, *out, *seed)
 	return ExitOK
 }
 
@@ -73,4 +69,17 @@ func writeFile(name string, h history.History) error {
 		err = cerr
 	}
 	return err
+}
+
+// genFile writes a generated history to the file name, a window at a time.
+func genFile(name string, o history.GenOptions) (int, error) {
+	f, err := os.Create(name)
+	if err != nil {
+		return 0, err
+	}
+	n, _, err := history.GenerateJSONL(f, o)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return n, err
 }
