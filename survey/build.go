@@ -29,10 +29,7 @@ func ModuleRoot(dir string) (string, error) {
 // BuildIdemcheck builds the checkout's idemcheck into dir, stamped with the
 // checkout's revision, which the table names.
 func BuildIdemcheck(ctx context.Context, root, dir string) (bin, version string, err error) {
-	version = "unknown"
-	if out, err := exec.CommandContext(ctx, "git", "-C", root, "describe", "--always", "--dirty").Output(); err == nil {
-		version = strings.TrimSpace(string(out))
-	}
+	version = Describe(ctx, root)
 	bin = filepath.Join(dir, "idemcheck")
 	cmd := exec.CommandContext(ctx, "go", "build", "-ldflags", "-X main.version="+version, "-o", bin, "./cmd/idemcheck")
 	cmd.Dir = root
@@ -40,4 +37,14 @@ func BuildIdemcheck(ctx context.Context, root, dir string) (bin, version string,
 		return "", "", fmt.Errorf("go build ./cmd/idemcheck: %v\n%s", err, out)
 	}
 	return bin, version, nil
+}
+
+// Describe is the checkout's revision (git describe --always --dirty), or
+// "unknown" outside git.
+func Describe(ctx context.Context, root string) string {
+	out, err := exec.CommandContext(ctx, "git", "-C", root, "describe", "--always", "--dirty").Output()
+	if err != nil {
+		return "unknown"
+	}
+	return strings.TrimSpace(string(out))
 }

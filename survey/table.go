@@ -22,6 +22,9 @@ type Table struct {
 	Command string // the command that regenerates it
 	Rows    []Row
 	Wall    time.Duration
+	// Rewritten, when set, is the checkout (git describe) that wrote the
+	// table again from kept reports, by RewrittenBy.
+	Rewritten, RewrittenBy string
 	// KindDocs links each kind to its section (KindDocs of docs/).
 	KindDocs map[string]string
 }
@@ -88,6 +91,9 @@ func (t *Table) header(b *strings.Builder) {
 		"Do not edit by hand: rerun the command. What the survey tests, how each target is set up and what it does\n"+
 		"not claim: [survey/README.md](../survey/README.md).\n\n",
 		t.Command, t.Date, t.Version, runs, joinSeeds(list), t.Wall.Round(time.Second))
+	if t.Rewritten != "" {
+		fmt.Fprintf(b, "Written again from those runs' reports by `%s`, with the findings.yaml of idemcheck %s (nothing rerun).\n\n", t.RewrittenBy, t.Rewritten)
+	}
 	b.WriteString("Each implementation is its documented default setup behind the same small payment API\n" +
 		"([survey/CONTRACT.md](../survey/CONTRACT.md)), run by `idemcheck run` with the config a user would write for it.\n" +
 		"A cell is a violation only when the run's evidence (the PSP's own charges, the service's ledger) shows it.\n\n")

@@ -68,7 +68,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	var t *survey.Table
 	if o.From != "" {
-		t, err = survey.FromReports(o)
+		if t, err = survey.FromReports(o); err == nil {
+			t.Rewritten, t.RewrittenBy = survey.Describe(ctx, root), strings.TrimSpace("ci/survey "+strings.Join(args, " "))
+		}
 	} else {
 		t, err = survey.Generate(ctx, o)
 	}
