@@ -124,12 +124,8 @@ func runAPI(ctx context.Context, r *runner) error {
 		r.key("api_cpu_us", "%.0f", apiTotal)
 		r.key("insert_cpu_us", "%.0f", insTotal)
 		r.key("api_cpu_per_payment_us", "%.0f", apiTotal)
-		if pg := medianOf(pgRounds); pg > 0 {
-			r.row("  CPU per payment next to Postgres's own per raw INSERT commit, µs", fmt.Sprintf("%.0f (every process: harness with phones and fakepsp, lb, apis, postgres, valkey)", apiTotal),
-				fmt.Sprintf("postgres %.1f (median of %d rounds: %s)", pg, len(pgRounds), fmtFloats(pgRounds)), fmt.Sprintf("%.1fx", apiTotal/pg))
-			r.key("pg_insert_cpu_us", "%.1f", pg)
-			r.key("api_cpu_ratio", "%.1f", apiTotal/pg)
-		}
+		r.cpuNextTo("  CPU per payment next to Postgres's own per raw INSERT commit, µs", "harness with phones and fakepsp, lb, apis, postgres, valkey",
+			apiTotal, "postgres", pgRounds, "pg_insert_cpu_us", "api_cpu_ratio")
 	}
 	r.row("replay of a finished key, 4 clients", fmt.Sprintf("p50 %.2f ms p99 %.2f ms", ms(rep4.pct(50)), ms(rep4.pct(99))),
 		"goal: p99 <= 2 ms", "")

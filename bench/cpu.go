@@ -129,3 +129,17 @@ func fmtFloats(xs []float64) string {
 	}
 	return strings.Join(parts, "/")
 }
+
+// cpuNextTo prints a path's CPU per operation next to its server's own CPU
+// per raw operation (the median of the rounds, each shown) and keys the
+// server's figure and the ratio.
+func (r *runner) cpuNextTo(label, procs string, total float64, server string, rounds []float64, serverKey, ratioKey string) {
+	ref := medianOf(rounds)
+	if ref <= 0 {
+		return
+	}
+	r.row(label, fmt.Sprintf("%.0f (every process: %s)", total, procs),
+		fmt.Sprintf("%s %.1f (median of %d rounds: %s)", server, ref, len(rounds), fmtFloats(rounds)), fmt.Sprintf("%.1fx", total/ref))
+	r.key(serverKey, "%.1f", ref)
+	r.key(ratioKey, "%.1f", total/ref)
+}

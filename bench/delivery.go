@@ -61,12 +61,8 @@ func runDelivery(ctx context.Context, r *runner) error {
 		r.row("  rate if the cores did nothing else", fmt.Sprintf("%.0f events/s", float64(runtime.NumCPU())*1e6/cpuTotal), "", "")
 		r.key("delivery_cpu_us", "%.0f", cpuTotal)
 		r.key("delivery_cpu_per_event_us", "%.0f", cpuTotal)
-		if raw := medianOf(rawCPU); raw > 0 {
-			r.row("  CPU per event next to the broker's own per raw record, µs", fmt.Sprintf("%.0f (every process: harness, postgres, kafka, relay, worker, push)", cpuTotal),
-				fmt.Sprintf("kafka %.1f (median of %d raw rounds: %s)", raw, len(rawCPU), fmtFloats(rawCPU)), fmt.Sprintf("%.1fx", cpuTotal/raw))
-			r.key("kafka_raw_cpu_us", "%.1f", raw)
-			r.key("delivery_cpu_ratio", "%.1f", cpuTotal/raw)
-		}
+		r.cpuNextTo("  CPU per event next to the broker's own per raw record, µs", "harness, postgres, kafka, relay, worker, push",
+			cpuTotal, "kafka", rawCPU, "kafka_raw_cpu_us", "delivery_cpu_ratio")
 	}
 	r.key("delivery_per_s", "%.0f", res.DeliveryPerSec)
 	r.key("raw_kafka_per_s", "%.0f", res.RawPerSec)

@@ -32,11 +32,7 @@ func Generate(ctx context.Context, o Options) (*Table, error) {
 	if log == nil {
 		log = io.Discard
 	}
-	all, err := Targets(filepath.Join(o.Root, "survey"))
-	if err != nil {
-		return nil, err
-	}
-	targets, err := pick(all, o.Targets)
+	targets, err := o.selected()
 	if err != nil {
 		return nil, err
 	}
@@ -95,6 +91,15 @@ func Generate(ctx context.Context, o Options) (*Table, error) {
 	}
 	t.Wall = time.Since(start)
 	return t, nil
+}
+
+// selected are the targets o names (every target when it names none).
+func (o Options) selected() ([]About, error) {
+	all, err := Targets(filepath.Join(o.Root, "survey"))
+	if err != nil {
+		return nil, err
+	}
+	return pick(all, o.Targets)
 }
 
 func pick(all []About, names []string) ([]About, error) {

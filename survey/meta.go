@@ -40,11 +40,7 @@ func FromReports(o Options) (*Table, error) {
 	if err := json.Unmarshal(b, &m); err != nil {
 		return nil, fmt.Errorf("%s: %w", filepath.Join(o.From, metaFile), err)
 	}
-	all, err := Targets(filepath.Join(o.Root, "survey"))
-	if err != nil {
-		return nil, err
-	}
-	targets, err := pick(all, o.Targets)
+	targets, err := o.selected()
 	if err != nil {
 		return nil, err
 	}
