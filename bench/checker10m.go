@@ -6,6 +6,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"syscall"
 	"time"
 )
@@ -23,36 +25,50 @@ func runChecker10M(ctx context.Context, r *runner, dir string) error {
 	file := filepath.Join(dir, "10m.jsonl")
 	defer os.Remove(file)
 	t0 := time.Now()
-	if _, err := child(ctx, exe, "gen", "--ops", fmt.Sprint(ops), "--seed", "1", "--out", file); err != nil {
+	if _, _, err := child(ctx, exe, "gen", "--ops", fmt.Sprint(ops), "--seed", "1", "--out", file); err != nil {
 		return fmt.Errorf("idemcheck gen 10M: %w", err)
 	}
 	t1 := time.Now()
-	ru, err := child(ctx, exe, "check", file)
+	ru, out, err := child(ctx, exe, "check", file)
 	if err != nil {
 		return fmt.Errorf("idemcheck check 10M: %w", err)
 	}
 	t2 := time.Now()
+	// gen makes about the ops asked for; the per-op figures use what the
+	// check read, from its summary line.
+	m := checkedOps.FindSubmatch(out)
+	if m == nil {
+		return fmt.Errorf("idemcheck check 10M: no op count in its output:\n%s", out)
+	}
+	n, err := strconv.Atoi(string(m[1]))
+	if err != nil || n == 0 {
+		return fmt.Errorf("idemcheck check 10M: op count %q", m[1])
+	}
 	check := t2.Sub(t1).Seconds()
 	rssMB := float64(ru.Maxrss) / 1024 // Linux reports KiB
-	r.row(fmt.Sprintf("checker end to end, %d ops (gen + check, child processes)", ops), fmt.Sprintf("%.1f s", t2.Sub(t0).Seconds()),
+	r.row(fmt.Sprintf("checker end to end, %d ops (gen + check, child processes)", n), fmt.Sprintf("%.1f s", t2.Sub(t0).Seconds()),
 		fmt.Sprintf("check %.1f s", check), fmt.Sprintf("%.0f MB peak", rssMB))
 	r.key("checker_10m_s", "%.1f", t2.Sub(t0).Seconds())
 	r.key("checker_10m_check_s", "%.1f", check)
 	r.key("checker_10m_rss_mb", "%.0f", rssMB)
-	r.key("checker_10m_ops_per_s", "%.0f", ops/check)
-	r.key("checker_10m_bytes_per_op", "%.0f", float64(ru.Maxrss)*1024/ops)
+	r.key("checker_10m_ops_per_s", "%.0f", float64(n)/check)
+	r.key("checker_10m_bytes_per_op", "%.0f", float64(ru.Maxrss)*1024/float64(n))
 	return nil
 }
 
-// child runs exe with args and returns its resource usage.
-func child(ctx context.Context, exe string, args ...string) (*syscall.Rusage, error) {
+// checkedOps is the op count of idemcheck check's summary line.
+var checkedOps = regexp.MustCompile(`violation\(s\) in (\d+) ops`)
+
+// child runs exe with args and returns its resource usage and output.
+func child(ctx context.Context, exe string, args ...string) (*syscall.Rusage, []byte, error) {
 	cmd := exec.CommandContext(ctx, exe, args...)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return nil, fmt.Errorf("%w\n%s", err, out)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w\n%s", err, out)
 	}
 	ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage)
 	if !ok {
-		return nil, fmt.Errorf("no rusage on this system")
+		return nil, nil, fmt.Errorf("no rusage on this system")
 	}
-	return ru, nil
+	return ru, out, nil
 }
