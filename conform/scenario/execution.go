@@ -19,10 +19,8 @@ func (t *T) JudgeExecutions(in Intent, rule string) {
 		return
 	}
 	var reqs []string
-	for _, x := range t.Env.Front.Exchanges() {
-		if x.Method == "POST" && containsOrder(x.Path+"\n"+x.Body, in) {
-			reqs = append(reqs, fmt.Sprintf("%s %s key %q -> %d", x.Method, x.Path, x.Key, x.Status))
-		}
+	for _, x := range orderRequests(t.Env.Front.Exchanges(), in) {
+		reqs = append(reqs, fmt.Sprintf("%s %s key %q -> %d", x.Method, x.Path, x.Key, x.Status))
 	}
 	f := t.Safety(checker.KindDoubleExecution, rule, "%d PSP requests of order %s were in flight at the same moment while its copies were: two copies executed, and only the PSP's idempotency kept one charge (PSP requests: %v)",
 		n, in.Meaning.OrderID, reqs)
@@ -37,12 +35,14 @@ func containsOrder(s string, in Intent) bool {
 
 // OrderRequests counts the requests among xs that charge or change in's
 // order (POSTs naming it or carrying its amount).
-func OrderRequests(xs []pspfront.Exchange, in Intent) int {
-	n := 0
+func OrderRequests(xs []pspfront.Exchange, in Intent) int { return len(orderRequests(xs, in)) }
+
+func orderRequests(xs []pspfront.Exchange, in Intent) []pspfront.Exchange {
+	var out []pspfront.Exchange
 	for _, x := range xs {
 		if x.Method == "POST" && containsOrder(x.Path+"\n"+x.Body, in) {
-			n++
+			out = append(out, x)
 		}
 	}
-	return n
+	return out
 }
