@@ -45,7 +45,7 @@ type Options struct {
 }
 
 // Sections are the measurements, in the order they run.
-var Sections = []string{"api", "delivery", "checker", "stream", "regions", "chaos", "killmatrix"}
+var Sections = []string{"api", "delivery", "checker", "verdict", "stream", "regions", "chaos", "killmatrix"}
 
 // Row is one figure of the table: a measured value next to its reference.
 type Row struct {
@@ -66,6 +66,7 @@ var sections = []section{
 	{"api", need{}, runAPI},
 	{"delivery", need{kafka: true}, runDelivery},
 	{"checker", need{}, runChecker},
+	{"verdict", need{}, runVerdict},
 	{"stream", need{kafka: true}, runStream},
 	{"regions", need{r2: true}, runRegions},
 	{"chaos", need{}, runChaos},

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -61,12 +60,11 @@ var checkedOps = regexp.MustCompile(`violation\(s\) in (\d+) ops`)
 
 // child runs exe with args and returns its resource usage and output.
 func child(ctx context.Context, exe string, args ...string) (*syscall.Rusage, []byte, error) {
-	cmd := exec.CommandContext(ctx, exe, args...)
-	out, err := cmd.CombinedOutput()
+	ps, out, err := childIn(ctx, "", exe, args...)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%w\n%s", err, out)
+		return nil, nil, err
 	}
-	ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	ru, ok := ps.SysUsage().(*syscall.Rusage)
 	if !ok {
 		return nil, nil, fmt.Errorf("no rusage on this system")
 	}

@@ -232,6 +232,7 @@ func runChecks(ctx context.Context, e *scenario.Env, o Options, rep *report.Repo
 		fmt.Fprintf(o.Stderr, "idemcheck run: quiet period %s, then the final recount of every intent's charges\n", e.Cfg.QuiesceD())
 		rep.Results = scenario.Recount(ctx, e, rep.Results)
 	}
+	rep.Waits = e.Waits()
 }
 
 func writeReports(o Options, rep *report.Report) {

@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/idemcheck/idemcheck/conform/scenario"
 )
@@ -65,6 +66,9 @@ func Console(w io.Writer, r *Report) {
 	if r.HTMLPath != "" {
 		fmt.Fprintf(w, "HTML report: %s\n", r.HTMLPath)
 	}
+	if r.Elapsed > 0 {
+		fmt.Fprintln(w, TimeLine(r))
+	}
 	switch r.Exit() {
 	case 0:
 		fmt.Fprintln(w, "verdict: PASS")
@@ -102,3 +106,22 @@ func (p *Progress) Done(r scenario.Result) {
 		fmt.Fprintf(p.W, "[%d/%d] %s %s (%s)\n", p.n, p.Total, r.ID, strings.ToUpper(string(r.Verdict)), r.Elapsed.Round(1e6))
 	}
 }
+
+// TimeLine says what the run's wall time was made of: the waits its design
+// demands, by reason, and the rest (requests, faults, the harness itself),
+// from the first check to the recount (the target's start-up is not in it).
+func TimeLine(r *Report) string {
+	var sum time.Duration
+	var parts []string
+	for _, w := range r.Waits {
+		sum += w.Total
+		parts = append(parts, fmt.Sprintf("%s %s", w.Reason, secs(w.Total)))
+	}
+	if len(parts) == 0 {
+		return fmt.Sprintf("time: %s", secs(r.Elapsed))
+	}
+	return fmt.Sprintf("time: %s, of which waits by design %s (%s); the rest %s (requests, faults, the harness)",
+		secs(r.Elapsed), secs(sum), strings.Join(parts, ", "), secs(max(r.Elapsed-sum, 0)))
+}
+
+func secs(d time.Duration) string { return fmt.Sprintf("%.1fs", d.Seconds()) }

@@ -23,7 +23,7 @@ func TestReportsDocNamesEveryField(t *testing.T) {
 	}
 	doc := string(b)
 	names := []string{"schema_version"}
-	for _, v := range []any{Report{}, scenario.Result{}, scenario.Finding{}, driver.Attempt{}} {
+	for _, v := range []any{Report{}, scenario.Result{}, scenario.Finding{}, driver.Attempt{}, scenario.Wait{}} {
 		rt := reflect.TypeOf(v)
 		for i := 0; i < rt.NumField(); i++ {
 			if n := strings.Split(rt.Field(i).Tag.Get("json"), ",")[0]; n != "" && n != "-" {

@@ -22,12 +22,14 @@ type Report struct {
 	// Probe is what the first probe found about the keys, when it found a problem.
 	Probe string `json:"probe,omitempty"`
 	// TargetLogs are the started target's stdout and stderr files.
-	TargetLogs []string          `json:"target_logs,omitempty"`
-	Started    time.Time         `json:"started"`
-	Elapsed    time.Duration     `json:"elapsed_ns"`
-	Results    []scenario.Result `json:"results"`
-	Schedule   []string          `json:"chaos_schedule,omitempty"`
-	ExitCode   int               `json:"exit_code"`
+	TargetLogs []string      `json:"target_logs,omitempty"`
+	Started    time.Time     `json:"started"`
+	Elapsed    time.Duration `json:"elapsed_ns"`
+	// Waits are the parts of Elapsed the run waited on purpose, by reason.
+	Waits    []scenario.Wait   `json:"waits,omitempty"`
+	Results  []scenario.Result `json:"results"`
+	Schedule []string          `json:"chaos_schedule,omitempty"`
+	ExitCode int               `json:"exit_code"`
 	// HTMLPath is set once the HTML report was written.
 	HTMLPath string `json:"html,omitempty"`
 	// Rerun is the command that reruns this run, without --seed and --only

@@ -98,6 +98,7 @@ type Env struct {
 	badPath     sync.Once
 	badPathErr  error
 	badPathSeen atomic.Bool
+	waited      waits
 }
 
 // tracked is one order id of the run: the intents that sent it, the check
@@ -172,6 +173,7 @@ func (e *Env) Settle(ctx context.Context) {
 	if e.Effects == nil {
 		return
 	}
+	defer e.noteWait(WaitSettle, time.Now())
 	quiet := e.Cfg.SettleD()
 	deadline := time.Now().Add(quiet*10 + 2*time.Second)
 	last, _ := e.Effects.Count(ctx)
@@ -268,12 +270,7 @@ func (e *Env) Wait(ctx context.Context, d time.Duration) error {
 		e.D.SetClockOffset(off)
 		return nil
 	}
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-time.After(d):
-		return nil
-	}
+	return e.sleepFor(ctx, WaitWindow, d)
 }
 
 // CanWait reports whether d is within what the run may wait.

@@ -26,11 +26,9 @@ func Recount(ctx context.Context, e *Env, results []Result) []Result {
 		return append(results, r)
 	}
 	q := e.Cfg.QuiesceD()
-	select {
-	case <-ctx.Done():
+	if e.sleepFor(ctx, WaitQuiet, q) != nil {
 		r.Verdict, r.Why = Errored, "interrupted during the quiet period"
 		return append(results, r)
-	case <-time.After(q):
 	}
 	attr, ok := e.attribute(ctx)
 	if !ok {

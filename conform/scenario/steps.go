@@ -292,10 +292,8 @@ func (t *T) Converge(ctx context.Context, step string, in Intent, mod func(*driv
 		if time.Now().Add(wait).After(deadline) {
 			break
 		}
-		select {
-		case <-ctx.Done():
+		if t.Env.sleepFor(ctx, WaitBackoff, wait) != nil {
 			return out
-		case <-time.After(wait):
 		}
 		wait = min(wait*3/2, 2*time.Second)
 	}

@@ -78,10 +78,8 @@ func (t *T) ConvergePart(ctx context.Context, req *config.Request, step string, 
 		if Final(a) || ctx.Err() != nil || time.Now().Add(wait).After(deadline) {
 			return out
 		}
-		select {
-		case <-ctx.Done():
+		if t.Env.sleepFor(ctx, WaitBackoff, wait) != nil {
 			return out
-		case <-time.After(wait):
 		}
 		wait = min(wait*3/2, 2*time.Second)
 	}
