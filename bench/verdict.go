@@ -80,6 +80,7 @@ func runVerdict(ctx context.Context, r *runner) error {
 	r.key("run_settle_s", "%.1f", v.wait(scenario.WaitSettle).Seconds())
 	r.key("run_backoff_s", "%.1f", v.wait(scenario.WaitBackoff).Seconds())
 	r.key("run_window_s", "%.1f", v.wait(scenario.WaitWindow).Seconds())
+	r.key("run_held_s", "%.1f", v.wait(scenario.WaitHeld).Seconds())
 	r.key("run_other_s", "%.1f", max(wall-wait, 0).Seconds())
 	r.key("run_seed", "%s", v.Seed)
 	return nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/idemcheck/idemcheck/checker/history"
 	"github.com/idemcheck/idemcheck/conform/pspfront"
@@ -32,6 +33,10 @@ func runA1(ctx context.Context, e *scenario.Env, t *scenario.T) {
 		start := history.Now()
 		a := t.Send(ctx, fmt.Sprintf("PSP charges and its reply is %s on every attempt with its key", v.name), in, nil)
 		r.Stop()
+		if v.action == pspfront.Hold {
+			// The answer comes once the service's own PSP timeout gives up.
+			e.NoteWait(scenario.WaitHeld, time.Unix(0, start))
+		}
 		e.NoteFault("A1 psp reply "+v.name, start, history.Now())
 		if r.Fired() == 0 {
 			t.Inconclusive(fmt.Sprintf("the PSP reply was never %s", v.name), "the target sent no PSP request for order %s (amount %d) and answered %s%s",

@@ -26,7 +26,7 @@ func SettleCredits(ctx context.Context, e *Env, ref PaymentRef) ([]int64, error)
 // (at least half a second), bounded by converge_within, and returns the
 // last answer: one quiet period, however many rows read gathers.
 func settle[T any](ctx context.Context, e *Env, read func() (T, error), same func(a, b T) bool) (T, error) {
-	defer e.noteWait(WaitSettle, time.Now())
+	defer e.NoteWait(WaitSettle, time.Now())
 	quiet := max(e.Cfg.SettleD(), 500*time.Millisecond)
 	deadline := time.Now().Add(e.Cfg.ConvergeD())
 	last, err := read()

@@ -173,7 +173,7 @@ func (e *Env) Settle(ctx context.Context) {
 	if e.Effects == nil {
 		return
 	}
-	defer e.noteWait(WaitSettle, time.Now())
+	defer e.NoteWait(WaitSettle, time.Now())
 	quiet := e.Cfg.SettleD()
 	deadline := time.Now().Add(quiet*10 + 2*time.Second)
 	last, _ := e.Effects.Count(ctx)

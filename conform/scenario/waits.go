@@ -22,10 +22,13 @@ const (
 	// WaitBackoff is a client's pause between retries of an unfinished
 	// request (converge_within bounds them).
 	WaitBackoff = "retry backoff"
+	// WaitHeld is a request whose dependency's reply a fault holds, until
+	// the service's own timeout gives up on it (A1's held PSP reply).
+	WaitHeld = "reply held"
 )
 
 // waitOrder is the order the reasons are listed in.
-var waitOrder = []string{WaitQuiet, WaitSettle, WaitWindow, WaitBackoff}
+var waitOrder = []string{WaitQuiet, WaitSettle, WaitWindow, WaitBackoff, WaitHeld}
 
 // waits sums the time spent in each reason. Checks that wait in several
 // goroutines at once (a chaos run) add each goroutine's wait, so the sum can
@@ -64,13 +67,13 @@ func (e *Env) Waits() []Wait {
 	return slices.Clip(out)
 }
 
-// noteWait records a wait that began at start.
-func (e *Env) noteWait(reason string, start time.Time) {
+// NoteWait records a wait for reason that began at start.
+func (e *Env) NoteWait(reason string, start time.Time) {
 	e.waited.add(reason, time.Since(start))
 }
 
 // sleepFor sleeps d (or until ctx ends) and records it under reason.
 func (e *Env) sleepFor(ctx context.Context, reason string, d time.Duration) error {
-	defer e.noteWait(reason, time.Now())
+	defer e.NoteWait(reason, time.Now())
 	return SleepCtx(ctx, d)
 }
