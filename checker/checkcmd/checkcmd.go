@@ -147,6 +147,22 @@ func tuneGC() (checking, undo func()) {
 	}
 }
 
+// streamLimit is the soft heap limit of a streamed check. Its heap is at
+// most about 0.7 GB live (the first pass's names, or two pieces being
+// checked), and the usual pace lets it grow to twice that: 1.6 GB peak RSS
+// at 10M ops, 1.25 GB with this limit, at no measurable cost in time.
+const streamLimit = 1200 << 20
+
+// streamGC sets streamLimit unless GOMEMLIMIT or GOGC is set, and returns
+// what puts the limit back.
+func streamGC() (undo func()) {
+	if os.Getenv("GOMEMLIMIT") != "" || os.Getenv("GOGC") != "" {
+		return func() {}
+	}
+	limit := debug.SetMemoryLimit(streamLimit)
+	return func() { debug.SetMemoryLimit(limit) }
+}
+
 // StreamAbove is the file size from which check streams the file in pieces
 // (checker.CheckFile) instead of reading it whole: a 1M-op file (211 MB) is
 // checked faster whole (4.6 s, 1.5 GB here) than streamed (6.5 s, 0.6 GB);
@@ -162,7 +178,9 @@ func check(name string, opts checker.CheckOptions, strict bool, stderr io.Writer
 	var err error
 	if st, serr := os.Stat(name); name != "-" && serr == nil && st.Mode().IsRegular() && st.Size() > StreamAbove {
 		// A piece at a time holds little, and each piece is read in one
-		// burst the check then keeps: collect at the usual pace.
+		// burst the check then keeps: collect at the usual pace, and
+		// harder near streamLimit.
+		defer streamGC()()
 		res, warns, err = checker.CheckFile(name, opts, ro, checker.StreamOptions{})
 	} else {
 		checking, undo := tuneGC()
