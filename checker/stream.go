@@ -119,9 +119,10 @@ func checkPieces(files []string, opts CheckOptions, whole *recorded) ([]*piece, 
 
 // joinFile is the first pass: every line read, its names joined and its op
 // written to the file ops, a record a line (an empty one for a blank line).
-// The cores parse one batch of lines while one goroutine joins the names of
-// the batch before it and writes its records: joining is one union-find
-// over the whole file, on one core, and as long as the parse.
+// It is a pipeline of batches of lines: the cores parse one while one
+// goroutine joins the names of the one before (one union-find over the
+// whole file, as long as the parse) and another writes the records of the
+// one before that (as long as the joining, mostly the kernel's copy).
 func joinFile(name string, ro history.ReadOptions, ops string) (*joiner, *recorded, *history.StreamReader, error) {
 	f, err := os.Open(name)
 	if err != nil {
@@ -136,15 +137,26 @@ func joinFile(name string, ro history.ReadOptions, ops string) (*joiner, *record
 	j := newJoiner()
 	whole := &recorded{}
 	sr := &history.StreamReader{Opts: ro}
-	free := make(chan *lineBatch, 2) // two: one parsed while the other is joined
-	free <- &lineBatch{}
-	free <- &lineBatch{}
-	parsed := make(chan *lineBatch, 1)
-	joined := make(chan struct{})
+	const stages = 3 // parsed, joined, written
+	free := make(chan *lineBatch, stages)
+	for range stages {
+		free <- &lineBatch{}
+	}
+	parsed, joined := make(chan *lineBatch, 1), make(chan *lineBatch, 1)
+	written := make(chan struct{})
 	go func() {
 		defer close(joined)
 		for b := range parsed {
-			b.join(j, whole, out)
+			b.join(j, whole)
+			joined <- b
+		}
+	}()
+	go func() {
+		defer close(written)
+		for b := range joined {
+			for _, rec := range b.recs {
+				out.write(rec)
+			}
 			free <- b
 		}
 	}()
@@ -158,7 +170,7 @@ func joinFile(name string, ro history.ReadOptions, ops string) (*joiner, *record
 		parsed <- cur
 	})
 	close(parsed)
-	<-joined
+	<-written
 	if err == nil {
 		err = out.close()
 	}
@@ -210,10 +222,9 @@ func (b *lineBatch) visit(line int, op *history.Op) {
 	}
 }
 
-// join adds the batch's lines, in order, to j, whole and out.
-func (b *lineBatch) join(j *joiner, whole *recorded, out *recordWriter) {
+// join adds the batch's lines, in order, to j and whole.
+func (b *lineBatch) join(j *joiner, whole *recorded) {
 	for k := range b.keys {
-		out.write(b.recs[k])
 		if b.keys[k].n < 0 {
 			j.line(nil)
 			continue
