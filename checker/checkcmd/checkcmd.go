@@ -166,8 +166,9 @@ func streamGC() (undo func()) {
 
 // StreamAbove is the file size from which check streams the file in pieces
 // (checker.CheckFile) instead of reading it whole: a 1M-op file (211 MB) is
-// checked faster whole (4.6 s, 1.5 GB here) than streamed (6.5 s, 0.6 GB);
-// past about 1.2M ops whole would outgrow 2 GB. A variable so tests can stream every file.
+// checked with less CPU whole (5.3-5.9 CPU s, 1.6 GB peak here) than
+// streamed (6.3-7.9 CPU s, 1.0-1.1 GB); past about 1.2M ops whole would
+// outgrow 2 GB. A variable so tests can stream every file.
 var StreamAbove int64 = 256 << 20
 
 // check reads and checks the history, whole or streamed, printing any
