@@ -3,6 +3,7 @@ package checker
 import (
 	"runtime"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -66,9 +67,16 @@ func checkPiece(h history.History, opts CheckOptions, whole *recorded) *piece {
 	<-merchantsDone
 	parts = append(parts, merchants...)
 	pc.partitions = len(parts)
-	pc.stretches = map[string]int{}
+	count := map[string]int{}
 	for _, p := range merchants {
-		pc.stretches[p.Merchant]++
+		count[p.Merchant]++
+	}
+	// The names are copies: they point into the piece's ops, which a
+	// streamed check drops once the piece is checked, while the counts
+	// outlive them (and storing to a string key replaces the key).
+	pc.stretches = make(map[string]int, len(count))
+	for m, n := range count {
+		pc.stretches[strings.Clone(m)] = n
 	}
 
 	outcomes := make([]partOutcome, len(parts))

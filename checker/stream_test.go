@@ -221,3 +221,35 @@ func ownNames(h history.History, prefix string) history.History {
 	}
 	return out
 }
+
+// TestStreamErrorInLaterBatch: a file of several batches of lines (the
+// first pass reads 8 MB at a time, and joins and writes one batch while it
+// parses the next) with a broken line near its end fails with the error a
+// whole read gives, and no stage of the pass is left waiting.
+func TestStreamErrorInLaterBatch(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a 20 MB file")
+	}
+	h, _ := history.Generate(history.GenOptions{Seed: 5, Ops: 100_000})
+	var b bytes.Buffer
+	if err := history.WriteJSONL(&b, h); err != nil {
+		t.Fatal(err)
+	}
+	if b.Len() < 16<<20 {
+		t.Fatalf("%d bytes: fewer than three batches", b.Len())
+	}
+	b.WriteString("{\"process\":\"p\",\"op\":\"create\"}\n")
+	b.WriteString(strings.Repeat("{\"process\":\"p\",\"op\":\"balance\",\"call\":1,\"return\":2,\"input\":{\"merchant\":\"m\"},\"output\":{\"balance\":1}}\n", 1000))
+	file := filepath.Join(t.TempDir(), "late.jsonl")
+	if err := os.WriteFile(file, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, _, want := history.ReadJSONLWith(bytes.NewReader(b.Bytes()), history.ReadOptions{File: file})
+	if want == nil {
+		t.Fatal("the broken line reads")
+	}
+	_, _, err := CheckFile(file, CheckOptions{}, history.ReadOptions{File: file}, StreamOptions{Dir: t.TempDir()})
+	if err == nil || err.Error() != want.Error() {
+		t.Fatalf("streamed: %v\nwant %v", err, want)
+	}
+}

@@ -5,7 +5,7 @@ package checker
 // per line one name number (4 bytes) and per name a hash and a parent,
 // never an op.
 type joiner struct {
-	number map[uint64]uint32
+	number *nameTable
 	parent []uint32
 	// first is, by line (from 0), the number of the line's first name, or
 	// noName for a blank line or an op with none.
@@ -14,7 +14,7 @@ type joiner struct {
 
 const noName = ^uint32(0)
 
-func newJoiner() *joiner { return &joiner{number: map[uint64]uint32{}} }
+func newJoiner() *joiner { return &joiner{number: newNameTable()} }
 
 func (j *joiner) find(x uint32) uint32 {
 	for j.parent[x] != x {
@@ -32,10 +32,8 @@ func (j *joiner) line(ks *opKeys) {
 	}
 	var root uint32
 	for i, k := range ks.k[:ks.n] {
-		id, ok := j.number[k]
+		id, ok := j.number.number(k, uint32(len(j.parent)))
 		if !ok {
-			id = uint32(len(j.parent))
-			j.number[k] = id
 			j.parent = append(j.parent, id)
 		}
 		if i == 0 {

@@ -129,28 +129,46 @@ func ExitCode(res *checker.Result) int {
 // near 2 GB. GOMEMLIMIT and GOGC in the environment win.
 const memoryLimit = 1536 << 20
 
-// tuneGC collects rarely while the heap is small and hard near memoryLimit,
-// for the one big allocation burst a check is. Until checking is called (the
-// read, or all of `idemcheck gen`) it does not collect at all below the
-// limit: everything a read allocates is the history the check keeps, so a
-// collection then marks it all and frees nothing. undo restores the
+// tuneGC does not collect below memoryLimit, and collects hard near it, for
+// the one big allocation burst a check is: everything the read allocates is
+// the history the check keeps, and a 1M-op check allocates about 1.1 GB more
+// over the 0.75 GB it keeps, so a collection below the limit marks the whole
+// history to free little. (Collecting at GOGC=400 once the check started
+// cost about 0.5 CPU s more at 1M ops, the same peak.) undo restores the
 // settings.
-func tuneGC() (checking, undo func()) {
+func tuneGC() (undo func()) {
 	if os.Getenv("GOMEMLIMIT") != "" || os.Getenv("GOGC") != "" {
-		return func() {}, func() {}
+		return func() {}
 	}
 	limit := debug.SetMemoryLimit(memoryLimit)
 	gc := debug.SetGCPercent(-1)
-	return func() { debug.SetGCPercent(400) }, func() {
+	return func() {
 		debug.SetGCPercent(gc)
 		debug.SetMemoryLimit(limit)
 	}
 }
 
+// streamLimit is the soft heap limit of a streamed check. Its heap is at
+// most about 0.7 GB live (the first pass's names, or two pieces being
+// checked), and the usual pace lets it grow to twice that: 1.6 GB peak RSS
+// at 10M ops, 1.25 GB with this limit, at no measurable cost in time.
+const streamLimit = 1200 << 20
+
+// streamGC sets streamLimit unless GOMEMLIMIT or GOGC is set, and returns
+// what puts the limit back.
+func streamGC() (undo func()) {
+	if os.Getenv("GOMEMLIMIT") != "" || os.Getenv("GOGC") != "" {
+		return func() {}
+	}
+	limit := debug.SetMemoryLimit(streamLimit)
+	return func() { debug.SetMemoryLimit(limit) }
+}
+
 // StreamAbove is the file size from which check streams the file in pieces
 // (checker.CheckFile) instead of reading it whole: a 1M-op file (211 MB) is
-// checked faster whole (4.6 s, 1.5 GB here) than streamed (6.5 s, 0.6 GB);
-// past about 1.2M ops whole would outgrow 2 GB. A variable so tests can stream every file.
+// checked with less CPU whole (5.3-5.9 CPU s, 1.6 GB peak here) than
+// streamed (6.3-7.9 CPU s, 1.0-1.1 GB); past about 1.2M ops whole would
+// outgrow 2 GB. A variable so tests can stream every file.
 var StreamAbove int64 = 256 << 20
 
 // check reads and checks the history, whole or streamed, printing any
@@ -162,14 +180,14 @@ func check(name string, opts checker.CheckOptions, strict bool, stderr io.Writer
 	var err error
 	if st, serr := os.Stat(name); name != "-" && serr == nil && st.Mode().IsRegular() && st.Size() > StreamAbove {
 		// A piece at a time holds little, and each piece is read in one
-		// burst the check then keeps: collect at the usual pace.
+		// burst the check then keeps: collect at the usual pace, and
+		// harder near streamLimit.
+		defer streamGC()()
 		res, warns, err = checker.CheckFile(name, opts, ro, checker.StreamOptions{})
 	} else {
-		checking, undo := tuneGC()
-		defer undo()
+		defer tuneGC()()
 		var h history.History
 		h, warns, err = readFile(name, strict)
-		checking()
 		if err == nil && len(h) > 0 {
 			res = checker.Check(h, opts)
 		}
