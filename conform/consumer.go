@@ -118,8 +118,30 @@ func dropQueue(adm *kadm.Client, topic, group string, stderr io.Writer) {
 	if err == nil {
 		err = rs.Error()
 	}
+	if err == nil {
+		err = topicGone(ctx, adm, topic)
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "idemcheck run: delete topic %s: %v\n", topic, err)
+	}
+}
+
+// topicGone waits until the brokers no longer list topic. Kafka deletes a
+// topic asynchronously: the controller accepts the deletion and a broker
+// answers metadata from its own copy, which can list the topic a moment
+// longer (seen on a loaded machine), so a run that exits right after its
+// DeleteTopics could leave its topic listed behind it.
+func topicGone(ctx context.Context, adm *kadm.Client, topic string) error {
+	for {
+		ts, err := adm.ListTopics(ctx)
+		if err == nil && !ts.Has(topic) {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("still listed after its deletion: %w", ctx.Err())
+		case <-time.After(100 * time.Millisecond):
+		}
 	}
 }
 

@@ -168,9 +168,11 @@ func assertQueueGone(t *testing.T, broker string, ours func(string) bool) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	topics, groups := brokerNames(ctx, t, adm)
-	for _, n := range append(topics.Names(), groups...) {
-		if strings.HasPrefix(n, "idemcheck-q-") && ours(n) {
-			t.Errorf("left on the broker after the run: %s", n)
+	for kind, names := range map[string][]string{"topic": topics.Names(), "group": groups} {
+		for _, n := range names {
+			if strings.HasPrefix(n, "idemcheck-q-") && ours(n) {
+				t.Errorf("left on the broker after the run: %s %s", kind, n)
+			}
 		}
 	}
 }
