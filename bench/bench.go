@@ -31,7 +31,8 @@ const (
 
 // Options is one bench run.
 type Options struct {
-	// Quick is the short run (under 4 minutes on 2 cores).
+	// Quick is the short run (about 14 minutes on 2 cores, 11 of them the
+	// kill matrix).
 	Quick bool
 	// Out is the report directory: CPU profiles of every tier and of the
 	// harness, per section, and the chaos run's report.
