@@ -26,7 +26,8 @@ func runChecker(ctx context.Context, r *runner) error {
 	defer os.RemoveAll(dir)
 	// The 10M children run first, while this process is still small: a
 	// child's peak RSS as the kernel reports it is at least this process's
-	// own peak (rssOf), which the 1M check below raises to about 2 GB.
+	// own peak (runChecker10M says why), which the 1M check below raises to
+	// about 2 GB.
 	if err := runChecker10M(ctx, r, dir); err != nil {
 		return err
 	}

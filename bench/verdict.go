@@ -129,15 +129,7 @@ func readVerdictRun(b []byte) (*verdictRun, error) {
 }
 
 // wait is the run's time waited for reason ("" for all reasons).
-func (v *verdictRun) wait(reason string) time.Duration {
-	var d time.Duration
-	for _, w := range v.Waits {
-		if reason == "" || w.Reason == reason {
-			d += w.Total
-		}
-	}
-	return d
-}
+func (v *verdictRun) wait(reason string) time.Duration { return scenario.SumWaits(v.Waits, reason) }
 
 func (v *verdictRun) waitsText() string {
 	var parts []string

@@ -111,10 +111,9 @@ func (p *Progress) Done(r scenario.Result) {
 // demands, by reason, and the rest (requests, faults, the harness itself),
 // from the first check to the recount (the target's start-up is not in it).
 func TimeLine(r *Report) string {
-	var sum time.Duration
+	sum := scenario.SumWaits(r.Waits, "")
 	var parts []string
 	for _, w := range r.Waits {
-		sum += w.Total
 		parts = append(parts, fmt.Sprintf("%s %s", w.Reason, secs(w.Total)))
 	}
 	if len(parts) == 0 {

@@ -67,6 +67,17 @@ func (e *Env) Waits() []Wait {
 	return slices.Clip(out)
 }
 
+// SumWaits is the time ws waited for reason ("" for every reason).
+func SumWaits(ws []Wait, reason string) time.Duration {
+	var d time.Duration
+	for _, w := range ws {
+		if reason == "" || w.Reason == reason {
+			d += w.Total
+		}
+	}
+	return d
+}
+
 // NoteWait records a wait for reason that began at start.
 func (e *Env) NoteWait(reason string, start time.Time) {
 	e.waited.add(reason, time.Since(start))
