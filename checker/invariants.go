@@ -1,8 +1,11 @@
 package checker
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"sort"
+	"strings"
 
 	"github.com/idemcheck/idemcheck/checker/history"
 )
@@ -230,15 +233,16 @@ func stacked(h history.History, l *links) []found {
 			all = append(all, notify{h[i].Input.Recipient, h[i].Call, i})
 		}
 	}
-	sort.Slice(all, func(a, b int) bool {
-		x, y := &all[a], &all[b]
-		if x.recipient != y.recipient {
-			return x.recipient < y.recipient
+	// One comparison of the names per pair, and no reflection: this sort
+	// was a sixth of the search-free checks' CPU in a 1M-op profile.
+	slices.SortFunc(all, func(x, y notify) int {
+		if c := strings.Compare(x.recipient, y.recipient); c != 0 {
+			return c
 		}
-		if x.call != y.call {
-			return x.call < y.call
+		if c := cmp.Compare(x.call, y.call); c != 0 {
+			return c
 		}
-		return x.i < y.i
+		return cmp.Compare(x.i, y.i)
 	})
 	var vs []found
 	ns := make([]int, 0, 16)

@@ -3,7 +3,8 @@ package checker
 import (
 	"bytes"
 	"math"
-	"sort"
+	"slices"
+	"strings"
 
 	"github.com/idemcheck/idemcheck/checker/history"
 
@@ -124,7 +125,7 @@ func intentPartitions(h history.History, l *links, truth bool) []*partition {
 		}
 	}
 	names := l.ids.names
-	sort.Slice(ids, func(a, b int) bool { return names[ids[a]] < names[ids[b]] })
+	slices.SortFunc(ids, func(a, b int32) int { return strings.Compare(names[a], names[b]) })
 	parts := make([]*partition, 0, len(ids))
 	for _, id := range ids {
 		parts = append(parts, intentPartition(h, names[id], byIntent[id], truth))
