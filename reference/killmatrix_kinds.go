@@ -63,6 +63,12 @@ var chaosMay = map[string][]string{
 	// with that void (A6's own kind: one caller answered with the other's
 	// record).
 	string(mutant.KeyNotScoped): {checker.KindInconsistentAnswer},
+	// A read-only RESOLVE answers void but leaves the key free, so a create
+	// called after it claims the key and charges (effect-after-void); when
+	// that create's charge is slow its caller's retries are told
+	// in_progress, an answer a void intent never gives (the bench's kill
+	// matrix, seed 898264932376097557).
+	string(mutant.ResolveReadOnly): {checker.KindInconsistentAnswer},
 	// Each blind move of a webhook delivery is a new event: with three or
 	// more copies of the payment's event (psp-webhook-duplicates), the
 	// phone gets a third alert for the one payment, beyond E1's one

@@ -45,6 +45,7 @@ func TestJudgeRunWantsTheExactKinds(t *testing.T) {
 		{"two kinds wanted, one seen", "resolver-replay-only", conform.ExitViolation, chaosReport(scenario.Violation, "failed-but-charged"), false, 3},
 		{"two kinds wanted and seen", "resolver-replay-only", conform.ExitViolation, chaosReport(scenario.Violation, "lost-effect", "failed-but-charged"), true, 3},
 		{"a kind the bug may also show", "blind-webhook-update", conform.ExitViolation, chaosReport(scenario.Violation, "double-credit", "notification-stacked"), true, 3},
+		{"void answered, then in progress", "resolve-read-only", conform.ExitViolation, chaosReport(scenario.Violation, "effect-after-void", "inconsistent-answer"), true, 3},
 		{"only the kind it may show", "blind-webhook-update", conform.ExitViolation, chaosReport(scenario.Violation, "notification-stacked"), false, 3},
 		{"a kind another switch may show", "blind-webhook-update", conform.ExitViolation, chaosReport(scenario.Violation, "double-credit", "lost-effect"), false, 3},
 		{"passed", "takeover-new-psp-key", conform.ExitPass, chaosReport(scenario.Pass), false, -1},
