@@ -9,7 +9,8 @@ import (
 	"time"
 )
 
-// clockTick is the kernel's USER_HZ: /proc stat times are in these ticks.
+// clockTick is the kernel's USER_HZ: /proc stat times are in these ticks
+// (what sampleCPU falls back to when processCPU cannot read a clock).
 const clockTick = 10 * time.Millisecond
 
 // procGroup is a named set of processes whose CPU time is summed: a root
@@ -60,10 +61,14 @@ func sampleCPU(groups []procGroup) cpuSample {
 	}
 	out := cpuSample{}
 	for _, g := range groups {
-		var ticks int64
+		var sum time.Duration
 		var walk func(pid int)
 		walk = func(pid int) {
-			ticks += stats[pid][1]
+			if t, ok := processCPU(pid); ok {
+				sum += t
+			} else {
+				sum += time.Duration(stats[pid][1]) * clockTick
+			}
 			if g.tree {
 				for _, c := range children[pid] {
 					walk(c)
@@ -75,7 +80,7 @@ func sampleCPU(groups []procGroup) cpuSample {
 				walk(p)
 			}
 		}
-		out[g.name] += time.Duration(ticks) * clockTick
+		out[g.name] += sum
 	}
 	return out
 }
