@@ -31,7 +31,7 @@ const (
 
 // Options is one bench run.
 type Options struct {
-	// Quick is the short run (about 14 minutes on 2 cores, 11 of them the
+	// Quick is the short run (about 17 minutes on 2 cores, 15 of them the
 	// kill matrix).
 	Quick bool
 	// Out is the report directory: CPU profiles of every tier and of the

@@ -9,7 +9,7 @@ import (
 // processCPU is the CPU time of pid's whole thread group, exited threads
 // included, to the nanosecond: the kernel's process CPU clock of another
 // process (clock_getcpuclockid(3) builds the same clock id). /proc's stat
-// gives it in 10 ms ticks, cut off per process, so a round over thirty
+// gives it in 10 ms ticks, cut off per process, so a round over the 32
 // Postgres backends could be off by a third of what it measured.
 func processCPU(pid int) (time.Duration, bool) {
 	const cpuClockSched = 2 // CPUCLOCK_SCHED: the scheduler's runtime

@@ -2,7 +2,6 @@ package scenario
 
 import (
 	"context"
-	"slices"
 	"sync"
 	"time"
 )
@@ -64,7 +63,7 @@ func (e *Env) Waits() []Wait {
 			out = append(out, Wait{Reason: r, Total: d})
 		}
 	}
-	return slices.Clip(out)
+	return out
 }
 
 // SumWaits is the time ws waited for reason ("" for every reason).
