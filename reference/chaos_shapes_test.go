@@ -68,7 +68,7 @@ func TestFullStackChaosShapesCatchMeaningMutants(t *testing.T) {
 func expectShapes(t *testing.T, rep *report.Report) {
 	t.Helper()
 	sched := strings.Join(rep.Schedule, "\n")
-	for _, s := range []string{checks.ShapeReordered, checks.ShapeChangedAmount, checks.ShapeLookup,
+	for _, s := range []string{checks.ShapeReordered, checks.ShapeChangedMeaning, checks.ShapeLookup,
 		checks.ShapeRefundFull, checks.ShapeRefundRepeat, checks.ShapeRefundConcurrent, checks.ShapeLateRetry, checks.ShapePauseRetry,
 		checks.ShapeResolveFirst, checks.ShapeResolveRace, checks.ShapeRefundPartial} {
 		if !strings.Contains(sched, "shape "+s) {

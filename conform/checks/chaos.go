@@ -141,7 +141,7 @@ func runChaos(ctx context.Context, e *scenario.Env, t *scenario.T, d time.Durati
 		}()
 	}
 	wg.Wait()
-	// The changed-amount retries go last: the judge takes an order's first
+	// The changed-meaning retries go last: the judge takes an order's first
 	// intent's amount as the order's and the others as its mismatches.
 	t.Judge(ctx, nil, append(intents, sr.changedIntents()...)...)
 	sr.judgeRefunds(ctx, e, t)

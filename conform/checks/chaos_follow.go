@@ -14,12 +14,16 @@ import (
 )
 
 // shapeRun carries out the shapes of one chaos run and keeps what their
-// judges need after it: the changed-amount intents, the refunds sent.
+// judges need after it: the changed-meaning intents, the refunds sent.
 type shapeRun struct {
 	tally *shapeTally
-	// alt is the other amount of each changed-amount intent (by N), drawn
+	// alt is the other amount of each changed-meaning intent (by N), drawn
 	// in plan order before the run, so the same seed sends the same amounts.
 	alt map[int]int64
+	// field is the meaning field each changed-meaning intent changes (by
+	// N): the fields in turn from a seeded start, so that a run with as
+	// many such intents as fields changes every one.
+	field map[int]string
 
 	mu      sync.Mutex
 	changed []scenario.Intent
@@ -39,9 +43,16 @@ type refundCase struct {
 }
 
 func newShapeRun(e *scenario.Env, plan []Planned) *shapeRun {
-	sr := &shapeRun{tally: newShapeTally(), alt: map[int]int64{}}
+	sr := &shapeRun{tally: newShapeTally(), alt: map[int]int64{}, field: map[int]string{}}
+	fields, _ := e.MeaningFields()
+	k := 0
+	if len(fields) > 0 {
+		k = e.Rand(fmt.Sprintf("chaos-meaning-%d", e.Run)).IntN(len(fields))
+	}
 	for _, p := range plan {
-		if p.Shape == ShapeChangedAmount {
+		if p.Shape == ShapeChangedMeaning && len(fields) > 0 {
+			sr.field[p.N] = fields[k%len(fields)]
+			k++
 			sr.alt[p.N] = e.NewIntent(p.Caller).Meaning.Amount // an amount no other intent uses
 		}
 	}
@@ -137,7 +148,7 @@ func (sr *shapeRun) followUp(ctx context.Context, e *scenario.Env, t *scenario.T
 		why = lateOverlapped(atts, late)
 	case ShapeResolveFirst, ShapeResolveRace:
 		why = resolveDone(p, resolved, atts)
-	case ShapeReordered, ShapeVolatile, ShapeChangedAmount:
+	case ShapeReordered, ShapeVolatile, ShapeChangedMeaning:
 		if why = settled(fin); why == "" {
 			sr.retryAsIs(ctx, e, t, p, in, fin)
 		}
@@ -192,7 +203,8 @@ func lateOverlapped(copies []*driver.Attempt, late *driver.Attempt) string {
 
 // retryAsIs sends the shape's retry of a final intent: the same request
 // reordered, or with the volatile fields changed (a true retry, which must
-// replay), or with another amount (a mismatch, which must be refused).
+// replay), or with one meaning field changed (a mismatch, which must be
+// refused).
 func (sr *shapeRun) retryAsIs(ctx context.Context, e *scenario.Env, t *scenario.T, p Planned, in scenario.Intent, fin *driver.Attempt) {
 	switch p.Shape {
 	case ShapeReordered:
@@ -202,10 +214,18 @@ func (sr *shapeRun) retryAsIs(ctx context.Context, e *scenario.Env, t *scenario.
 		vf := e.Cfg.Create.VolatileFields
 		r := t.Send(ctx, fmt.Sprintf("intent %d same request, volatile fields changed", p.N), in, func(s *driver.Send) { s.Volatile = vf })
 		refused(t, fin, r, fmt.Sprintf("a retry of chaos intent %d that changed only the volatile fields %v", p.N, vf))
-	case ShapeChangedAmount:
+	case ShapeChangedMeaning:
+		field := sr.field[p.N]
+		if field == "" {
+			return // the create has no meaning field idemcheck can change
+		}
 		ch := in
-		ch.Meaning.Amount = sr.alt[p.N]
-		m := t.Send(ctx, fmt.Sprintf("intent %d same key, amount %d (a mismatch)", p.N, ch.Meaning.Amount), ch, nil)
+		if field == "amount" {
+			ch.Meaning.Amount = sr.alt[p.N]
+		} else {
+			ch = e.Changed(in, field)
+		}
+		m := t.Send(ctx, fmt.Sprintf("intent %d same key, %s (a mismatch)", p.N, scenario.ChangedField(in.Meaning, ch.Meaning)), ch, nil)
 		mismatchAccepted(t, fin, m, in, ch)
 		sr.mu.Lock()
 		sr.changed = append(sr.changed, ch)

@@ -22,9 +22,10 @@ const (
 	// ShapeVolatile: once final, the same request with the config's
 	// volatile fields changed: a true retry (A5; false-mismatch).
 	ShapeVolatile = "volatile-retry"
-	// ShapeChangedAmount: once final, the same key with another amount: a
+	// ShapeChangedMeaning: once final, the same key with one meaning field
+	// changed (drawn so that a run changes each field in turn): a
 	// mismatch the service must refuse (A5; mismatch-accepted).
-	ShapeChangedAmount = "changed-amount-retry"
+	ShapeChangedMeaning = "changed-meaning-retry"
 	// ShapeLookup: once final, the lookup of the answered payment, recorded
 	// as a resolve ("did it happen?") the checker holds to the charge.
 	ShapeLookup = "lookup"
@@ -53,7 +54,7 @@ const (
 )
 
 // shapeCatalogue is every shape in the one order the schedule draws from.
-var shapeCatalogue = []string{ShapePlain, ShapeReordered, ShapeVolatile, ShapeChangedAmount, ShapeLookup,
+var shapeCatalogue = []string{ShapePlain, ShapeReordered, ShapeVolatile, ShapeChangedMeaning, ShapeLookup,
 	ShapeRefundFull, ShapeRefundRepeat, ShapeRefundConcurrent, ShapeLateRetry, ShapePauseRetry,
 	ShapeResolveFirst, ShapeResolveRace, ShapeRefundPartial}
 
@@ -78,9 +79,9 @@ func chaosShapes(e *scenario.Env) (on []string, off map[string]string) {
 			if len(e.Cfg.Create.VolatileFields) == 0 {
 				why = "no create.volatile_fields in the config"
 			}
-		case ShapeChangedAmount:
-			if !strings.Contains(body+e.Cfg.Create.Path, "{{amount}}") {
-				why = "the create request carries no {{amount}}"
+		case ShapeChangedMeaning:
+			if fields, _ := e.MeaningFields(); len(fields) == 0 {
+				why = "the create request has no meaning field idemcheck can change"
 			}
 		case ShapeLookup:
 			if e.Cfg.Lookup == nil {

@@ -72,7 +72,7 @@ func TestScheduleShapesKeepTheOldFields(t *testing.T) {
 // once, so a short run hits all of them; after the window both are drawn.
 func TestScheduleHitsEveryFaultAndShapeFirst(t *testing.T) {
 	names := faults.Names(faults.All())
-	shapes := []string{ShapePlain, ShapeReordered, ShapeChangedAmount, ShapeRefundFull, ShapeLateRetry}
+	shapes := []string{ShapePlain, ShapeReordered, ShapeChangedMeaning, ShapeRefundFull, ShapeLateRetry}
 	for _, seed := range []uint64{1, 3, 5, 77} {
 		plan := Schedule(seed, names, 2, 200, shapes...)
 		window := len(names) + (len(names)-1)/2 // every third intent keeps its own draw
@@ -122,7 +122,7 @@ func TestScheduleHitsEveryFaultAndShapeFirst(t *testing.T) {
 func TestChaosShapesFollowTheConfig(t *testing.T) {
 	bare := &scenario.Env{Cfg: &config.Config{Create: config.Request{Body: `{"order_id": "{{order_id}}", "amount": {{amount}}}`}}}
 	on, off := chaosShapes(bare)
-	if want := []string{ShapePlain, ShapeReordered, ShapeChangedAmount, ShapeLateRetry, ShapePauseRetry}; !slices.Equal(on, want) {
+	if want := []string{ShapePlain, ShapeReordered, ShapeChangedMeaning, ShapeLateRetry, ShapePauseRetry}; !slices.Equal(on, want) {
 		t.Fatalf("a config without lookup, refund or volatile fields enables %v, want %v", on, want)
 	}
 	wantOff := map[string]string{
@@ -151,7 +151,7 @@ func TestChaosShapesFollowTheConfig(t *testing.T) {
 		Resolve: &config.Request{Path: "/p/resolve"},
 	}}
 	on, off = chaosShapes(full)
-	if want := []string{ShapePlain, ShapeVolatile, ShapeChangedAmount, ShapeLookup, ShapeLateRetry, ShapePauseRetry, ShapeResolveFirst, ShapeResolveRace}; !slices.Equal(on, want) {
+	if want := []string{ShapePlain, ShapeVolatile, ShapeChangedMeaning, ShapeLookup, ShapeLateRetry, ShapePauseRetry, ShapeResolveFirst, ShapeResolveRace}; !slices.Equal(on, want) {
 		t.Fatalf("enabled %v, want %v", on, want)
 	}
 	if off[ShapeReordered] != "the create body is not a JSON object, so it has no members to reorder" || off[ShapeRefundFull] != scenario.NeedPSP(full) {

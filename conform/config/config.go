@@ -100,6 +100,19 @@ type Request struct {
 	// retries of one payment (a timestamp, a trace id): scenario A5 sends a
 	// retry with them changed, and only them.
 	VolatileFields []string `yaml:"volatile_fields"`
+	// Meaning lists what the request means (create only): the fields a
+	// mismatch changes one at a time. By default, every one of order_id,
+	// amount, currency and payment_method the template uses; a template
+	// whose meaning has members of its own (a customer id written in it)
+	// lists them all here (meaning.go).
+	Meaning []string `yaml:"meaning"`
+	// Currencies and PaymentMethods are what intents are drawn from (create
+	// only); by default several currencies, one of them zero-decimal, and
+	// several of fakepsp's test cards (conform/scenario/meaning.go). A
+	// service that takes one currency lists it alone: then no mismatch
+	// changes the currency, and the run says so.
+	Currencies     []string `yaml:"currencies"`
+	PaymentMethods []string `yaml:"payment_methods"`
 }
 
 // Key says where the idempotency key goes: a header or a top-level JSON body

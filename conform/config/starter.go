@@ -47,6 +47,14 @@ create:
   # Fields your clients may change between retries of one payment (a
   # timestamp, a trace id): A5 retries with only these changed.
   # volatile_fields: [client_sent_at]
+  # What a payment means: A5 changes each of these alone under one key and
+  # expects a mismatch. Default: every one of order_id, amount, currency and
+  # payment_method the body uses; add body members your fingerprint covers.
+  # meaning: [order_id, amount, currency, payment_method]
+  # Intents are drawn in these currencies and with these payment methods
+  # (defaults: USD EUR GBP JPY CHF; five of fakepsp's test cards).
+  # currencies: [USD, EUR]
+  # payment_methods: [pm_card_visa, pm_card_mastercard]
   content_type: application/json
   # headers: {X-Trace-Id: "{{order_id}}"}   # extra headers; placeholders allowed
   body: |

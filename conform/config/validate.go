@@ -201,7 +201,10 @@ func (v *validator) request(prefix string, r *Request, needKey bool) {
 	}
 }
 
-func (v *validator) create() { v.request("create", &v.c.Create, true) }
+func (v *validator) create() {
+	v.request("create", &v.c.Create, true)
+	v.meaning("create", &v.c.Create)
+}
 
 func (v *validator) lookup() {
 	if v.c.Lookup == nil {

@@ -15,6 +15,9 @@ type Meaning struct {
 	Amount        int64
 	Currency      string
 	PaymentMethod string
+	// Literal, when set, changes one member of the body template that
+	// idemcheck does not fill (a mismatch of a user-declared meaning field).
+	Literal Literal
 }
 
 var placeholderRE = regexp.MustCompile(`\{\{\s*([a-zA-Z0-9_]+)\s*\}\}`)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -108,7 +109,11 @@ func (d *Driver) Intent(caller int, key string) string {
 
 // Fingerprint is idemcheck's own fingerprint of a meaning, for the history.
 func Fingerprint(m Meaning) string {
-	h := sha256.Sum256(fmt.Appendf(nil, "%s|%d|%s|%s", m.OrderID, m.Amount, m.Currency, m.PaymentMethod))
+	b := fmt.Appendf(nil, "%s|%d|%s|%s", m.OrderID, m.Amount, m.Currency, m.PaymentMethod)
+	if m.Literal.Field != "" {
+		b = fmt.Appendf(b, "|%s=%s", m.Literal.Field, m.Literal.Raw)
+	}
+	h := sha256.Sum256(b)
 	return hex.EncodeToString(h[:8])
 }
 
@@ -129,6 +134,9 @@ func (d *Driver) Create(ctx context.Context, s Send) *Attempt {
 	var err error
 	if c.Key.BodyField != "" && s.KeyMode != KeyOmit && method != "GET" {
 		body, err = SetField(body, c.Key.BodyField, keyValue(s))
+	}
+	if err == nil && s.Meaning.Literal.Field != "" {
+		body, err = SetField(body, s.Meaning.Literal.Field, json.RawMessage(s.Meaning.Literal.Raw))
 	}
 	if err == nil && s.Reorder {
 		body, err = Reorder(body)

@@ -108,11 +108,25 @@ func (e *Env) track(check string, in Intent, intent string) {
 	if e.orders == nil {
 		e.orders = map[string]*tracked{}
 	}
-	tr, ok := e.orders[in.Meaning.OrderID]
+	order := in.Meaning.OrderID
+	if first, ok := e.orderOf[intent]; ok && intent != "" {
+		// Another meaning under a key already used (a mismatch): what it
+		// may have charged belongs to the key's first order.
+		order = first
+	}
+	tr, ok := e.orders[order]
 	if !ok {
 		tr = &tracked{check: check, amount: in.Meaning.Amount, intents: map[string]bool{}}
-		e.orders[in.Meaning.OrderID] = tr
-		e.order = append(e.order, in.Meaning.OrderID)
+		e.orders[order] = tr
+		e.order = append(e.order, order)
+	}
+	if intent != "" {
+		if e.orderOf == nil {
+			e.orderOf = map[string]string{}
+		}
+		if _, ok := e.orderOf[intent]; !ok {
+			e.orderOf[intent] = order
+		}
 	}
 	if in.Meaning.Amount != tr.amount && !slices.Contains(tr.alt, in.Meaning.Amount) {
 		tr.alt = append(tr.alt, in.Meaning.Amount)

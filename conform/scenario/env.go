@@ -93,6 +93,8 @@ type Env struct {
 	keyRand *rand.Rand
 	orders  map[string]*tracked
 	order   []string
+	// orderOf is the order id each intent (caller and key) first sent.
+	orderOf map[string]string
 	// badPath is set at the first success answer outcomes.payment_id
 	// matched nothing in (paymentid.go).
 	badPath     sync.Once
@@ -122,16 +124,19 @@ type Intent struct {
 }
 
 // NewIntent makes a payment with an order id and an amount no other intent
-// of this run uses: PSP charges are attributed by the order id where the
+// of this run uses, in a currency and with a payment method drawn from the
+// run's seed (meaning.go): PSP charges are attributed by the order id where the
 // target passes it on (metadata, description), by the amount otherwise.
 // The order id has a fixed width so that no order id contains another.
 func (e *Env) NewIntent(caller int) Intent {
 	n := e.counter.Add(1)
-	return Intent{
-		Meaning: driver.Meaning{OrderID: fmt.Sprintf("ord-%06d-%05d", (e.Seed+uint64(e.Run))%1000000, n), Amount: 1000 + n, Currency: "USD", PaymentMethod: "pm_card_visa"},
+	in := Intent{
+		Meaning: driver.Meaning{OrderID: fmt.Sprintf("ord-%06d-%05d", (e.Seed+uint64(e.Run))%1000000, n), Amount: 1000 + n},
 		Key:     e.NewKey(),
 		Caller:  caller,
 	}
+	e.drawMeaning(n, &in.Meaning)
+	return in
 }
 
 // NewKey draws a key of the configured format from the run's seed.

@@ -18,11 +18,17 @@ const (
 	RuleHistory = "HISTORY.md one charge per intent"
 )
 
-// group is the intents of one order id that a check judges together.
+// group is the intents of one order id that a check judges together, and
+// the other meanings sent under their keys (mismatches, A5).
 type group struct {
-	order   string
-	amount  int64
-	alt     []int64
+	order    string
+	amount   int64
+	currency string
+	alt      []int64 // amounts of mismatches that changed the amount
+	altCur   []string
+	// alike counts the mismatches a charge cannot tell from the order
+	// (order id or payment method changed): same amount, same currency.
+	alike   int
 	intents []Intent
 	expect  int
 }
@@ -30,16 +36,30 @@ type group struct {
 func groups(ins []Intent, expect map[int64]int) []*group {
 	var out []*group
 	by := map[string]*group{}
+	variantOf := func(in Intent) *group {
+		for _, g := range out {
+			for _, x := range g.intents {
+				if x.Key == in.Key && x.Caller == in.Caller && x.Meaning != in.Meaning {
+					return g
+				}
+			}
+		}
+		return nil
+	}
 	for _, in := range ins {
+		if g := variantOf(in); g != nil {
+			g.addVariant(in.Meaning)
+			continue // another meaning under a key already here (A5)
+		}
 		g := by[in.Meaning.OrderID]
 		if g == nil {
-			g = &group{order: in.Meaning.OrderID, amount: in.Meaning.Amount}
+			g = &group{order: in.Meaning.OrderID, amount: in.Meaning.Amount, currency: in.Meaning.Currency}
 			by[g.order] = g
 			out = append(out, g)
 		}
 		if in.Meaning.Amount != g.amount {
-			g.alt = append(g.alt, in.Meaning.Amount)
-			continue // another meaning of an intent already here (A5)
+			g.addVariant(in.Meaning)
+			continue // another amount of an order already here
 		}
 		dup := false
 		for _, x := range g.intents {
@@ -56,6 +76,24 @@ func groups(ins []Intent, expect map[int64]int) []*group {
 		}
 	}
 	return out
+}
+
+// addVariant files a mismatch by what a PSP charge shows of it.
+func (g *group) addVariant(m driver.Meaning) {
+	switch {
+	case m.Amount != g.amount:
+		g.alt = append(g.alt, m.Amount)
+	case m.Currency != "" && !strings.EqualFold(m.Currency, g.currency):
+		g.altCur = append(g.altCur, strings.ToLower(m.Currency))
+	default:
+		g.alike++
+	}
+}
+
+// sameCurrency says whether a charge is in the order's currency (a charge or
+// an order that names none matches any).
+func (g *group) sameCurrency(c history.Op) bool {
+	return c.Input.Currency == "" || g.currency == "" || strings.EqualFold(c.Input.Currency, g.currency)
 }
 
 // Judge waits for the target to go quiet, then holds the intents' answers
@@ -135,19 +173,29 @@ func (t *T) judgeCharges(g *group, charges []history.Op, names []string, atts []
 			amt = *c.Input.Amount
 		}
 		switch {
-		case amt == g.amount:
+		case amt == g.amount && g.sameCurrency(c):
 			own = append(own, c)
-		case slices.Contains(g.alt, amt):
+		case slices.Contains(g.alt, amt) || (amt == g.amount && slices.Contains(g.altCur, strings.ToLower(c.Input.Currency))):
 			if !t.hasFinding(checker.KindMismatchAccepted, names[0]) {
-				f := t.Safety(checker.KindMismatchAccepted, "SCENARIOS.md A5", "the mismatched request (amount %d) under the key of %s was charged (PSP key %q)", amt, g.order, c.Input.PSPKey)
+				f := t.Safety(checker.KindMismatchAccepted, "SCENARIOS.md A5", "the mismatched request (%d %s) under the key of %s was charged (PSP key %q)", amt, c.Input.Currency, g.order, c.Input.PSPKey)
 				f.Charges, f.Intent, f.Amount = []history.Op{c}, names[0], amt
 			}
 		default:
 			f := t.Safety(checker.KindWrongAmount, "payment check: the charge is the amount requested",
-				"order %s asked for %d; the PSP charged %d (PSP key %q)", g.order, g.amount, amt, c.Input.PSPKey)
+				"order %s asked for %d %s; the PSP charged %d %s (PSP key %q)", g.order, g.amount, g.currency, amt, c.Input.Currency, c.Input.PSPKey)
 			f.Charges, f.Intent, f.Amount, f.Seqs = []history.Op{c}, names[0], g.amount, seqsFor(atts, names[0])
 			own = append(own, c)
 		}
+	}
+	if extra := len(own) - g.expect; extra > 0 && extra <= g.alike && t.hasFinding(checker.KindMismatchAccepted, names[0]) {
+		// A mismatch that changed only the order id or the payment method
+		// was answered as accepted, and its charge looks like the order's:
+		// the extra charges are that mismatch's, not a second charge of
+		// one request.
+		f := t.Safety(checker.KindMismatchAccepted, "SCENARIOS.md A5",
+			"%d charge(s) at the PSP beyond the %d of order %s, from mismatched requests under its key (%s)", extra, g.expect, g.order, strings.Join(PSPKeys(own), ", "))
+		f.Charges, f.Intent, f.Amount = own, names[0], g.amount
+		own = own[:g.expect]
 	}
 	if len(own) > g.expect {
 		f := t.Safety(checker.KindDoubleCharge, rule,

@@ -39,6 +39,7 @@ var flaws = map[string]string{
 	"short-ttl":         "key records expire after --ttl regardless of the documented window",
 	"protocol-only":     "safe, but waits and answers 200 instead of 409, and 417 instead of 422",
 	"mismatch-accepted": "no fingerprint check: replays the first answer for a different body",
+	"fingerprint-omits": "fingerprints the payment fields but leaves out the one --omit names",
 	"reexec-after-5xx":  "treats a PSP 5xx as a definite failure, releases the key, charges again on retry",
 	"new-psp-key":       "mints a new PSP idempotency key per attempt",
 	"fresh-refund-key":  "refunds with a new PSP key per call and keeps no refund state",
@@ -50,6 +51,7 @@ var flaws = map[string]string{
 
 type server struct {
 	flaw   string
+	omit   string // the field --flaw fingerprint-omits leaves out
 	psp    string
 	pspKey string
 	store  store
@@ -85,6 +87,7 @@ func main() {
 	sweep := flag.Duration("sweep-after", 20*time.Second, "with --flaw sweeper: when the sweeper charges again")
 	noLedger := flag.Bool("no-ledger", false, "never write the ledger row of a charge (GET /ledger still answers)")
 	hookFlaw := flag.String("hook-flaw", "none", "webhook handler guard to switch off (webhook.go)")
+	omit := flag.String("omit", "currency", "with --flaw fingerprint-omits: the field left out (order_id, amount, currency, payment_method)")
 	_ = flag.String("tag", "", "ignored: lets a test find this process")
 	flag.Parse()
 	if _, ok := flaws[*flaw]; !ok {
@@ -92,7 +95,7 @@ func main() {
 	}
 	s := &server{flaw: *flaw, psp: os.Getenv("PSP_URL"), pspKey: os.Getenv("PSP_KEY"), ttl: *ttl, lease: *lease, hold: *hold,
 		me: randHex(6), client: &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}},
-		keyLen: *keyLen, dupWait: *dup == "wait", fpBody: *fp == "body", mmStatus: *mm, sweep: *sweep}
+		keyLen: *keyLen, dupWait: *dup == "wait", fpBody: *fp == "body", mmStatus: *mm, sweep: *sweep, omit: *omit}
 	if s.psp == "" || s.pspKey == "" {
 		log.Fatal("PSP_URL and PSP_KEY must be set")
 	}
@@ -169,6 +172,21 @@ func (m meaning) fingerprint() string {
 	return hex.EncodeToString(h[:])
 }
 
+// without blanks one field, as a fingerprint that forgot it would.
+func (m meaning) without(field string) meaning {
+	switch field {
+	case "order_id":
+		m.OrderID = ""
+	case "amount":
+		m.Amount = ""
+	case "currency":
+		m.Currency = ""
+	case "payment_method":
+		m.PaymentMethod = ""
+	}
+	return m
+}
+
 func (s *server) lookup(w http.ResponseWriter, r *http.Request) {
 	rec, err := s.store.find(r.PathValue("id"))
 	if err != nil {
@@ -241,6 +259,9 @@ func (s *server) create(w http.ResponseWriter, r *http.Request) {
 		scope = key
 	}
 	fp := m.fingerprint()
+	if s.flaw == "fingerprint-omits" {
+		fp = m.without(s.omit).fingerprint()
+	}
 	if s.fpBody {
 		fp = bodyFingerprint(raw)
 	}
