@@ -34,21 +34,24 @@ func resolveOff(e *scenario.Env) string {
 	return ""
 }
 
-// resolveSlots moves the resolve shapes onto intents without a fault and
-// without a borrowed key: a voided intent never reaches the PSP, so its
-// fault could not fire, and a borrowed key's RESOLVE would ask about
-// another caller's intent. The shape goes to the next intent that has
-// neither, trading shapes with it; the other fields stay as drawn, but for
-// one copy: RESOLVE is the shape's race, and a second copy meeting the
-// first's claim would answer in_progress after a void, a second kind for
-// one bug (copies race each other in the other shapes).
+// resolveSlots moves the resolve shapes onto intents without a fault: a
+// voided intent never reaches the PSP, so its fault could not fire. The
+// shape goes to the next intent without a fault that sends a key of the same
+// kind (its own, or one borrowed from another caller: there RESOLVE asks
+// about the sender's own key, and a service that scopes RESOLVE by less
+// than caller and key answers about the other caller's payment), trading
+// shapes with it; the other fields stay as drawn, but for one copy: RESOLVE
+// is the shape's race, and a second copy meeting the first's claim would
+// answer in_progress after a void, a second kind for one bug (copies race
+// each other in the other shapes).
 func resolveSlots(out []Planned) {
 	for i := range out {
-		if !isResolveShape(out[i].Shape) || (out[i].Fault == NoFault && out[i].KeyOf == 0) {
+		if !isResolveShape(out[i].Shape) || out[i].Fault == NoFault {
 			continue
 		}
+		borrowed := out[i].KeyOf != 0
 		k := i + 1
-		for k < len(out) && (out[k].Fault != NoFault || out[k].KeyOf != 0 || isResolveShape(out[k].Shape)) {
+		for k < len(out) && (out[k].Fault != NoFault || (out[k].KeyOf != 0) != borrowed || isResolveShape(out[k].Shape)) {
 			k++
 		}
 		if k == len(out) {

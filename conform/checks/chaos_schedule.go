@@ -3,6 +3,7 @@ package checks
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"time"
 
 	"github.com/idemcheck/idemcheck/faults"
@@ -66,6 +67,10 @@ func Schedule(seed uint64, names []string, callers, n int, shapes ...string) []P
 		}
 	}
 	firstShapes := shuffled(seed, shapeStream, other)
+	borrowedShapes := shuffled(seed, borrowStream, other)
+	if len(other) == 0 {
+		borrowedShapes = nil
+	}
 	keyAt := keyWindow(seed, callers, n)
 	out := make([]Planned, n)
 	keyUsers := map[int]map[int]bool{} // intent index -> callers sending its key
@@ -80,6 +85,9 @@ func Schedule(seed uint64, names []string, callers, n int, shapes ...string) []P
 		if f, ok := firstFaults[i]; ok {
 			out[i].Fault = f // drawn above all the same: the fields after it keep their values
 		}
+		if quietSlot(i) && callers >= 2 {
+			out[i].Fault = NoFault
+		}
 		// Drawn after the rest, so the fields above stay what they were.
 		if i == keyAt && len(keyUsers[0]) == 0 { // else an earlier intent shares it already
 			out[i].Caller, out[i].KeyOf = otherCaller(seed, out[0].Caller, callers), 1
@@ -89,6 +97,9 @@ func Schedule(seed uint64, names []string, callers, n int, shapes ...string) []P
 				out[i].KeyOf = j + 1
 				keyUsers[j] = keyUsersOf(keyUsers[j], out[j].Caller, out[i].Caller)
 			}
+		}
+		if inBorrowWindow(i) && out[i].KeyOf == 0 {
+			borrow(seed, out, i, callers, keyUsers)
 		}
 		out[i].Shape = ShapePlain
 		if len(other) > 0 {
@@ -111,6 +122,7 @@ func Schedule(seed uint64, names []string, callers, n int, shapes ...string) []P
 			}
 		}
 	}
+	borrowedWindow(seed, out, borrowedShapes)
 	resolveSlots(out)
 	for i := range out {
 		if out[i].Shape == ShapeLateRetry && out[i].Fault == faults.DependencyReplyLost.Name() {
@@ -122,6 +134,107 @@ func Schedule(seed uint64, names []string, callers, n int, shapes ...string) []P
 		}
 	}
 	return out
+}
+
+// borrowFrom is where the borrowed-key window opens: past the shape window
+// (one intent per shape of the catalogue), and as long as the catalogue.
+// Each intent there sends an earlier intent's key from another caller,
+// whatever shapes the config enables, so the plan's keys do not depend on
+// them; with shapes, each enabled shape goes once to a borrowed key. A
+// service that scopes any read or write of a key by less than (caller,
+// key) shows it on the path that read or write is on, RESOLVE, lookup and
+// refunds included, so no shape is kept to own keys by assumption.
+var borrowFrom = len(shapeCatalogue)
+
+// inBorrowWindow says whether intent index i borrows in the window: every
+// other intent, so that the ones between keep own keys for later intents to
+// borrow (each key goes to each caller once).
+func inBorrowWindow(i int) bool {
+	return i >= borrowFrom && i < borrowFrom+2*len(shapeCatalogue) && (i-borrowFrom)%2 == 1
+}
+
+// borrow makes intent i send the key of an earlier intent of another caller,
+// when one is left that i's caller (or, failing that, another caller) has
+// not sent yet.
+func borrow(seed uint64, out []Planned, i, callers int, keyUsers map[int]map[int]bool) {
+	if callers < 2 {
+		return
+	}
+	r := rand.New(rand.NewPCG(seed, borrowStream+uint64(i)))
+	for _, j := range r.Perm(i) {
+		if out[j].KeyOf != 0 {
+			continue
+		}
+		c := out[i].Caller
+		if c == out[j].Caller || keyUsers[j][c] {
+			c = otherCaller(seed+uint64(i), out[j].Caller, callers)
+		}
+		if c != out[j].Caller && !keyUsers[j][c] {
+			out[i].Caller, out[i].KeyOf = c, j+1
+			keyUsers[j] = keyUsersOf(keyUsers[j], out[j].Caller, c)
+			return
+		}
+	}
+}
+
+// borrowedWindow gives each shape once to an intent of the borrowed-key
+// window: the resolve shapes first, to intents without a fault (a voided
+// intent never reaches the PSP, so its fault could not fire), the others to
+// the rest in the seed's order.
+func borrowedWindow(seed uint64, out []Planned, shapes []string) {
+	var free, faulted, later []int
+	for i := borrowFrom; i < len(out); i++ {
+		switch {
+		case out[i].KeyOf == 0:
+		case !inBorrowWindow(i):
+			if out[i].Fault == NoFault {
+				later = append(later, i)
+			}
+		case out[i].Fault == NoFault:
+			free = append(free, i)
+		default:
+			faulted = append(faulted, i)
+		}
+	}
+	if len(shapes) == 0 {
+		return
+	}
+	shapes = append(slices.Clone(shapes), ShapePlain)
+	var resolves, rest []string
+	for _, sh := range shapes {
+		if isResolveShape(sh) {
+			resolves = append(resolves, sh)
+		} else {
+			rest = append(rest, sh)
+		}
+	}
+	// A resolve shape with no fault-free intent in the window takes one
+	// after it (a drawn borrowed key), before any faulted one.
+	for len(free) < len(resolves) && len(later) > 0 {
+		free, later = append(free, later[0]), later[1:]
+	}
+	slots := append(free, faulted...)
+	order := append(resolves, rest...)
+	for k, sh := range order {
+		if k >= len(slots) {
+			return
+		}
+		i := slots[k]
+		if sh == ShapeLateRetry && out[i].Fault == faults.DependencyReplyLost.Name() && k+1 < len(order) && k+1 < len(slots) {
+			// That fault cannot fire under a late retry (Schedule makes
+			// such a pair plain): trade with the next shape.
+			order[k], order[k+1] = order[k+1], order[k]
+			sh = order[k]
+		}
+		r := rand.New(rand.NewPCG(seed, borrowStream^uint64(i)))
+		out[i].Shape, out[i].Stretch = sh, 0
+		switch sh {
+		case ShapePauseRetry:
+			out[i].Stretch = 110 + r.IntN(91)
+		case ShapeLateRetry:
+			out[i].Stretch = 50 + r.IntN(46)
+		}
+	}
 }
 
 // keyWindow is the opening intent that sends intent 1's key from another

@@ -1,6 +1,7 @@
 package checks
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -75,12 +76,18 @@ func TestScheduleHitsEveryFaultAndShapeFirst(t *testing.T) {
 	shapes := []string{ShapePlain, ShapeReordered, ShapeChangedMeaning, ShapeRefundFull, ShapeLateRetry}
 	for _, seed := range []uint64{1, 3, 5, 77} {
 		plan := Schedule(seed, names, 2, 200, shapes...)
-		window := len(names) + (len(names)-1)/2 // every third intent keeps its own draw
+		// Every third intent keeps its own draw; the borrowed-key window's
+		// quiet slots keep none.
 		var faultsSeen, shapesSeen []string
-		for i, p := range plan[:window] {
-			if i%3 != 2 {
-				faultsSeen = append(faultsSeen, p.Fault)
+		window := 0
+		for i := 0; len(faultsSeen) < len(names); i++ {
+			switch {
+			case quietSlot(i) && plan[i].Fault != NoFault:
+				t.Fatalf("seed %d: quiet slot %d has fault %s", seed, i+1, plan[i].Fault)
+			case i%3 != 2 && !quietSlot(i):
+				faultsSeen = append(faultsSeen, plan[i].Fault)
 			}
+			window = i + 1
 		}
 		for _, p := range plan[:len(shapes)-1] {
 			shapesSeen = append(shapesSeen, p.Shape)
@@ -197,7 +204,8 @@ func TestDistinctRefunds(t *testing.T) {
 
 // TestResolveShapesGoWhereTheyCanHappen: a voided intent never reaches the
 // PSP, so the resolve shapes land only on intents without a fault (which
-// could not fire) and without another caller's key; each is still drawn.
+// could not fire); each is drawn on an intent's own key and on a key
+// borrowed from another caller.
 func TestResolveShapesGoWhereTheyCanHappen(t *testing.T) {
 	names := faults.Names(faults.All())
 	for _, seed := range []uint64{1, 3, 42, 1796127724348541514} {
@@ -206,13 +214,38 @@ func TestResolveShapesGoWhereTheyCanHappen(t *testing.T) {
 			if !isResolveShape(p.Shape) {
 				continue
 			}
-			seen[p.Shape]++
-			if p.Fault != NoFault || p.KeyOf != 0 || p.Stretch != 0 || p.Copies != 1 {
+			seen[fmt.Sprintf("%s borrowed=%t", p.Shape, p.KeyOf != 0)]++
+			if p.Fault != NoFault || p.Stretch != 0 || p.Copies != 1 {
 				t.Errorf("seed %d: %s", seed, p)
 			}
 		}
-		if seen[ShapeResolveFirst] == 0 || seen[ShapeResolveRace] == 0 {
-			t.Errorf("seed %d: resolve shapes drawn %v", seed, seen)
+		for _, sh := range []string{ShapeResolveFirst, ShapeResolveRace} {
+			for _, b := range []bool{false, true} {
+				if seen[fmt.Sprintf("%s borrowed=%t", sh, b)] == 0 {
+					t.Errorf("seed %d: %s never drawn with borrowed=%t: %v", seed, sh, b, seen)
+				}
+			}
+		}
+	}
+}
+
+// TestEveryShapeGoesToABorrowedKey: the borrowed-key window gives each
+// enabled shape once to an intent that sends another caller's key, so a
+// short run tries every request shape on a borrowed key.
+func TestEveryShapeGoesToABorrowedKey(t *testing.T) {
+	names := faults.Names(faults.All())
+	for _, seed := range []uint64{1, 2, 3, 42, 1796127724348541514} {
+		plan := Schedule(seed, names, 2, 80, Shapes()...)
+		on := map[string]bool{}
+		for _, p := range plan {
+			if p.KeyOf != 0 {
+				on[p.Shape] = true
+			}
+		}
+		for _, sh := range Shapes() {
+			if !on[sh] {
+				t.Errorf("seed %d: shape %s never sent on a borrowed key", seed, sh)
+			}
 		}
 	}
 }
