@@ -174,6 +174,9 @@ func Run(ctx context.Context, o Options) (int, *report.Report) {
 	}
 	rep := &report.Report{Config: cfg.File, Targets: tg.e.D.Bases(), Profile: cfg.Proto().Name, Seed: o.Seed,
 		Strict: o.Strict || cfg.Strict, RequireAllSafety: o.RequireAllSafety, Started: time.Now(), TargetLogs: tg.logs()}
+	if cfg.Effects.FakePSP && o.PSP == nil {
+		rep.PSP = []string{SearchLagWords(cfg.SearchLagD())}
+	}
 	rep.Rerun = o.Rerun
 	if rep.Rerun == "" {
 		rep.Rerun = "idemcheck run --config " + report.ShellQuote(cfg.File)

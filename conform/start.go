@@ -74,7 +74,8 @@ func startTarget(ctx context.Context, cfg *config.Config, o Options, tmp, logDir
 	case cfg.Effects.FakePSP && o.PSP != nil:
 		e.PSP, e.Local, e.Front, e.Effects = o.PSP, o.PSP, o.Front, pspEffects{o.PSP}
 	case cfg.Effects.FakePSP:
-		pc := fakepsp.Config{RateLimits: fakepsp.RateLimits{Disabled: true}, SecretKey: cfg.Effects.FakePSPKey}
+		pc := fakepsp.Config{RateLimits: fakepsp.RateLimits{Disabled: true}, SecretKey: cfg.Effects.FakePSPKey,
+			SearchLag: cfg.SearchLagD(), SearchSeed: o.Seed}
 		if w := cfg.Webhook; w != nil {
 			// Stripe's schedule, scaled to a run: the first retry a third
 			// of a second after a failed delivery, doubling.
@@ -101,6 +102,7 @@ func startTarget(ctx context.Context, cfg *config.Config, o Options, tmp, logDir
 		e.PSP, e.Local, e.Front, e.Effects = psp, psp, front, pspEffects{psp}
 		env["PSP_URL"], env["PSP_KEY"] = front.URL(), psp.SecretKey()
 		fmt.Fprintf(o.Stderr, "idemcheck run: fakepsp at %s, secret key %s (give both to the service; a started command gets $PSP_URL and $PSP_KEY)\n", front.URL(), psp.SecretKey())
+		fmt.Fprintf(o.Stderr, "idemcheck run: %s\n", SearchLagWords(cfg.SearchLagD()))
 		if w := cfg.Webhook; w != nil {
 			env[w.SecretEnv] = psp.WebhookSecret()
 			fmt.Fprintf(o.Stderr, "idemcheck run: webhook signing secret %s (a started command gets $%s)\n", psp.WebhookSecret(), w.SecretEnv)
@@ -298,4 +300,13 @@ func links(cfg *config.Config, e *scenario.Env, env map[string]string, tmp strin
 		fmt.Fprintf(stderr, "idemcheck run: Toxiproxy link %s: %s -> %s (point the service at $%s_ADDR)\n", lk.Name(), lk.Addr(), up, strings.ToUpper(l.Name))
 	}
 	return undo, 0
+}
+
+// SearchLagWords says how fakepsp's search behaves in this run, for the
+// console and the report.
+func SearchLagWords(lag time.Duration) string {
+	if lag <= 0 {
+		return "fakepsp's search reads its own writes (effects.search_lag: 0s), kinder than Stripe's, whose search is eventually consistent"
+	}
+	return fmt.Sprintf("fakepsp's search is eventually consistent, as Stripe's: a new or changed PaymentIntent reaches search after %v to %v, drawn per object from the seed; a retrieve by id is immediate (effects.search_lag)", lag/2, lag)
 }

@@ -73,6 +73,12 @@ type Config struct {
 	SecretKey string
 	// WebhookSecret signs every delivery; default a fresh "whsec_...".
 	WebhookSecret string
+	// SearchLag makes search eventually consistent, as Stripe documents it:
+	// each new version of a PaymentIntent reaches search after between half
+	// of SearchLag and all of it, drawn from SearchSeed and the object
+	// (searchlag.go). Zero: search reads its own writes, kinder than Stripe.
+	SearchLag  time.Duration
+	SearchSeed uint64
 }
 
 // PSP is a running fake PSP. All methods are safe for concurrent use.

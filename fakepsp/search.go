@@ -128,8 +128,9 @@ func (c clause) matches(snap map[string]any) bool {
 	return got != c.negate
 }
 
-// searchIntents answers from each PaymentIntent's version as of the search
-// lag ago: search is not read-after-write, as Stripe warns.
+// searchIntents answers from each PaymentIntent's newest version that has
+// reached search (searchlag.go): search is not read-after-write, as Stripe
+// warns.
 func (p *PSP) searchIntents(c *call) response {
 	clauses, or, perr := parseQuery(c.params.str("query"))
 	if perr != "" {
@@ -148,13 +149,13 @@ func (p *PSP) searchIntents(c *call) response {
 		offset = n
 	}
 	lag, lagFault := p.faults.searchLag()
-	cutoff := time.Now().Add(-lag)
+	now := time.Now()
 	stale := false
 	var hits []any
 	p.mu.Lock()
 	for i := len(c.acct.intentSeq) - 1; i >= 0; i-- {
 		pi := c.acct.intentSeq[i]
-		snap := visibleVersion(pi, cutoff)
+		snap := p.visibleAt(pi, now, lag)
 		if snap == nil || len(pi.versions) > 0 && !sameVersion(snap, pi.versions[len(pi.versions)-1].snap) {
 			stale = true
 		}
@@ -182,17 +183,6 @@ func (p *PSP) searchIntents(c *call) response {
 		next = "page_" + strconv.Itoa(offset+limit)
 	}
 	return ok(map[string]any{"object": "search_result", "url": "/v1/payment_intents/search", "has_more": more, "next_page": next, "data": page})
-}
-
-func visibleVersion(pi *paymentIntent, cutoff time.Time) map[string]any {
-	var snap map[string]any
-	for _, v := range pi.versions {
-		if v.at.After(cutoff) {
-			break
-		}
-		snap = v.snap
-	}
-	return snap
 }
 
 func sameVersion(a, b map[string]any) bool {

@@ -34,6 +34,8 @@ func RunStandalone(ctx context.Context, args []string, stdout, stderr io.Writer)
 	fs.BoolVar(&cfg.RateLimits.Disabled, "no-rate-limit", false, "disable rate limiting")
 	fs.StringVar(&cfg.SecretKey, "secret-key", "", "secret key of the first account (sk_test_...; default random)")
 	fs.StringVar(&cfg.WebhookSecret, "webhook-secret", "", "webhook signing secret (whsec_...; default random)")
+	fs.DurationVar(&cfg.SearchLag, "search-lag", 2*time.Second, "search is eventually consistent, as Stripe's: a new or changed PaymentIntent reaches search after half of this to all of it (0: at once, kinder than Stripe)")
+	fs.Uint64Var(&cfg.SearchSeed, "seed", 0, "seed of the per-object search lag (default: from the clock, printed)")
 	if err := fs.Parse(args); err != nil {
 		if err == flag.ErrHelp {
 			return 0
@@ -55,10 +57,16 @@ func RunStandalone(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if w := RemoteWarning(cfg.Addr); w != "" {
 		fmt.Fprintln(stderr, "idemcheck psp: "+w)
 	}
+	if cfg.SearchSeed == 0 {
+		cfg.SearchSeed = uint64(time.Now().UnixNano())
+	}
 	p, err := Start(cfg)
 	if err != nil {
 		fmt.Fprintf(stderr, "idemcheck psp: %v\n", err)
 		return 1
+	}
+	if cfg.SearchLag > 0 {
+		fmt.Fprintf(stderr, "idemcheck psp: search is eventually consistent: a new or changed PaymentIntent reaches search after %v to %v (seed %d; --search-lag 0 turns it off)\n", cfg.SearchLag/2, cfg.SearchLag, cfg.SearchSeed)
 	}
 	fmt.Fprintf(stdout, "url=%s\nsecret_key=%s\nwebhook_secret=%s\n", p.URL(), p.SecretKey(), p.WebhookSecret())
 	fmt.Fprintf(stderr, "idemcheck psp: serving Stripe v1 at %s/v1/ and control at %s/_psp/; stop with SIGINT or SIGTERM\n", p.URL(), p.URL())
@@ -84,6 +92,8 @@ func checkStandalone(cfg Config) string {
 		return "--secret-key must start with sk_test_"
 	case cfg.WebhookSecret != "" && !strings.HasPrefix(cfg.WebhookSecret, "whsec_"):
 		return "--webhook-secret must start with whsec_"
+	case cfg.SearchLag < 0:
+		return "--search-lag must not be negative"
 	}
 	return ""
 }

@@ -63,7 +63,7 @@ func (f PSPFault) Applies(sys *System) (bool, string) {
 	case f.Webhook && !sys.PSPWebhooks:
 		return false, "fakepsp delivers no webhooks to the target"
 	case f.Search:
-		return false, "a search lag fires only on the target's own PSP searches, which no intent asks for: named checks arm it"
+		return false, "a search lag fires only on the target's own PSP searches, which no intent asks for: instead, the fakepsp a run starts makes every search eventually consistent (effects.search_lag)"
 	case f.Unsettled && !sys.Unsettled:
 		return false, "the saved 500 leaves the payment unknown for the key's window, so no intent under it converges: the named check P-5xx arms it"
 	}

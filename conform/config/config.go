@@ -62,8 +62,8 @@ type Config struct {
 	File      string         `yaml:"-"`
 	Positions map[string]int `yaml:"-"`
 
-	retryHorizon, keyWindow, timeout, settle, converge, quiesce time.Duration
-	proto                                                       Protocol
+	retryHorizon, keyWindow, timeout, settle, converge, quiesce, searchLag time.Duration
+	proto                                                                  Protocol
 }
 
 // Target says where the service is and, optionally, how to start it.
@@ -163,9 +163,15 @@ type Effects struct {
 	// FakePSPURL is a fakepsp idemcheck did not start (`idemcheck psp` in a
 	// container or pod beside the service): its ground truth and faults are
 	// read and armed over its control API.
-	FakePSPURL string       `yaml:"fakepsp_url"`
-	Counter    *HTTPCounter `yaml:"http_counter"`
-	SQL        *SQLCounter  `yaml:"sql_counter"`
+	FakePSPURL string `yaml:"fakepsp_url"`
+	// SearchLag is how stale the fakepsp idemcheck starts lets its search be:
+	// each new or changed PaymentIntent reaches search after between half of
+	// it and all of it, drawn from the run's seed, as Stripe documents
+	// search (eventually consistent, not for read-after-write flows). "0s"
+	// makes search read its own writes, kinder than Stripe.
+	SearchLag string       `yaml:"search_lag"`
+	Counter   *HTTPCounter `yaml:"http_counter"`
+	SQL       *SQLCounter  `yaml:"sql_counter"`
 }
 
 // Ledger reads the service's own charges of one intent: a GET answering a
@@ -233,6 +239,15 @@ func (c *Config) TimeoutD() time.Duration { return c.timeout }
 
 // SettleD is the quiet period before effects are judged.
 func (c *Config) SettleD() time.Duration { return c.settle }
+
+// SearchLagD is effects.search_lag (DefaultSearchLag when unset).
+func (c *Config) SearchLagD() time.Duration { return c.searchLag }
+
+// DefaultSearchLag is fakepsp's search lag in a run: long enough that a
+// service which reads "not found" as "not charged" meets it on every unknown
+// outcome, short enough that one which searches again converges well within
+// converge_within.
+const DefaultSearchLag = 2 * time.Second
 
 // ConvergeD bounds retrying after a fault until a final answer.
 func (c *Config) ConvergeD() time.Duration { return c.converge }

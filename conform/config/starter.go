@@ -121,6 +121,9 @@ effects:
   # fakepsp_listen: 127.0.0.1:12111
   # fakepsp_allow_remote: false  # true lets fakepsp_listen be 0.0.0.0:PORT (a service in another container); prints a warning: the PSP API has no auth
   # fakepsp_secret_key: sk_test_idemcheck
+  # fakepsp's search is eventually consistent, as Stripe's: a new or changed
+  # PaymentIntent shows in search after up to this long (0s: at once).
+  # search_lag: 2s
   # Or, instead of fakepsp: true, a fakepsp you run yourself ("idemcheck psp" in a
   # container or pod beside the service; no webhook checks then):
   # fakepsp_url: http://fakepsp:12111

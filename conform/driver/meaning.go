@@ -16,7 +16,6 @@ const (
 	FieldPaymentMethod = "payment_method"
 )
 
-
 // Literal is a top-level member of a body template that idemcheck does not
 // fill but the user declares meaning (create.meaning): a mismatch sends it
 // changed, a true retry never does.

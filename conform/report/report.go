@@ -19,6 +19,10 @@ type Report struct {
 	Strict bool   `json:"strict"`
 	// RequireAllSafety: a safety check that was n/a fails the run.
 	RequireAllSafety bool `json:"require_all_safety,omitempty"`
+	// PSP says how the fakepsp idemcheck started behaved where Stripe's
+	// documentation leaves the PSP free (search lag), so a reader knows
+	// how unkind the run's PSP was.
+	PSP []string `json:"psp_behaviour,omitempty"`
 	// Probe is what the first probe found about the keys, when it found a problem.
 	Probe string `json:"probe,omitempty"`
 	// TargetLogs are the started target's stdout and stderr files.

@@ -27,6 +27,9 @@ func (s *server) charge(w http.ResponseWriter, rec *record) {
 		// the payment's metadata instead.
 		if id, found := s.searchCharge(rec.PaymentID); found {
 			status, chargeID, err = 200, id, nil
+		} else if s.flaw == "search-once" {
+			// Search is not read-after-write: "not found" is no proof.
+			status, err = 402, nil
 		}
 	}
 	body := map[string]any{"id": rec.PaymentID, "amount": rec.Amount, "currency": rec.Currency}

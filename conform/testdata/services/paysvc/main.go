@@ -40,6 +40,7 @@ var flaws = map[string]string{
 	"protocol-only":     "safe, but waits and answers 200 instead of 409, and 417 instead of 422",
 	"mismatch-accepted": "no fingerprint check: replays the first answer for a different body",
 	"fingerprint-omits": "fingerprints the payment fields but leaves out the one --omit names",
+	"search-once":       "after a PSP 5xx, searches the PSP once and takes \"not found\" for \"not charged\" (a final failure)",
 	"reexec-after-5xx":  "treats a PSP 5xx as a definite failure, releases the key, charges again on retry",
 	"new-psp-key":       "mints a new PSP idempotency key per attempt",
 	"fresh-refund-key":  "refunds with a new PSP key per call and keeps no refund state",
