@@ -52,6 +52,10 @@ func runKillMatrix(ctx context.Context, r *runner) error {
 		fmt.Sprintf("%d/%d caught", s.Caught, s.Runs), fmt.Sprintf("no switch: %d/%d clean", s.CleanRuns, s.NoSwitchRuns),
 		fmt.Sprintf("detect p50 %.1f s, max %.1f s", s.DetectP50, s.DetectMax))
 	r.key("chaos_kill_rate", "%.2f", s.KillRate)
+	if s.CoverageMean >= 0 {
+		r.key("chaos_coverage_mean_pct", "%.0f", s.CoverageMean)
+		r.key("chaos_coverage_min_pct", "%.0f", s.CoverageMin)
+	}
 	r.key("chaos_detect_s_p50", "%.1f", s.DetectP50)
 	r.key("chaos_detect_s_max", "%.1f", s.DetectMax)
 	r.key("chaos_clean_runs", "%s", fmt.Sprintf("%d/%d", s.CleanRuns, s.NoSwitchRuns))

@@ -56,7 +56,10 @@ type MatrixRun struct {
 	// DetectS is the seconds of chaos before the first violating intent
 	// began; -1 without a finding.
 	DetectS float64 `json:"detect_s"`
-	Why     string  `json:"why,omitempty"`
+	// Coverage is the per cent of the cells the run's config allowed that
+	// its chaos exercised (scenario.Coverage); -1 when it reported none.
+	Coverage float64 `json:"coverage"`
+	Why      string  `json:"why,omitempty"`
 }
 
 // Run runs the matrix, switch by switch, calling each (when set) after every
@@ -130,6 +133,9 @@ func judgeRun(r *MatrixRun, code int, rep *report.Report) {
 	var notPass []string
 	for _, res := range rep.Results {
 		if res.ID == "chaos" {
+			if f, ok := res.Coverage.Figure(); ok {
+				r.Coverage = f
+			}
 			for _, op := range res.History {
 				if op.Call > 0 && op.Intent != "" {
 					start = min(start, op.Call)
@@ -169,7 +175,7 @@ func judgeRun(r *MatrixRun, code int, rep *report.Report) {
 // NewMatrixRun is the cell of switch sw under seed, before it runs: the
 // kinds it must show and those it may.
 func NewMatrixRun(sw string, seed uint64) MatrixRun {
-	return MatrixRun{Switch: sw, Seed: seed, Want: ChaosKinds(sw), May: ChaosMay(sw), DetectS: -1}
+	return MatrixRun{Switch: sw, Seed: seed, Want: ChaosKinds(sw), May: ChaosMay(sw), DetectS: -1, Coverage: -1}
 }
 
 func hasAll(kinds, want []string) bool {
@@ -248,6 +254,9 @@ func (r MatrixRun) String() string {
 	if r.DetectS >= 0 {
 		s += fmt.Sprintf(", first violating intent at %.1f s", r.DetectS)
 	}
+	if r.Coverage >= 0 {
+		s += fmt.Sprintf(", coverage %.0f%%", r.Coverage)
+	}
 	if r.Why != "" {
 		s += " (" + r.Why + ")"
 	}
@@ -265,11 +274,27 @@ type MatrixSummary struct {
 	CleanRuns     int // no-switch runs with no finding
 	NoSwitchRuns  int
 	CaughtDetects []float64
+	// CoverageMin and CoverageMean are over every run that reported a
+	// coverage (switch or not); -1 when none did.
+	CoverageMin, CoverageMean float64
 }
 
 // Summarize computes the summary.
 func Summarize(runs []MatrixRun) MatrixSummary {
-	var s MatrixSummary
+	s := MatrixSummary{CoverageMin: -1, CoverageMean: -1}
+	covered, sum := 0, 0.0
+	for _, r := range runs {
+		if r.Coverage >= 0 {
+			if covered == 0 || r.Coverage < s.CoverageMin {
+				s.CoverageMin = r.Coverage
+			}
+			covered++
+			sum += r.Coverage
+		}
+	}
+	if covered > 0 {
+		s.CoverageMean = sum / float64(covered)
+	}
 	for _, r := range runs {
 		if r.Switch == "" {
 			s.NoSwitchRuns++

@@ -66,6 +66,9 @@ func killMatrix(ctx context.Context, mutants string, seed uint64, seeds int, d t
 	s := reference.Summarize(runs)
 	fmt.Fprintf(stdout, "kill matrix: %d of %d switch runs caught with their kinds (kill rate %.2f), detect p50 %.1f s, max %.1f s; no switch: %d of %d runs clean\n",
 		s.Caught, s.Runs, s.KillRate, s.DetectP50, s.DetectMax, s.CleanRuns, s.NoSwitchRuns)
+	if s.CoverageMean >= 0 {
+		fmt.Fprintf(stdout, "kill matrix: chaos coverage %.0f%% on average, %.0f%% at least (cells of fault, shape, key and meaning field each run's config allowed that its chaos exercised)\n", s.CoverageMean, s.CoverageMin)
+	}
 	if s.Caught != s.Runs || s.CleanRuns != s.NoSwitchRuns || ctx.Err() != nil {
 		return conform.ExitViolation
 	}

@@ -153,6 +153,14 @@ func runChaos(ctx context.Context, e *scenario.Env, t *scenario.T, d time.Durati
 	}
 	credits, notes, sink := judgeBehind(ctx, e, t)
 	sr.verdict(t, off)
+	allowed := slices.Clone(names)
+	for _, f := range once {
+		allowed = append(allowed, f.Name())
+	}
+	t.Coverage = chaosCoverage(e, allowed, not, tl, shapes, off, sr.tally)
+	for _, l := range t.Coverage.Lines() {
+		t.Counted("%s", l)
+	}
 	chaosVerdict(t, tl, len(plan))
 	if e.Behind != nil {
 		t.Counted("%d credits, %d notifications, %d sink rows behind the API", credits, notes, sink)

@@ -170,6 +170,7 @@ func (sr *shapeRun) followUp(ctx context.Context, e *scenario.Env, t *scenario.T
 		}
 	}
 	sr.tally.note(p.Shape, why)
+	sr.tally.covered(p, why == "", sr.field[p.N])
 	if why != "" {
 		e.Logf("  chaos: intent %d: shape %s not carried out: %s", p.N, p.Shape, why)
 	}

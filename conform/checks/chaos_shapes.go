@@ -129,10 +129,16 @@ type shapeTally struct {
 	planned map[string]int
 	done    map[string]int
 	skipped map[string]string // a drawn shape that did not happen: why, first time
+	// byKey counts the shapes that happened by the kind of key they were
+	// sent under ("shape on own key"), fields the meaning fields a
+	// changed-meaning retry changed, keys the intents run by key kind: the
+	// coverage (chaos_coverage.go).
+	byKey, fields, keys map[string]int
 }
 
 func newShapeTally() *shapeTally {
-	return &shapeTally{planned: map[string]int{}, done: map[string]int{}, skipped: map[string]string{}}
+	return &shapeTally{planned: map[string]int{}, done: map[string]int{}, skipped: map[string]string{},
+		byKey: map[string]int{}, fields: map[string]int{}, keys: map[string]int{}}
 }
 
 // note records one drawn shape; why is "" when it happened.

@@ -84,6 +84,8 @@ type Result struct {
 	Elapsed time.Duration   `json:"elapsed_ns"`
 	// Precondition is what did not happen when the verdict is inconclusive.
 	Precondition string `json:"precondition,omitempty"`
+	// Coverage is what a chaos run exercised of what its config allowed.
+	Coverage *Coverage `json:"coverage,omitempty"`
 }
 
 // Check is one scenario, vector or payment-only check.
@@ -118,6 +120,8 @@ type T struct {
 	ops         history.History
 	countBefore int64
 	checkerRes  *checker.Result
+	// Coverage, set by a chaos run, goes to the result.
+	Coverage *Coverage
 	// together is the most PSP requests of one intent the front's gate held
 	// at one moment while its copies were in flight (execution.go).
 	together int
