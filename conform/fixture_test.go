@@ -152,6 +152,7 @@ outcomes:
     - {status: [200, 201], field: status, equals: succeeded, outcome: succeeded}
     - {status: [200, 201, 202], field: status, equals: processing, outcome: processing}
     - {status: [402, 502], field: status, equals: failed, outcome: failed}
+    - {status: [200], field: status, equals: void, outcome: void}
     - {status: [409], outcome: in_progress}
     - {status: [422], outcome: mismatch}
 lookup:

@@ -40,6 +40,7 @@ var flaws = map[string]string{
 	"protocol-only":     "safe, but waits and answers 200 instead of 409, and 417 instead of 422",
 	"mismatch-accepted": "no fingerprint check: replays the first answer for a different body",
 	"fingerprint-omits": "fingerprints the payment fields but leaves out the one --omit names",
+	"resolve-unscoped":  "RESOLVE looks the key up among every caller's keys (the create path is scoped)",
 	"search-once":       "after a PSP 5xx, searches the PSP once and takes \"not found\" for \"not charged\" (a final failure)",
 	"reexec-after-5xx":  "treats a PSP 5xx as a definite failure, releases the key, charges again on retry",
 	"new-psp-key":       "mints a new PSP idempotency key per attempt",
@@ -120,6 +121,7 @@ func main() {
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(200) })
 	mux.HandleFunc("POST /payments", s.create)
 	mux.HandleFunc("GET /payments", func(w http.ResponseWriter, _ *http.Request) { writeJSON(w, 200, map[string]any{"data": []any{}}) })
+	mux.HandleFunc("POST /payments/resolve", s.resolve)
 	mux.HandleFunc("GET /payments/{id}", s.lookup)
 	mux.HandleFunc("POST /payments/{id}/refund", s.refund)
 	mux.HandleFunc("GET /ledger", s.ledger)
@@ -327,6 +329,11 @@ func (s *server) claimAndRun(w http.ResponseWriter, ctx context.Context, scope, 
 		}
 		if claimed {
 			s.charge(w, rec)
+			return
+		}
+		if rec.State == "void" {
+			// RESOLVE voided the key before this create: it never charges.
+			writeJSON(w, 200, map[string]any{"status": "void"})
 			return
 		}
 		if rec.Fingerprint != fp && s.flaw != "mismatch-accepted" {

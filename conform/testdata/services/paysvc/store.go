@@ -13,7 +13,7 @@ import (
 type record struct {
 	Scope         string    `json:"scope"`
 	Fingerprint   string    `json:"fingerprint"`
-	State         string    `json:"state"` // in_progress, unknown, done
+	State         string    `json:"state"` // in_progress, unknown, done, void (resolve.go)
 	Owner         string    `json:"owner"`
 	LeaseUntil    time.Time `json:"lease_until"`
 	ExpiresAt     time.Time `json:"expires_at"`
@@ -54,6 +54,7 @@ type store interface {
 	markUnknown(scope, me string) error
 	remove(scope, me string) error
 	find(paymentID string) (*record, error)
+	findKey(key string) (*record, error)
 	markRefunded(paymentID string) error
 }
 
