@@ -166,9 +166,12 @@ func answersOf(atts []*driver.Attempt, intent string) string {
 	return Summarize(mine)
 }
 
-// judgeLedger reads the service's own rows of an order: more than expected
-// is a double charge even when the PSP deduplicated; none while the PSP
+// judgeLedger reads the service's own rows of an order. More rows than
+// intents is a double-booking when the PSP's log has fewer charges than
+// rows (the service recorded one payment twice; a second charge of the
+// card, if any, is the PSP judge's double-charge); none while the PSP
 // charged (or the client was told succeeded) is a charge the ledger lacks.
+// charges is -1 when idemcheck has no PSP log to hold the rows against.
 func (t *T) judgeLedger(ctx context.Context, g *group, charges int, names []string, succeeded bool) int {
 	e := t.Env
 	if e.Ledger == nil {
@@ -179,9 +182,13 @@ func (t *T) judgeLedger(ctx context.Context, g *group, charges int, names []stri
 		t.Inconclusive("the ledger could not be read", "%v", err)
 		return -1
 	}
-	if len(rows) > g.expect {
-		f := t.Safety(checker.KindDoubleCharge, "payment check: one ledger charge per intent",
-			"the service's ledger has %d charges for %d intent(s) of order %s (the PSP has %d)", len(rows), g.expect, g.order, charges)
+	if len(rows) > g.expect && len(rows) > charges {
+		psp := fmt.Sprintf("the PSP has %d: the buyer's card was charged %s", charges, timesWord(charges))
+		if charges < 0 {
+			psp = "no PSP log to tell whether the card was charged twice"
+		}
+		f := t.Safety(checker.KindDoubleBooking, "payment check: one ledger charge per intent",
+			"the service's ledger has %d charges for %d intent(s) of order %s (%s)", len(rows), g.expect, g.order, psp)
 		f.Intent, f.Amount = names[0], g.amount
 	}
 	if len(rows) == 0 && (charges > 0 || succeeded) {
@@ -191,6 +198,16 @@ func (t *T) judgeLedger(ctx context.Context, g *group, charges int, names []stri
 	}
 	t.Counted("%d ledger row(s) for %s", len(rows), g.order)
 	return len(rows)
+}
+
+func timesWord(n int) string {
+	switch n {
+	case 0:
+		return "not at all"
+	case 1:
+		return "once"
+	}
+	return fmt.Sprintf("%d times", n)
 }
 
 // Judged records what a check's judge expected and counted for an order,
