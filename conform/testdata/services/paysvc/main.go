@@ -85,6 +85,7 @@ func main() {
 	sweep := flag.Duration("sweep-after", 20*time.Second, "with --flaw sweeper: when the sweeper charges again")
 	noLedger := flag.Bool("no-ledger", false, "never write the ledger row of a charge (GET /ledger still answers)")
 	hookFlaw := flag.String("hook-flaw", "none", "webhook handler guard to switch off (webhook.go)")
+	creditsShape := flag.String("credits-shape", "data", `GET /credits answers {"data": [...]}, or with "entries" {"count": n, "entries": [...]}`)
 	_ = flag.String("tag", "", "ignored: lets a test find this process")
 	flag.Parse()
 	if _, ok := flaws[*flaw]; !ok {
@@ -121,6 +122,7 @@ func main() {
 	mux.HandleFunc("GET /ledger", s.ledger)
 	if *dir != "" {
 		h := newHooks(s, *hookFlaw, *dir)
+		h.shape = *creditsShape
 		mux.HandleFunc("POST /webhooks/psp", h.serve)
 		mux.HandleFunc("GET /credits", h.credits)
 	}
