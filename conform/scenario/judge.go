@@ -126,6 +126,7 @@ func (t *T) Judge(ctx context.Context, expect map[int64]int, ins ...Intent) {
 		t.CountDelta(ctx, t.countBefore, int64(total), intentNames(e, ins), succeededAny(atts, intentsOf(e, ins)))
 	}
 	t.checkHistory(truth, shared)
+	t.judgeStaleInProgress(atts)
 }
 
 // judgeCharges holds one order's charges against what the check sent.
