@@ -8,7 +8,9 @@ import (
 
 func vMismatch(ctx context.Context, e *scenario.Env, t *scenario.T) {
 	in := e.NewIntent(0)
-	scenario.SendUntilFinal(ctx, t, "create", in, nil)
+	if !scenario.Created(e, t, scenario.SendUntilFinal(ctx, t, "create", in, nil)) {
+		return
+	}
 	ch := in
 	ch.Meaning.Amount = e.NewIntent(0).Meaning.Amount
 	m := t.Send(ctx, "same key, other amount", ch, nil)

@@ -82,6 +82,10 @@ func whyNoAnswer(e *Env, atts []*driver.Attempt, names []string) string {
 		return "no create was sent"
 	}
 	sum := Summarize(mine)
+	if unserved(mine) {
+		return fmt.Sprintf("the service answered %d to every create (%s): does it serve %s %s (create.method, create.path)? an answer to a path or method it lacks is no answer to the request",
+			mine[0].Status, sum, e.Cfg.Create.Method, e.Cfg.Create.Path)
+	}
 	allErr, allGone, ids := true, true, false
 	for _, a := range mine {
 		allErr = allErr && !a.Unknown() && a.Outcome == history.OutcomeError
@@ -98,6 +102,23 @@ func whyNoAnswer(e *Env, atts []*driver.Attempt, names []string) string {
 		return fmt.Sprintf("no answer named a payment id (%s): is outcomes.payment_id (%q) the right field?", sum, e.Cfg.Outcomes.PaymentID)
 	}
 	return fmt.Sprintf("no answer was final (%s) within converge_within %s", sum, e.Cfg.ConvergeD())
+}
+
+// unserved: every answer is a 404 or 405, what a server says of a path or
+// method it does not serve, not of the request.
+func unserved(atts []*driver.Attempt) bool {
+	for _, a := range atts {
+		if a.Unknown() || !NotServed(a) {
+			return false
+		}
+	}
+	return len(atts) > 0
+}
+
+// NotServed: a 404 or 405, the answer of a server to a path or method it
+// lacks, which no protocol vector may take for an answer to its request.
+func NotServed(a *driver.Attempt) bool {
+	return a != nil && !a.Unknown() && (a.Status == 404 || a.Status == 405)
 }
 
 func keyExample(e *Env) string {
