@@ -131,7 +131,8 @@ func quiescence(h history.History, l *links, f *facts) []Violation {
 	if f.hasNotifies {
 		vs = append(vs, unnotified(h, l, f)...)
 	}
-	return append(vs, failedButCharged(h, l)...)
+	vs = append(vs, failedButCharged(h, l)...)
+	return append(vs, staleInProgress(h, l)...)
 }
 
 func paymentName(l *links, i int) string {

@@ -58,6 +58,17 @@ const (
 	KindLedgerMissing = "ledger-missing"
 	// KindUnattributed: a PSP charge that no order idemcheck sent explains.
 	KindUnattributed = "unattributed-charge"
+	// KindDoubleBooking: the service's own books (its ledger, or the effect
+	// counter the config names) count more charges for an order than its
+	// intents while the PSP's log has no more charges than that: the
+	// service recorded one payment twice; the buyer's card was not charged
+	// twice. A double-charge is named only from the PSP's log.
+	KindDoubleBooking = "double-booking"
+	// KindFailedButRefunded: the PSP carried out a refund, and with the key
+	// that did it the client was told the refund did not happen: money went
+	// back to the buyer while the merchant was told it did not (the buyer
+	// was not charged, which failed-but-charged would say).
+	KindFailedButRefunded = "failed-but-refunded"
 )
 
 // Kinds lists every kind Check finds in a history, in report order.
@@ -71,4 +82,5 @@ var Kinds = []string{
 // RunKinds lists the kinds only `idemcheck run` names, in report order.
 var RunKinds = []string{
 	KindDoubleExecution, KindDoubleAuthorization, KindForgedEvent, KindLedgerMissing, KindUnattributed,
+	KindDoubleBooking, KindFailedButRefunded,
 }

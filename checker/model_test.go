@@ -63,6 +63,14 @@ func TestIntentModel(t *testing.T) {
 		{"in_progress to another body while the owner runs", new(hb).c("a", 0, 30, "fA", history.OutcomeSucceeded, "pay_7").c("b", 1, 3, "fB", history.OutcomeInProgress, "").ch(5, 6), nil},
 		{"in_progress to another body after the owner is final", new(hb).c("a", 0, 10, "fA", history.OutcomeSucceeded, "pay_7").ch(5, 6).c("b", 20, 30, "fB", history.OutcomeInProgress, ""), []string{KindInconsistentAnswer}},
 		{"in_progress after a resolve heard succeeded (B5)", new(hb).c("a", 0, 5, "fA", history.OutcomeError, "").ch(1, 2).r("a", 10, 20, history.OutcomeSucceeded).c("a", 30, 40, "fA", history.OutcomeInProgress, "pay_7"), []string{KindFailedButCharged, KindInconsistentAnswer}},
+		// issue 50: an in_progress after the final answer constrains nothing
+		// when the request is told the outcome after it; never told, it is
+		// the quiescence rule's.
+		{"in_progress after the final, then the final again", new(hb).c("a", 0, 10, "fA", history.OutcomeSucceeded, "pay_7").ch(5, 6).c("a", 20, 30, "fA", history.OutcomeInProgress, "").c("a", 40, 50, "fA", history.OutcomeSucceeded, "pay_7"), nil},
+		{"in_progress after the final, never settled", new(hb).c("a", 0, 10, "fA", history.OutcomeSucceeded, "pay_7").ch(5, 6).c("a", 20, 30, "fA", history.OutcomeInProgress, "").c("a", 40, 50, "fA", history.OutcomeError, ""), []string{KindFailedButCharged, KindInconsistentAnswer}},
+		{"in_progress overlapping the final answer, last", new(hb).c("a", 0, 10, "fA", history.OutcomeSucceeded, "pay_7").ch(5, 6).c("b", 5, 30, "fA", history.OutcomeInProgress, ""), nil},
+		{"in_progress to another body after the final, then mismatch", new(hb).c("a", 0, 10, "fA", history.OutcomeSucceeded, "pay_7").ch(5, 6).c("b", 20, 30, "fB", history.OutcomeInProgress, "").c("b", 40, 50, "fB", history.OutcomeMismatch, ""), nil},
+		{"in_progress after a decline, never settled", new(hb).c("a", 0, 10, "fA", history.OutcomeFailed, "pay_7").c("a", 20, 30, "fA", history.OutcomeInProgress, ""), []string{KindInconsistentAnswer}},
 		{"false mismatch with an unknown other fp first", new(hb).c("x", 0, -1, "fB", "", "").c("a", 10, 20, "fA", history.OutcomeFailed, "pay_7").c("b", 30, 40, "fA", history.OutcomeMismatch, ""), []string{KindFalseMismatch}},
 	}
 	for _, c := range cases {

@@ -69,6 +69,8 @@ func TestTestdata(t *testing.T) {
 		{"partial-refunds.jsonl", nil},
 		{"in-progress-other-fp.jsonl", nil},
 		{"in-progress-then-replay.jsonl", []string{KindMismatchAccepted}},
+		{"in-progress-stale-settled.jsonl", nil},
+		{"inconsistent-answer-stale-in-progress.jsonl", []string{KindInconsistentAnswer}},
 	}
 	for _, c := range cases {
 		t.Run(c.file, func(t *testing.T) {

@@ -59,7 +59,7 @@ func (r creditReader) Credits(ctx context.Context, p scenario.PaymentRef) ([]int
 func (r creditReader) httpRows(ctx context.Context, p scenario.PaymentRef) ([]int64, error) {
 	u := driver.Fill(r.c.URL, map[string]string{"order_id": url.QueryEscape(p.OrderID),
 		"payment_id": url.QueryEscape(p.PaymentID), "psp_payment_id": url.QueryEscape(p.PSPPaymentID)})
-	items, err := getList(ctx, "ledger.credits.url", u, r.c.List)
+	items, err := getList(ctx, "ledger.credits", u, r.c.List)
 	if err != nil {
 		return nil, err
 	}

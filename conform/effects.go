@@ -17,6 +17,7 @@ import (
 	"github.com/idemcheck/idemcheck/conform/config"
 	"github.com/idemcheck/idemcheck/conform/driver"
 	"github.com/idemcheck/idemcheck/conform/scenario"
+	"github.com/idemcheck/idemcheck/internal/jsonlist"
 )
 
 // pspEffects reads fakepsp's ground truth.
@@ -146,8 +147,10 @@ func (s sqlCounter) Count(ctx context.Context) (int64, error) {
 }
 
 // getList GETs u and returns the JSON list at the dotted path list ("" =
-// the answer is the list); what names the config field in errors.
-func getList(ctx context.Context, what, u, list string) ([]json.RawMessage, error) {
+// the answer is the list); field names the config section (ledger,
+// ledger.credits) whose url and list an error names, with the members the
+// answer has, so a user sees which list to set.
+func getList(ctx context.Context, field, u, list string) ([]json.RawMessage, error) {
 	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
 	if err != nil {
 		return nil, err
@@ -162,18 +165,32 @@ func getList(ctx context.Context, what, u, list string) ([]json.RawMessage, erro
 		return nil, err
 	}
 	if resp.StatusCode != 200 {
-		return nil, fmt.Errorf("%s %s answered %d", what, u, resp.StatusCode)
+		return nil, fmt.Errorf("%s.url %s answered %d", field, u, resp.StatusCode)
 	}
+	whole := b
 	if list != "" {
 		v, ok := driver.JSONPath(b, list)
 		if !ok {
-			return nil, fmt.Errorf("%s %s: no field %q in %.200s", what, u, list, b)
+			return nil, fmt.Errorf("%s.list: no member %q in the answer of %s (its members: %s)%s", field, list, u, jsonlist.Members(whole), listHint(whole))
 		}
 		b = []byte(v)
 	}
 	var items []json.RawMessage
 	if err := json.Unmarshal(b, &items); err != nil {
-		return nil, fmt.Errorf("%s %s: want a JSON list: %v", what, u, err)
+		at := "the answer"
+		if list != "" {
+			at = fmt.Sprintf("member %q", list)
+		}
+		return nil, fmt.Errorf("%s.list: %s of %s is not a JSON list (the answer's members: %s)%s", field, at, u, jsonlist.Members(whole), listHint(whole))
 	}
 	return items, nil
+}
+
+// listHint names the list an unedited config could point at, when the
+// answer has one.
+func listHint(b []byte) string {
+	if p, err := jsonlist.Find(b); err == nil && p != "" {
+		return fmt.Sprintf(": set list: %s", p)
+	}
+	return ""
 }

@@ -40,7 +40,7 @@ func TestGenerateOneTargetEndToEnd(t *testing.T) {
 		t.Errorf("problems: %v", problems)
 	}
 	run := tb.Rows[0].Runs[0]
-	for id, want := range map[string]string{"A2": "pass", "A1": "pass", "S-restart": "violation double-charge,inconsistent-answer"} {
+	for id, want := range map[string]string{"A2": "pass", "A1": "pass", "S-restart": "violation double-booking,inconsistent-answer"} {
 		if got := outcomeOf(run, id).key(); strings.TrimSpace(got) != want {
 			t.Errorf("%s: %q, want %q\n%s", id, got, want, log.String())
 		}

@@ -17,15 +17,18 @@ func TestProbedWebhookConfig(t *testing.T) {
 	only := "W-dup,W-concurrent,W-lost-ack,W-kill,W-order,W-early,W-forged"
 	for _, c := range []struct {
 		flaw  string
+		shape string // of GET /credits: {"data": [...]} or {"count": n, "entries": [...]}
 		code  int
 		kinds string
-	}{{"none", 0, "map[]"}, {"no-dedup", 1, "map[W-concurrent:double-credit W-dup:double-credit W-kill:double-credit W-lost-ack:double-credit W-order:double-credit]"}} {
-		t.Run(c.flaw, func(t *testing.T) {
+	}{{"none", "data", 0, "map[]"}, {"no-dedup", "data", 1, "map[W-concurrent:double-credit W-dup:double-credit W-kill:double-credit W-lost-ack:double-credit W-order:double-credit]"},
+		// issue 50: a receiver whose credits are {"entries": [...]} works unedited.
+		{"none", "entries", 0, "map[]"}} {
+		t.Run(c.flaw+"-"+c.shape, func(t *testing.T) {
 			t.Parallel()
 			cfg := probeInit(t, "--probe", "http://127.0.0.1:${PORT}", "--ready", "/healthz", "--caller", tok1, "--caller", tok2,
-				"--webhook", "/webhooks/psp", "--credits", "/credits?psp_payment_id={{psp_payment_id}}", "--", paysvc, "--hook-flaw", c.flaw)
+				"--webhook", "/webhooks/psp", "--credits", "/credits?psp_payment_id={{psp_payment_id}}", "--", paysvc, "--hook-flaw", c.flaw, "--credits-shape", c.shape)
 			text, _ := os.ReadFile(cfg)
-			for _, want := range []string{`webhook:` + "\n" + `  path: "/webhooks/psp"`, "answered 200", `url: "http://127.0.0.1:${PORT_0}/credits?psp_payment_id={{psp_payment_id}}"`, "list: data"} {
+			for _, want := range []string{`webhook:` + "\n" + `  path: "/webhooks/psp"`, "answered 200", `url: "http://127.0.0.1:${PORT_0}/credits?psp_payment_id={{psp_payment_id}}"`, "list: " + c.shape} {
 				if !strings.Contains(string(text), want) {
 					t.Errorf("the probed config lacks %q:\n%s", want, text)
 				}

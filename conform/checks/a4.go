@@ -17,8 +17,7 @@ func runA4(ctx context.Context, e *scenario.Env, t *scenario.T) {
 	start := history.Now()
 	first := scenario.Background(ctx, t, "owner on instance 0 charges at the PSP, then is frozen", in, func(s *driver.Send) { s.Timeout = 4 * e.Cfg.TimeoutD() })
 	if err := scenario.WaitFired(ctx, f, e.Cfg.TimeoutD()); err != nil {
-		t.Errorf("the target made no PSP charge of %d: %v", in.Meaning.Amount, err)
-		<-first
+		scenario.NoCharge(e, t, "hold the PSP's reply, freeze the owner", in, <-first)
 		return
 	}
 	if err := e.Procs[0].Pause(); err != nil {

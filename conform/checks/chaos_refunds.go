@@ -166,7 +166,7 @@ func toldNotRefunded(t *scenario.T, rc *refundCase, refunds []history.Op) {
 	if len(bad) == 0 {
 		return
 	}
-	f := t.Safety(checker.KindFailedButCharged, scenario.RuleCapture, "the PSP carried out the refund of %s (PSP keys %s), but with the same key %s the client was told %s",
+	f := t.Safety(checker.KindFailedButRefunded, scenario.RuleCapture, "the PSP carried out the refund of %s (PSP keys %s), but with the same key %s the client was told %s",
 		rc.pay, strings.Join(scenario.PSPKeys(refunds), ", "), rc.key, strings.Join(bad, ", "))
 	f.Intent, f.Amount, f.Charges, f.Seqs = rc.name, rc.in.Meaning.Amount, refunds, seqs
 }

@@ -11,6 +11,14 @@ func v4xx(ctx context.Context, e *scenario.Env, t *scenario.T) {
 	in := e.NewIntent(0)
 	in.Meaning.Amount = 0
 	a := t.Send(ctx, "invalid request (amount 0)", in, func(s *driver.Send) { s.NoHistory = true })
+	if scenario.Unserved(e, t, "the invalid create", a) {
+		return
+	}
+	if a.Status == 401 || a.Status == 403 {
+		t.Inconclusive("the invalid create reached a handler that judged its body",
+			"it was answered %d (%s): the caller was refused, not the request; check callers", a.Status, scenario.Clip(a.RespBody))
+		return
+	}
 	if a.Status < 400 || a.Status > 499 {
 		t.NotApplicable("amount 0 was answered %d, not a 4xx", a.Status)
 		return

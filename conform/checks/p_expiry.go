@@ -13,6 +13,9 @@ func vExpiry(ctx context.Context, e *scenario.Env, t *scenario.T) {
 	w := e.Cfg.KeyWindowD()
 	in := e.NewIntent(0)
 	a := scenario.SendUntilFinal(ctx, t, "create", in, nil)
+	if !scenario.Created(e, t, a) {
+		return
+	}
 	wait := w + w/5 + 200*time.Millisecond
 	if err := e.Wait(ctx, wait); err != nil {
 		t.Errorf("%v", err)

@@ -12,7 +12,9 @@ import (
 // every one must get the profile's mismatch answer.
 func vMismatch(ctx context.Context, e *scenario.Env, t *scenario.T) {
 	in := e.NewIntent(0)
-	scenario.SendUntilFinal(ctx, t, "create", in, nil)
+	if !scenario.Created(e, t, scenario.SendUntilFinal(ctx, t, "create", in, nil)) {
+		return
+	}
 	fields, _ := e.MeaningFields()
 	var answers []string
 	for _, field := range fields {

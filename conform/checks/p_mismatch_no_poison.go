@@ -9,6 +9,9 @@ import (
 func vNoPoison(ctx context.Context, e *scenario.Env, t *scenario.T) {
 	in := e.NewIntent(0)
 	a := scenario.SendUntilFinal(ctx, t, "create", in, nil)
+	if !scenario.Created(e, t, a) {
+		return
+	}
 	ch := in
 	ch.Meaning.Amount = e.NewIntent(0).Meaning.Amount
 	t.Send(ctx, "same key, other amount", ch, nil)

@@ -12,7 +12,9 @@ func vProblem(ctx context.Context, e *scenario.Env, t *scenario.T) {
 	p := e.Cfg.Proto()
 	in := e.NewIntent(0)
 	a := t.Send(ctx, "no key (an error answer)", in, func(s *driver.Send) { s.KeyMode = driver.KeyOmit; s.NoHistory = true })
-	scenario.SendUntilFinal(ctx, t, "create", in, nil)
+	if !scenario.Created(e, t, scenario.SendUntilFinal(ctx, t, "create", in, nil)) {
+		return
+	}
 	ch := in
 	ch.Meaning.Amount = e.NewIntent(0).Meaning.Amount
 	m := t.Send(ctx, "mismatch (an error answer)", ch, nil)

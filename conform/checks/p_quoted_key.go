@@ -10,6 +10,9 @@ import (
 func vQuoted(ctx context.Context, e *scenario.Env, t *scenario.T) {
 	in := e.NewIntent(0)
 	a := scenario.SendUntilFinal(ctx, t, "bare key", in, nil)
+	if !scenario.Created(e, t, a) {
+		return
+	}
 	b := t.Send(ctx, "quoted key", in, func(s *driver.Send) { s.KeyMode = driver.KeyQuoted; s.NoHistory = true })
 	scenario.SameReplay(e, t, "the quoted key", a, b)
 	e.Settle(ctx)

@@ -41,12 +41,15 @@ func addStatus(ss []int, s int) []int {
 }
 
 // inProgress is the answer the concurrent copies got that is not the
-// success: the first such 4xx or 5xx, and whether all of them carried Retry-After.
+// success: the first such 4xx, and whether all of them carried Retry-After.
+// A 5xx is never in progress: a service that fails a copy under contention
+// did not say the first is still running, and mapping it in_progress would
+// let an error answer stand for a pending payment (serverErrors notes it).
 func inProgress(s *seen) (*driver.Attempt, bool, int) {
 	var first *driver.Attempt
 	retryAfter, n := true, 0
 	for _, a := range s.copies {
-		if a.Err != "" || success(a) {
+		if a.Err != "" || success(a) || a.Status >= 500 {
 			continue
 		}
 		n++
@@ -58,6 +61,21 @@ func inProgress(s *seen) (*driver.Attempt, bool, int) {
 		}
 	}
 	return first, retryAfter && first != nil, n
+}
+
+// serverErrors is the first 5xx among the concurrent copies, and how many.
+func serverErrors(s *seen) (*driver.Attempt, int) {
+	var first *driver.Attempt
+	n := 0
+	for _, a := range s.copies {
+		if a.Err == "" && a.Status >= 500 {
+			n++
+			if first == nil {
+				first = a
+			}
+		}
+	}
+	return first, n
 }
 
 func infer(s *seen) *inferred {
@@ -131,6 +149,10 @@ func infer(s *seen) *inferred {
 	}
 
 	// Errors of the protocol.
+	if e5, n5 := serverErrors(s); e5 != nil {
+		inf.notes = append(inf.notes, fmt.Sprintf("%d of %d concurrent copies got a 5xx (%s): an error, never mapped as in progress (default outcome: error, retried until a final answer)",
+			n5, len(s.copies), describe(e5)))
+	}
 	if ip != nil {
 		inf.rules = append(inf.rules, rule{[]int{ip.Status}, "", "", "in_progress", fmt.Sprintf("%d of %d concurrent copies: %s", nip, len(s.copies), describe(ip))})
 	}

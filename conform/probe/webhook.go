@@ -12,6 +12,7 @@ import (
 
 	"github.com/idemcheck/idemcheck/conform/driver"
 	"github.com/idemcheck/idemcheck/fakepsp"
+	"github.com/idemcheck/idemcheck/internal/jsonlist"
 )
 
 // DefaultWebhookSecret signs the probe's event for a running service, which
@@ -69,6 +70,7 @@ func (p *prober) probeWebhook(ctx context.Context, s *seen) (*hookSeen, error) {
 	// A handler may credit from a queue: give it a moment.
 	for end := time.Now().Add(3 * time.Second); ; {
 		h.credits, h.list, err = readCredits(ctx, cu)
+		h.creditsErr = ""
 		if err != nil {
 			h.creditsErr = err.Error()
 		}
@@ -87,8 +89,10 @@ func deliveryText(d fakepsp.Delivery) string {
 	return fmt.Sprint(d.Status)
 }
 
-// readCredits GETs u and finds the list of rows: the answer itself, or its
-// data member; each row's amount member.
+// readCredits GETs u and finds the list of rows in whatever shape the
+// answer has (jsonlist.Find: a bare list, its one array member, a count and
+// entries); each row's amount member. The path found is what init writes
+// as ledger.credits.list.
 func readCredits(ctx context.Context, u string) ([]int64, string, error) {
 	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
 	if err != nil {
@@ -103,16 +107,18 @@ func readCredits(ctx context.Context, u string) ([]int64, string, error) {
 	if resp.StatusCode != 200 {
 		return nil, "", fmt.Errorf("GET %s answered %d", u, resp.StatusCode)
 	}
-	list := ""
+	list, err := jsonlist.Find(b)
+	if err != nil {
+		return nil, "", fmt.Errorf("GET %s: no list of credit rows for ledger.credits.list: %v; got %.200s", u, err, b)
+	}
+	raw := b
+	if list != "" {
+		v, _ := driver.JSONPath(b, list)
+		raw = []byte(v)
+	}
 	var rows []map[string]any
-	if json.Unmarshal(b, &rows) != nil {
-		var wrap struct {
-			Data []map[string]any `json:"data"`
-		}
-		if err := json.Unmarshal(b, &wrap); err != nil || wrap.Data == nil {
-			return nil, "", fmt.Errorf("GET %s: want a JSON list or {\"data\": [...]}, got %.200s", u, b)
-		}
-		rows, list = wrap.Data, "data"
+	if err := json.Unmarshal(raw, &rows); err != nil {
+		return nil, list, fmt.Errorf("GET %s: the list at %q is not a list of JSON objects: %v", u, list, err)
 	}
 	var out []int64
 	for _, r := range rows {

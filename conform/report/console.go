@@ -31,12 +31,6 @@ func Console(w io.Writer, r *Report) {
 	if r.Probe != "" {
 		fmt.Fprintf(w, "probe: %s\n", r.Probe)
 	}
-	if na := r.SafetyNA(); len(na) > 0 {
-		fmt.Fprintf(w, "safety checks NOT run against this target (n/a; --require-all-safety or required: makes them fail):\n")
-		for _, s := range na {
-			fmt.Fprintf(w, "  %s\n", oneLine(s, 200))
-		}
-	}
 	for _, res := range r.Results {
 		if res.Verdict == scenario.Inconclusive {
 			fmt.Fprintf(w, "  %s INCONCLUSIVE: %s\n", res.ID, oneLine(res.Precondition, 400))
@@ -69,12 +63,16 @@ func Console(w io.Writer, r *Report) {
 	if r.Elapsed > 0 {
 		fmt.Fprintln(w, TimeLine(r))
 	}
-	switch r.Exit() {
-	case 0:
-		fmt.Fprintln(w, "verdict: PASS")
-	default:
-		fmt.Fprintln(w, "verdict: FAIL")
+	// The last lines say how much the verdict proved: the safety checks
+	// that ran, and the config change that would run each of the others.
+	cov := r.Coverage()
+	if len(cov.NotRun) > 0 {
+		fmt.Fprintf(w, "safety checks NOT run against this target, by the config change that would run them (--require-all-safety or required: makes them fail):\n")
+		for _, l := range cov.NotRunLines() {
+			fmt.Fprintf(w, "  %s\n", l)
+		}
 	}
+	fmt.Fprintln(w, "verdict: "+cov.Headline)
 }
 
 func oneLine(s string, n int) string {

@@ -90,7 +90,7 @@ func WriteHTML(dir string, r *Report) (string, error) {
 	for k, v := range r.Counts() {
 		counts[string(k)] = v
 	}
-	err = page.Execute(f, map[string]any{"R": r, "Rows": rows, "Lines": lines, "Counts": counts, "Exit": r.Exit()})
+	err = page.Execute(f, map[string]any{"R": r, "Rows": rows, "Lines": lines, "Counts": counts, "Exit": r.Exit(), "Cov": r.Coverage()})
 	if err != nil {
 		return "", err
 	}
@@ -135,13 +135,14 @@ table{border-collapse:collapse;width:100%}td,th{border:1px solid #ccc;padding:4p
 pre{white-space:pre-wrap;word-break:break-all;margin:0;font-size:12px}
 .side{display:grid;grid-template-columns:1fr 1fr;gap:1em}
 </style></head><body>
-<h1>idemcheck run: {{if eq .Exit 0}}PASS{{else}}FAIL{{end}}</h1>
+<h1 id="headline">idemcheck run: {{.Cov.Headline}}</h1>
 {{if .Lines}}<ol id="violations">{{range .Lines}}<li><a href="#{{.Anchor}}">{{.ID}}</a> [{{.Level}}] <b>{{.Kind}}</b>: {{.Message}}{{if .Replay}}<br>replay: <code>{{.Replay}}</code>{{end}}</li>
 {{end}}</ol>{{end}}
 <p>config {{.R.Config}} · targets {{range .R.Targets}}{{.}} {{end}}· profile {{.R.Profile}} · seed {{.R.Seed}} · strict {{.R.Strict}} · {{.R.Started.Format "2006-01-02 15:04:05Z07:00"}}</p>
 <p>safety violations {{index .Counts "violation"}} · protocol deviations {{index .Counts "deviation"}} · pass {{index .Counts "pass"}} · n/a {{index .Counts "n/a"}} · inconclusive {{index .Counts "inconclusive"}} · errors {{index .Counts "error"}}</p>
 {{if .R.Probe}}<p><b>probe:</b> {{.R.Probe}}</p>{{end}}
-{{with .R.SafetyNA}}<p><b>safety checks not run against this target (n/a):</b> {{range .}}{{.}}; {{end}}</p>{{end}}
+{{with .Cov.NotRun}}<p><b>safety checks not run against this target</b>, by the config change that would run them:</p><ul id="not-run">{{range .}}<li><b>{{len .Checks}}</b>: {{.Change}} ({{range $i, $c := .Checks}}{{if $i}}, {{end}}<a href="{{doc $c}}">{{$c}}</a>{{end}}){{if .Doc}} · <a href="{{.Doc}}">docs/CONFIG.md</a>{{end}}</li>
+{{end}}</ul>{{end}}
 {{if .R.TargetLogs}}<p>target output: {{range .R.TargetLogs}}<code>{{.}}</code> {{end}}</p>{{end}}
 <table><tr><th>check</th><th>level</th><th>verdict</th><th>rule</th><th>why</th></tr>
 {{range .Rows}}<tr class="{{if eq .Verdict "n/a"}}na{{else}}{{.Verdict}}{{end}}"><td>{{if .Items}}<a href="#{{.ID}}">{{.ID}}</a>{{else}}<a href="{{doc .ID}}">{{.ID}}</a>{{end}} {{.Title}}</td><td>{{.Level}}</td><td>{{upper .Verdict}}{{if and (eq .Verdict "deviation") (not .Gating)}} (not gating){{end}}</td><td>{{rule .ID .Rule}}</td><td>{{.Why}}</td></tr>

@@ -22,7 +22,8 @@ func WriteJSON(path string, r *Report) error {
 		*Report
 		Replay    map[string]string `json:"replay"`
 		RuleLinks map[string]string `json:"rule_links"`
-	}{SchemaVersion, &cp, r.Replays(), r.RuleLinks()}, "", "  ")
+		Summary   Coverage          `json:"summary"`
+	}{SchemaVersion, &cp, r.Replays(), r.RuleLinks(), r.Coverage()}, "", "  ")
 	if err != nil {
 		return err
 	}

@@ -82,6 +82,10 @@ func whyNoAnswer(e *Env, atts []*driver.Attempt, names []string) string {
 		return "no create was sent"
 	}
 	sum := Summarize(mine)
+	if unserved(mine) {
+		return fmt.Sprintf("the service answered %d to every create (%s): does it serve %s %s (create.method, create.path)? an answer to a path or method it lacks is no answer to the request",
+			mine[0].Status, sum, e.Cfg.Create.Method, e.Cfg.Create.Path)
+	}
 	allErr, allGone, ids := true, true, false
 	for _, a := range mine {
 		allErr = allErr && !a.Unknown() && a.Outcome == history.OutcomeError
@@ -98,6 +102,23 @@ func whyNoAnswer(e *Env, atts []*driver.Attempt, names []string) string {
 		return fmt.Sprintf("no answer named a payment id (%s): is outcomes.payment_id (%q) the right field?", sum, e.Cfg.Outcomes.PaymentID)
 	}
 	return fmt.Sprintf("no answer was final (%s) within converge_within %s", sum, e.Cfg.ConvergeD())
+}
+
+// unserved: every answer is a 404 or 405, what a server says of a path or
+// method it does not serve, not of the request.
+func unserved(atts []*driver.Attempt) bool {
+	for _, a := range atts {
+		if a.Unknown() || !NotServed(a) {
+			return false
+		}
+	}
+	return len(atts) > 0
+}
+
+// NotServed: a 404 or 405, the answer of a server to a path or method it
+// lacks, which no protocol vector may take for an answer to its request.
+func NotServed(a *driver.Attempt) bool {
+	return a != nil && !a.Unknown() && (a.Status == 404 || a.Status == 405)
 }
 
 func keyExample(e *Env) string {
@@ -166,9 +187,12 @@ func answersOf(atts []*driver.Attempt, intent string) string {
 	return Summarize(mine)
 }
 
-// judgeLedger reads the service's own rows of an order: more than expected
-// is a double charge even when the PSP deduplicated; none while the PSP
+// judgeLedger reads the service's own rows of an order. More rows than
+// intents is a double-booking when the PSP's log has fewer charges than
+// rows (the service recorded one payment twice; a second charge of the
+// card, if any, is the PSP judge's double-charge); none while the PSP
 // charged (or the client was told succeeded) is a charge the ledger lacks.
+// charges is -1 when idemcheck has no PSP log to hold the rows against.
 func (t *T) judgeLedger(ctx context.Context, g *group, charges int, names []string, succeeded bool) int {
 	e := t.Env
 	if e.Ledger == nil {
@@ -179,9 +203,13 @@ func (t *T) judgeLedger(ctx context.Context, g *group, charges int, names []stri
 		t.Inconclusive("the ledger could not be read", "%v", err)
 		return -1
 	}
-	if len(rows) > g.expect {
-		f := t.Safety(checker.KindDoubleCharge, "payment check: one ledger charge per intent",
-			"the service's ledger has %d charges for %d intent(s) of order %s (the PSP has %d)", len(rows), g.expect, g.order, charges)
+	if len(rows) > g.expect && len(rows) > charges {
+		psp := fmt.Sprintf("the PSP has %d: the buyer's card was charged %s", charges, timesWord(charges))
+		if charges < 0 {
+			psp = "no PSP log to tell whether the card was charged twice"
+		}
+		f := t.Safety(checker.KindDoubleBooking, "payment check: one ledger charge per intent",
+			"the service's ledger has %d charges for %d intent(s) of order %s (%s)", len(rows), g.expect, g.order, psp)
 		f.Intent, f.Amount = names[0], g.amount
 	}
 	if len(rows) == 0 && (charges > 0 || succeeded) {
@@ -191,6 +219,16 @@ func (t *T) judgeLedger(ctx context.Context, g *group, charges int, names []stri
 	}
 	t.Counted("%d ledger row(s) for %s", len(rows), g.order)
 	return len(rows)
+}
+
+func timesWord(n int) string {
+	switch n {
+	case 0:
+		return "not at all"
+	case 1:
+		return "once"
+	}
+	return fmt.Sprintf("%d times", n)
 }
 
 // Judged records what a check's judge expected and counted for an order,

@@ -136,7 +136,11 @@ func (t *T) Judge(ctx context.Context, expect map[int64]int, ins ...Intent) {
 			}
 			t.Counted("%s at the PSP for %s", ChargeWords(charges), g.order)
 		}
-		rows := t.judgeLedger(ctx, g, len(charges), names, succeededAny(atts, names))
+		pspCharges := -1
+		if withPSP {
+			pspCharges = len(charges)
+		}
+		rows := t.judgeLedger(ctx, g, pspCharges, names, succeededAny(atts, names))
 		e.Judged(g.order, owed, len(charges), rows)
 		if len(g.intents) > 1 {
 			// Charges of one order cannot be told apart by intent: these
@@ -160,6 +164,7 @@ func (t *T) Judge(ctx context.Context, expect map[int64]int, ins ...Intent) {
 		t.CountDelta(ctx, t.countBefore, int64(total), intentNames(e, ins), succeededAny(atts, intentsOf(e, ins)))
 	}
 	t.checkHistory(truth, shared)
+	t.judgeStaleInProgress(atts)
 }
 
 // judgeCharges holds one order's charges against what the check sent.
@@ -354,8 +359,10 @@ func (t *T) CountDelta(ctx context.Context, before int64, want int64, what strin
 		return
 	}
 	if after-before > want {
-		t.Safety(checker.KindDoubleCharge, RuleHistory+" (SCENARIOS.md "+t.Check.ID+")",
-			"the effect counter grew by %d for %s (at most %d expected)", after-before, what, want)
+		// A counter is what the config says counts charges, not the PSP's
+		// log: idemcheck cannot tell the service's books from the card.
+		t.Safety(checker.KindDoubleBooking, RuleHistory+" (SCENARIOS.md "+t.Check.ID+")",
+			"the effect counter grew by %d for %s (at most %d expected); with a counter and no fake PSP idemcheck cannot see the card: if the counter reads the PSP itself, the card was charged more than once", after-before, what, want)
 	}
 	if succeeded && after == before {
 		t.Inconclusive("a create was answered succeeded but the effect counter did not move", "does the counter count this service's charges?")

@@ -65,7 +65,7 @@ func (t *T) JudgeQueue(ctx context.Context, recs []*QRecord, stuck func(*QRecord
 	ps := paymentsOf(recs)
 	rows, err := settleAll(ctx, e, ps)
 	if err != nil {
-		t.Errorf("ledger.credits: %v", err)
+		t.Inconclusive("the service's credits could be read (ledger.credits)", "%v", err)
 		return nil
 	}
 	readAt := history.Now()

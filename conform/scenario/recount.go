@@ -67,10 +67,12 @@ func Recount(ctx context.Context, e *Env, results []Result) []Result {
 		}
 		if e.Ledger != nil && tr.ledger >= 0 {
 			rows, err := e.Ledger.Rows(ctx, id)
-			if err == nil && len(rows) > tr.expect && len(rows) > tr.ledger {
+			// Rows the PSP's charges account for are the late charge's
+			// finding above; rows beyond them are the service's books only.
+			if err == nil && len(rows) > tr.expect && len(rows) > tr.ledger && len(rows) > len(cs) {
 				late++
-				target.AddLate(Finding{Level: Safety, Kind: checker.KindDoubleCharge, Rule: RuleLate, Amount: tr.amount, Intent: firstIntent(tr),
-					Message: fmt.Sprintf("late ledger charge: the service's ledger has %d charges for order %s after the quiet period (%d when %s was judged)", len(rows), id, tr.ledger, tr.check)})
+				target.AddLate(Finding{Level: Safety, Kind: checker.KindDoubleBooking, Rule: RuleLate, Amount: tr.amount, Intent: firstIntent(tr),
+					Message: fmt.Sprintf("late ledger row: the service's ledger has %d charges for order %s after the quiet period (%d when %s was judged; the PSP has %d)", len(rows), id, tr.ledger, tr.check, len(cs))})
 			}
 		}
 	}

@@ -131,6 +131,18 @@ func Hint(e *Env, a *driver.Attempt) string {
 	return ": is it configured with the PSP URL idemcheck printed?"
 }
 
+// NoCharge reports a fault that needed the target's PSP charge to act on
+// and got none: the target's doing, not idemcheck's, so inconclusive, as
+// FiredOrErr says it, with what the create was answered and why.
+func NoCharge(e *Env, t *T, what string, in Intent, a *driver.Attempt) {
+	why := whyNoAnswer(e, []*driver.Attempt{a}, []string{a.Intent})
+	if a.PaymentID != "" && (a.Outcome == history.OutcomeSucceeded || a.Outcome == history.OutcomeFailed) {
+		why = fmt.Sprintf("its create was answered %s without a charge there: is it configured with the PSP URL and key idemcheck printed?", DescribeResp(a))
+	}
+	t.Inconclusive(fmt.Sprintf("the fault (%s) never fired", what),
+		"the target made no PSP charge of %d at fakepsp within %s; %s", in.Meaning.Amount, e.Cfg.TimeoutD(), why)
+}
+
 func FiredOrErr(t *T, f *faults.PSPInjection, what string, amount int64) bool {
 	if f.Fired() == 0 {
 		t.Inconclusive(fmt.Sprintf("the fault (%s) never fired", what),
@@ -172,8 +184,7 @@ func KillOwnerAfterCharge(ctx context.Context, e *Env, t *T, in Intent) (a *driv
 	start = history.Now()
 	first := Background(ctx, t, "owner charges at the PSP, then is killed", in, nil)
 	if err := WaitFired(ctx, f, e.Cfg.TimeoutD()); err != nil {
-		t.Errorf("the target made no PSP charge of %d: %v", in.Meaning.Amount, err)
-		<-first
+		NoCharge(e, t, "hold the PSP's reply, kill the owner", in, <-first)
 		return nil, start, false
 	}
 	if err := e.Procs[0].Kill(); err != nil {

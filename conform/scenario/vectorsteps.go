@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/idemcheck/idemcheck/checker/history"
 	"github.com/idemcheck/idemcheck/conform/driver"
 	"github.com/idemcheck/idemcheck/conform/pspfront"
 	"github.com/idemcheck/idemcheck/faults"
@@ -13,6 +14,35 @@ import (
 
 func SendUntilFinal(ctx context.Context, t *T, step string, in Intent, mod func(*driver.Send)) *driver.Attempt {
 	return Last(t.RetryUntilFinal(ctx, step, in, 10, 150*time.Millisecond, mod))
+}
+
+// Created reports whether a, a protocol vector's create, is a real answer
+// to a real create: final (succeeded, or failed as a decline) and naming a
+// payment. What the vector then replays or refuses stands on it; when it
+// is not (a 404 of a path the service lacks, an error, no answer), the
+// vector is inconclusive with the reason, never a pass.
+func Created(e *Env, t *T, a *driver.Attempt) bool {
+	if a != nil && a.PaymentID != "" && (a.Outcome == history.OutcomeSucceeded || a.Outcome == history.OutcomeFailed) {
+		return true
+	}
+	if a == nil {
+		t.Inconclusive("the vector's create was answered with a payment", "no create was sent")
+		return false
+	}
+	t.Inconclusive("the vector's create was answered with a payment", "%s", whyNoAnswer(e, []*driver.Attempt{a}, []string{a.Intent}))
+	return false
+}
+
+// Unserved makes a vector inconclusive when a, the answer it would judge,
+// is a 404 or 405: the service lacks the path or method, and its answer
+// says nothing of the request the vector sent. It reports whether it did.
+func Unserved(e *Env, t *T, what string, a *driver.Attempt) bool {
+	if !NotServed(a) {
+		return false
+	}
+	t.Inconclusive(fmt.Sprintf("%s reached a handler of %s %s", what, a.Method, e.Cfg.Create.Path),
+		"it was answered %d (%s): a path or method the service does not serve; check create.method and create.path", a.Status, Clip(a.RespBody))
+	return true
 }
 
 func Clip(s string) string {
@@ -92,6 +122,9 @@ func KeyRejected(ctx context.Context, e *Env, t *T, step string, mod func(*drive
 	in := e.NewIntent(0)
 	before, _ := e.ChargesFor(ctx, in)
 	a := t.Send(ctx, step, in, func(s *driver.Send) { s.NoHistory = true; mod(s) })
+	if Unserved(e, t, "the "+step+" request", a) {
+		return
+	}
 	want := e.Cfg.Proto().MissingKeyStatus
 	if a.Status != want {
 		t.Deviation(t.Check.Rule, "%s: answered %d %s, expected %d", step, a.Status, a.Outcome, want)

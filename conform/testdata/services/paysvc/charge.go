@@ -78,6 +78,19 @@ func (s *server) complete(w http.ResponseWriter, rec *record, status int, body m
 		_, _ = w.Write(b)
 		return true
 	}
+	if s.flaw == "late-store" {
+		// The answer goes out first; the record still says in progress
+		// until the store lands.
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(status)
+		_, _ = w.Write(b)
+		if f, ok := w.(http.Flusher); ok {
+			f.Flush()
+		}
+		scope := rec.Scope
+		time.AfterFunc(s.storeLag, func() { _, _ = s.store.complete(scope, s.me, status, string(b)) })
+		return true
+	}
 	final, err := s.store.complete(rec.Scope, s.me, status, string(b))
 	if err != nil {
 		problem(w, 500, "store_error", err.Error())

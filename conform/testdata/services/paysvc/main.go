@@ -49,6 +49,7 @@ var flaws = map[string]string{
 	"fee":               "adds a fee of 30 to the amount it charges (the order id goes in the PSP description)",
 	"store-5xx":         "stores a PSP 5xx as the key's answer and replays it forever",
 	"sweeper":           "a background sweeper charges each payment again, with a new key, --sweep-after later",
+	"late-store":        "sends the completed answer, then stores it --store-after later (a retry in between hears 409)",
 }
 
 type server struct {
@@ -71,6 +72,7 @@ type server struct {
 	fpBody    bool
 	mmStatus  int
 	sweep     time.Duration
+	storeLag  time.Duration
 	ledgerLog string
 	noLedger  bool
 }
@@ -87,9 +89,11 @@ func main() {
 	fp := flag.String("fingerprint", "meaning", "fingerprint over: meaning (the payment fields) or body (the whole parsed body)")
 	mm := flag.Int("mismatch-status", 422, "status of a mismatch answer")
 	sweep := flag.Duration("sweep-after", 20*time.Second, "with --flaw sweeper: when the sweeper charges again")
+	storeLag := flag.Duration("store-after", 300*time.Millisecond, "with --flaw late-store: how long after its answer the completed record is stored (longer than the run with a longer --lease: never)")
 	noLedger := flag.Bool("no-ledger", false, "never write the ledger row of a charge (GET /ledger still answers)")
 	hookFlaw := flag.String("hook-flaw", "none", "webhook handler guard to switch off (webhook.go)")
 	omit := flag.String("omit", "currency", "with --flaw fingerprint-omits: the field left out (order_id, amount, currency, payment_method)")
+	creditsShape := flag.String("credits-shape", "data", `GET /credits answers {"data": [...]}, or with "entries" {"count": n, "entries": [...]}`)
 	_ = flag.String("tag", "", "ignored: lets a test find this process")
 	flag.Parse()
 	if _, ok := flaws[*flaw]; !ok {
@@ -97,7 +101,7 @@ func main() {
 	}
 	s := &server{flaw: *flaw, psp: os.Getenv("PSP_URL"), pspKey: os.Getenv("PSP_KEY"), ttl: *ttl, lease: *lease, hold: *hold,
 		me: randHex(6), client: &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}},
-		keyLen: *keyLen, dupWait: *dup == "wait", fpBody: *fp == "body", mmStatus: *mm, sweep: *sweep, omit: *omit}
+		keyLen: *keyLen, dupWait: *dup == "wait", fpBody: *fp == "body", mmStatus: *mm, sweep: *sweep, storeLag: *storeLag, omit: *omit}
 	if s.psp == "" || s.pspKey == "" {
 		log.Fatal("PSP_URL and PSP_KEY must be set")
 	}
@@ -127,6 +131,7 @@ func main() {
 	mux.HandleFunc("GET /ledger", s.ledger)
 	if *dir != "" {
 		h := newHooks(s, *hookFlaw, *dir)
+		h.shape = *creditsShape
 		mux.HandleFunc("POST /webhooks/psp", h.serve)
 		mux.HandleFunc("GET /credits", h.credits)
 	}

@@ -50,6 +50,8 @@ type hooks struct {
 	path   string
 	mu     sync.Mutex
 	seen   map[string]bool // memory-dedup
+	// shape of GET /credits: a real receiver's list need not be "data".
+	shape string
 }
 
 func newHooks(s *server, flaw, dir string) *hooks {
@@ -229,7 +231,8 @@ func readRows(r io.Reader) []creditRow {
 	return rows
 }
 
-// credits answers GET /credits?psp_payment_id=X with {"data": [rows of X]}.
+// credits answers GET /credits?psp_payment_id=X with {"data": [rows of X]}
+// (or {"count": n, "entries": [...]} with --credits-shape entries).
 func (h *hooks) credits(w http.ResponseWriter, r *http.Request) {
 	want := r.URL.Query().Get("psp_payment_id")
 	out := []creditRow{}
@@ -240,6 +243,10 @@ func (h *hooks) credits(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 		f.Close()
+	}
+	if h.shape == "entries" {
+		writeJSON(w, 200, map[string]any{"count": len(out), "entries": out})
+		return
 	}
 	writeJSON(w, 200, map[string]any{"data": out})
 }
