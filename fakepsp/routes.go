@@ -38,9 +38,10 @@ type route struct {
 
 func (p *PSP) routes() http.Handler {
 	mux := http.NewServeMux()
-	pi := []string{"latest_charge", "latest_charge.balance_transaction", "customer"}
-	list := []string{"data.latest_charge", "data.latest_charge.balance_transaction", "data.customer"}
-	rf, rfList := []string{"charge", "payment_intent"}, []string{"data.charge", "data.payment_intent"}
+	pi := []string{"latest_charge", "latest_charge.balance_transaction", "customer", "payment_method"}
+	list := prefixed("data.", pi)
+	rf := []string{"charge", "payment_intent", "balance_transaction", "charge.balance_transaction"}
+	ch := []string{"payment_intent", "balance_transaction", "customer"}
 	for _, rt := range []route{
 		{"POST /v1/payment_intents", stripe.PaymentIntentCreateParams{}, pi, p.createIntent},
 		{"GET /v1/payment_intents", stripe.PaymentIntentListParams{}, list, p.listIntents},
@@ -50,14 +51,18 @@ func (p *PSP) routes() http.Handler {
 		{"POST /v1/payment_intents/{id}/confirm", stripe.PaymentIntentConfirmParams{}, pi, p.confirmIntent},
 		{"POST /v1/payment_intents/{id}/capture", stripe.PaymentIntentCaptureParams{}, pi, p.captureIntent},
 		{"POST /v1/payment_intents/{id}/cancel", stripe.PaymentIntentCancelParams{}, pi, p.cancelIntent},
-		{"GET /v1/charges/{id}", stripe.ChargeRetrieveParams{}, []string{"payment_intent", "balance_transaction", "customer"}, p.retrieveCharge},
-		{"GET /v1/balance_transactions/{id}", stripe.BalanceTransactionRetrieveParams{}, nil, p.retrieveBalanceTxn},
+		{"GET /v1/charges", stripe.ChargeListParams{}, prefixed("data.", ch), p.listCharges},
+		{"GET /v1/charges/{id}", stripe.ChargeRetrieveParams{}, ch, p.retrieveCharge},
+		{"GET /v1/balance_transactions", stripe.BalanceTransactionListParams{}, []string{"data.source"}, p.listBalanceTxns},
+		{"GET /v1/balance_transactions/{id}", stripe.BalanceTransactionRetrieveParams{}, []string{"source"}, p.retrieveBalanceTxn},
 		{"GET /v1/account", stripe.AccountRetrieveParams{}, nil, p.retrieveAccount},
+		{"GET /v1/payment_methods", stripe.PaymentMethodListParams{}, nil, p.listMethods},
 		{"GET /v1/payment_methods/{id}", stripe.PaymentMethodRetrieveParams{}, nil, p.retrieveMethod},
 		{"POST /v1/customers", stripe.CustomerCreateParams{}, nil, p.createCustomer},
+		{"GET /v1/customers", stripe.CustomerListParams{}, nil, p.listCustomers},
 		{"GET /v1/customers/{id}", stripe.CustomerRetrieveParams{}, nil, p.retrieveCustomer},
 		{"POST /v1/refunds", stripe.RefundCreateParams{}, rf, p.createRefund},
-		{"GET /v1/refunds", stripe.RefundListParams{}, rfList, p.listRefunds},
+		{"GET /v1/refunds", stripe.RefundListParams{}, prefixed("data.", rf), p.listRefunds},
 		{"GET /v1/refunds/{id}", stripe.RefundRetrieveParams{}, rf, p.retrieveRefund},
 		{"GET /v1/events", stripe.EventListParams{}, nil, p.listEvents},
 		{"GET /v1/events/{id}", stripe.EventRetrieveParams{}, nil, p.retrieveEvent},
@@ -73,6 +78,14 @@ func (p *PSP) routes() http.Handler {
 	}))
 	p.controlRoutes(mux)
 	return mux
+}
+
+func prefixed(prefix string, fields []string) []string {
+	out := make([]string, len(fields))
+	for i, f := range fields {
+		out[i] = prefix + f
+	}
+	return out
 }
 
 // checked refuses, before anything runs (so nothing is saved under the key),
@@ -164,7 +177,7 @@ func (p *PSP) idempotent(w http.ResponseWriter, c *call, h func(*call) response)
 		p.write(w, c, keyInUse(c.idemKey), false)
 		return
 	}
-	resp := h(c)
+	resp := withLogURL(c, h(c))
 	body := encode(resp.body)
 	p.mu.Lock()
 	if c.started {
@@ -183,7 +196,7 @@ func (p *PSP) replay(w http.ResponseWriter, c *call, e keyEntry) {
 }
 
 func (p *PSP) write(w http.ResponseWriter, c *call, resp response, replayed bool) {
-	p.writeBody(w, c, resp.status, encode(resp.body), replayed)
+	p.writeBody(w, c, resp.status, encode(withLogURL(c, resp).body), replayed)
 }
 
 // writeBody answers, unless a reply fault says to lose or hold the answer.
@@ -211,6 +224,9 @@ func (p *PSP) writeBody(w http.ResponseWriter, c *call, status int, body []byte,
 	}
 	if replayed {
 		h.Set("Idempotent-Replayed", "true")
+	}
+	if v := shouldRetry(status); v != "" {
+		h.Set("Stripe-Should-Retry", v)
 	}
 	w.WriteHeader(status)
 	_, _ = w.Write(body)

@@ -22,11 +22,11 @@ type webhookEndpoint struct {
 func (ep *webhookEndpoint) wants(typ string) bool { return typeMatches(ep.events, typ) }
 
 func (ep *webhookEndpoint) json(secret string) map[string]any {
-	m := map[string]any{
+	m := fill(map[string]any{
 		"id": ep.id, "object": "webhook_endpoint", "url": ep.url, "enabled_events": ep.events,
 		"status": "enabled", "api_version": stripe.APIVersion, "created": ep.created, "livemode": false,
 		"metadata": map[string]string{},
-	}
+	}, endpointNulls)
 	if secret != "" {
 		m["secret"] = secret
 	}
@@ -102,17 +102,14 @@ func (p *PSP) createEndpoint(c *call) response {
 }
 
 func (p *PSP) listEndpoints(c *call) response {
-	limit, bad := listLimit(c.params)
-	if bad != nil {
-		return *bad
-	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	var data []any
+	var items []any
+	var ids []string
 	for i := len(c.acct.endpoints) - 1; i >= 0; i-- {
-		data = append(data, c.acct.endpoints[i].json(""))
+		items, ids = append(items, c.acct.endpoints[i].json("")), append(ids, c.acct.endpoints[i].id)
 	}
-	return ok(listPage("/v1/webhook_endpoints", data, limit))
+	return paginate(c, "/v1/webhook_endpoints", ids, items)
 }
 
 func (p *PSP) deleteEndpoint(c *call) response {
