@@ -49,7 +49,9 @@ func TestStripeGoMoneyAsBooked(t *testing.T) {
 		rt.Type != stripe.BalanceTransactionTypeRefund || rt.Source.ID != rf.ID {
 		t.Fatalf("refund's balance transaction: %+v", rf.BalanceTransaction)
 	}
-	back, err := sc.V1Refunds.Retrieve(ctx, rf.ID, &stripe.RefundRetrieveParams{Params: stripe.Params{Expand: []*string{stripe.String("balance_transaction")}}})
+	gp := &stripe.RefundRetrieveParams{}
+	gp.AddExpand("balance_transaction")
+	back, err := sc.V1Refunds.Retrieve(ctx, rf.ID, gp)
 	if err != nil || back.BalanceTransaction.ID != rf.BalanceTransaction.ID {
 		t.Fatalf("refund read back: %+v %v", back, err)
 	}
