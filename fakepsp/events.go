@@ -3,8 +3,6 @@ package fakepsp
 import (
 	"encoding/json"
 	"strings"
-
-	"github.com/stripe/stripe-go/v85"
 )
 
 // event is one Stripe Event; raw is its JSON, fixed at creation, as both the
@@ -43,7 +41,7 @@ func (p *PSP) newEventLocked(c *call, typ string, obj map[string]any, t target) 
 		key = c.idemKey
 	}
 	ev.raw, _ = json.Marshal(map[string]any{
-		"id": ev.id, "object": "event", "api_version": stripe.APIVersion, "created": ev.created,
+		"id": ev.id, "object": "event", "api_version": DefaultAPIVersion, "created": ev.created,
 		"data": map[string]any{"object": obj}, "livemode": false, "pending_webhooks": pending,
 		"request": map[string]any{"id": c.requestID, "idempotency_key": key}, "type": typ,
 	})

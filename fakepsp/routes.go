@@ -18,6 +18,7 @@ type call struct {
 	idemKey   string
 	endpoint  string // "POST /v1/payment_intents": the route, for key scope and rate limits
 	requestID string
+	version   string // the API version the answer is in (Stripe-Version)
 	started   bool   // execution began: the answer is saved under the key
 	lose      bool   // LoseReply fired: close the connection instead of answering
 	hold      *Fault // HoldReply fired: hold the answer until released
@@ -120,7 +121,8 @@ func (p *PSP) api(endpoint string, h func(*call) response) http.Handler {
 		if !p.pause.wait(r.Context(), p.ctx) {
 			return // client gave up or the PSP closed while paused
 		}
-		c := &call{p: p, r: r, endpoint: endpoint, requestID: "req_" + randToken(14), idemKey: r.Header.Get("Idempotency-Key")}
+		c := &call{p: p, r: r, endpoint: endpoint, requestID: "req_" + randToken(14), idemKey: r.Header.Get("Idempotency-Key"),
+			version: DefaultAPIVersion}
 		key, hasKey := secretKey(r)
 		if !hasKey {
 			p.write(w, c, errResp(http.StatusUnauthorized, stripeError{Type: "invalid_request_error",
@@ -132,6 +134,12 @@ func (p *PSP) api(endpoint string, h func(*call) response) http.Handler {
 				Message: "Invalid API Key provided: " + redact(key)}), false)
 			return
 		}
+		v, valid := requestVersion(r)
+		if !valid {
+			p.write(w, c, invalidVersion(v), false)
+			return
+		}
+		c.version = v
 		prm, bad := readParams(r)
 		if bad != nil {
 			p.write(w, c, *bad, false)
@@ -218,7 +226,7 @@ func (p *PSP) writeBody(w http.ResponseWriter, c *call, status int, body []byte,
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
 	h.Set("Request-Id", c.requestID)
-	h.Set("Stripe-Version", stripe.APIVersion)
+	h.Set("Stripe-Version", c.version)
 	if c.idemKey != "" && c.r.Method == http.MethodPost {
 		h.Set("Idempotency-Key", c.idemKey)
 	}
