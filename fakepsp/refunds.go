@@ -55,8 +55,10 @@ func (p *PSP) createRefund(c *call) response {
 	}
 	p.mu.Lock()
 	pi, param, id := c.acct.intents[piID], "payment_intent", piID
+	var failed bool
 	if piID == "" {
 		pi, param, id = c.acct.charges[chID], "charge", chID
+		failed = c.acct.failed[chID] != nil
 	}
 	succeeded := pi != nil && pi.status == statusSucceeded
 	var piAmount int64
@@ -65,6 +67,9 @@ func (p *PSP) createRefund(c *call) response {
 	}
 	p.mu.Unlock()
 	switch {
+	case failed:
+		return errResp(http.StatusBadRequest, stripeError{Type: "invalid_request_error", Code: "charge_not_refundable", Param: "charge", Charge: chID,
+			Message: "Charge " + chID + " has failed and cannot be refunded."})
 	case pi == nil:
 		return notFound(param, param, id)
 	case !succeeded:

@@ -53,6 +53,14 @@ func TestStripeGoDeclineInFull(t *testing.T) {
 		t.Fatalf("declined intent: %+v %v", pi, err)
 	}
 	wantCharges(t, p, 0) // a failed charge moves no money
+	_, err = sc.V1Refunds.Create(ctx, &stripe.RefundCreateParams{Charge: stripe.String(se.ChargeID)})
+	var re *stripe.Error
+	if !errors.As(err, &re) || re.HTTPStatusCode != 400 || re.Code != stripe.ErrorCodeChargeNotRefundable {
+		t.Fatalf("refund of the failed charge: %v", err)
+	}
+	if len(p.Refunds()) != 0 {
+		t.Fatalf("refunds: %+v", p.Refunds())
+	}
 
 	// The same intent confirmed with a good card: one charge, the new latest.
 	ok, err := sc.V1PaymentIntents.Confirm(ctx, pi.ID, &stripe.PaymentIntentConfirmParams{PaymentMethod: stripe.String("pm_card_mastercard")})
