@@ -12,14 +12,17 @@ type account struct {
 	id        string
 	keys      *keyStore
 	intents   map[string]*paymentIntent
-	intentSeq []*paymentIntent // creation order, for search
-	charges   map[string]*paymentIntent
+	intentSeq []*paymentIntent          // creation order, for search
+	charges   map[string]*paymentIntent // successful charges
+	failed    map[string]*failedCharge  // declined attempts
+	chargeSeq []string                  // every charge id, creation order
 	refunds   map[string]*refund
 	refundSeq []*refund // creation order, for the list
 	events    []*event  // creation order
 	eventByID map[string]*event
 	endpoints []*webhookEndpoint
 	customers map[string]*customer
+	cusSeq    []*customer // creation order, for the list
 }
 
 func newAccount() *account {
@@ -28,6 +31,7 @@ func newAccount() *account {
 		keys:      newKeyStore(),
 		intents:   map[string]*paymentIntent{},
 		charges:   map[string]*paymentIntent{},
+		failed:    map[string]*failedCharge{},
 		refunds:   map[string]*refund{},
 		eventByID: map[string]*event{},
 		customers: map[string]*customer{},

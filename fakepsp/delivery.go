@@ -223,7 +223,8 @@ func (w *webhookWorker) attempt(d *delivery) {
 // t is wall-clock time, not the PSP clock: receivers check it against their
 // own wall clock (stripe-go allows 300 s), whatever a suite did to PSP time.
 func (w *webhookWorker) post(ev *event) (int, error) {
-	return postEvent(w.ctx, w.client, w.ep.url, ev.raw, SignatureHeader(w.p.whSecret, time.Now(), ev.raw))
+	raw := ev.rawFor(w.ep.apiVersion)
+	return postEvent(w.ctx, w.client, w.ep.url, raw, SignatureHeader(w.p.whSecret, time.Now(), raw))
 }
 
 // postEvent sends one delivery; an empty sig sends no Stripe-Signature.

@@ -3,8 +3,6 @@ package fakepsp
 import (
 	"encoding/json"
 	"strings"
-
-	"github.com/stripe/stripe-go/v85"
 )
 
 // event is one Stripe Event; raw is its JSON, fixed at creation, as both the
@@ -43,7 +41,7 @@ func (p *PSP) newEventLocked(c *call, typ string, obj map[string]any, t target) 
 		key = c.idemKey
 	}
 	ev.raw, _ = json.Marshal(map[string]any{
-		"id": ev.id, "object": "event", "api_version": stripe.APIVersion, "created": ev.created,
+		"id": ev.id, "object": "event", "api_version": DefaultAPIVersion, "created": ev.created,
 		"data": map[string]any{"object": obj}, "livemode": false, "pending_webhooks": pending,
 		"request": map[string]any{"id": c.requestID, "idempotency_key": key}, "type": typ,
 	})
@@ -53,30 +51,20 @@ func (p *PSP) newEventLocked(c *call, typ string, obj map[string]any, t target) 
 }
 
 func (p *PSP) listEvents(c *call) response {
-	limit, bad := listLimit(c.params)
-	if bad != nil {
-		return *bad
-	}
 	types := c.params.array("types")
 	if t := c.params.str("type"); t != "" {
 		types = append(types, t)
 	}
-	after := c.params.str("starting_after")
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	var data []any
-	skipping := after != ""
+	var items []any
+	var ids []string
 	for i := len(c.acct.events) - 1; i >= 0; i-- {
-		ev := c.acct.events[i]
-		if skipping {
-			skipping = ev.id != after
-			continue
-		}
-		if typeMatches(types, ev.typ) {
-			data = append(data, ev.raw)
+		if ev := c.acct.events[i]; typeMatches(types, ev.typ) {
+			items, ids = append(items, ev.raw), append(ids, ev.id)
 		}
 	}
-	return ok(listPage("/v1/events", data, limit))
+	return paginate(c, "/v1/events", ids, items)
 }
 
 func (p *PSP) retrieveEvent(c *call) response {

@@ -6,11 +6,12 @@ import (
 )
 
 // Stripe's expand[]: an id in the answer becomes the object it names. The
-// fake expands the objects it has (a PaymentIntent's latest_charge and
-// customer, a refund's charge and payment_intent, a charge's payment_intent,
-// balance_transaction and customer), one level or through a path
-// (latest_charge.balance_transaction); any other field answers 400 as Stripe
-// answers for a field that cannot be expanded.
+// fake expands every object it holds (a PaymentIntent's latest_charge,
+// customer and payment_method, a refund's charge, payment_intent and
+// balance_transaction, a charge's payment_intent, balance_transaction and
+// customer, a balance transaction's source), one level or through a path
+// (latest_charge.balance_transaction); any other field answers 400 as
+// Stripe answers for a field that cannot be expanded.
 
 func notExpandable(field string, allowed []string) response {
 	msg := "This property cannot be expanded (" + field + ")."
@@ -95,12 +96,16 @@ func (p *PSP) lookup(acct *account, field, id string) map[string]any {
 	switch {
 	case field == "payment_intent" && acct.intents[id] != nil:
 		return acct.intents[id].json()
-	case (field == "latest_charge" || field == "charge") && acct.charges[id] != nil:
-		return acct.charges[id].chargeJSON()
+	case field == "latest_charge" || field == "charge":
+		return acct.chargeObject(id)
 	case field == "balance_transaction":
-		if pi := chargeOfTxn(acct, id); pi != nil {
-			return balanceTxnJSON(pi)
-		}
+		return acct.txnObject(id)
+	case field == "source" && strings.HasPrefix(id, "re_") && acct.refunds[id] != nil:
+		return acct.refunds[id].json()
+	case field == "source":
+		return acct.chargeObject(id)
+	case field == "payment_method":
+		return methodJSON(id)
 	case field == "customer" && acct.customers[id] != nil:
 		return acct.customers[id].json()
 	}

@@ -1,6 +1,10 @@
 package fakepsp
 
-import "strconv"
+import (
+	"net/http"
+	"slices"
+	"strconv"
+)
 
 // listLimit reads Stripe's limit parameter: 1..100, default 10.
 func listLimit(p params) (int, *response) {
@@ -18,14 +22,42 @@ func listLimit(p params) (int, *response) {
 	return int(n), nil
 }
 
-// listPage is Stripe's list envelope over data (already in answer order).
-func listPage(url string, data []any, limit int) map[string]any {
-	more := len(data) > limit
-	if more {
-		data = data[:limit]
+// paginate answers one page of a list, newest first (ids[i] names
+// items[i]), with Stripe's cursors: starting_after pages towards older
+// objects, ending_before towards newer ones, and has_more says whether
+// more lie beyond the page in the direction of travel. A cursor that names
+// no object of the list gives an empty page.
+func paginate(c *call, url string, ids []string, items []any) response {
+	limit, bad := listLimit(c.params)
+	if bad != nil {
+		return *bad
 	}
-	if data == nil {
-		data = []any{}
+	after, before := c.params.str("starting_after"), c.params.str("ending_before")
+	if after != "" && before != "" {
+		return errResp(http.StatusBadRequest, stripeError{Type: "invalid_request_error", Param: "ending_before",
+			Message: "You may only specify one of these parameters: ending_before, starting_after."})
 	}
-	return map[string]any{"object": "list", "url": url, "has_more": more, "data": data}
+	lo, hi, more := 0, len(items), false
+	switch {
+	case after != "":
+		if i := slices.Index(ids, after); i >= 0 {
+			lo = i + 1
+		} else {
+			lo = hi
+		}
+		if hi-lo > limit {
+			hi, more = lo+limit, true
+		}
+	case before != "":
+		hi = max(slices.Index(ids, before), 0)
+		if hi-lo > limit {
+			lo, more = hi-limit, true
+		}
+	default:
+		if hi > limit {
+			hi, more = limit, true
+		}
+	}
+	data := append([]any{}, items[lo:hi]...)
+	return ok(map[string]any{"object": "list", "url": url, "has_more": more, "data": data})
 }

@@ -62,28 +62,16 @@ func (pi *paymentIntent) json() map[string]any {
 	if pi.cancelReason != "" {
 		reason = pi.cancelReason
 	}
-	return map[string]any{
+	return fill(map[string]any{
 		"id": pi.id, "object": "payment_intent", "amount": pi.amount, "amount_received": pi.amountReceived,
 		"amount_capturable": pi.capturable, "currency": pi.currency, "status": pi.status, "metadata": nonNil(pi.metadata),
 		"payment_method": orNull(pi.paymentMethod), "customer": orNull(pi.customer), "latest_charge": latest, "last_payment_error": lastErr,
 		"description": orNull(pi.description), "canceled_at": canceledAt, "cancellation_reason": reason,
 		"created": pi.created, "livemode": false, "capture_method": pi.captureMethod, "confirmation_method": "automatic",
 		"client_secret": pi.id + "_secret_" + pi.id[len(pi.id)-6:], "payment_method_types": []string{"card"},
-	}
-}
-
-// chargeJSON is the Charge object behind a PaymentIntent that was charged
-// or authorized. An authorization never captured (or the part of it a
-// partial capture left) counts as refunded, as Stripe shows it.
-func (pi *paymentIntent) chargeJSON() map[string]any {
-	refunded := pi.released + pi.amountRefunded
-	return map[string]any{
-		"id": pi.latestCharge, "object": "charge", "amount": pi.amount, "amount_captured": pi.amountReceived,
-		"amount_refunded": refunded, "refunded": refunded == pi.amount, "captured": pi.amountReceived > 0,
-		"paid": true, "status": "succeeded", "currency": pi.currency, "payment_intent": pi.id,
-		"payment_method": pi.paymentMethod, "metadata": nonNil(pi.metadata), "created": pi.chargeCreated, "livemode": false,
-		"customer": orNull(pi.customer), "balance_transaction": orNull(balanceTxnID(pi)),
-	}
+		"payment_method_options": map[string]any{"card": map[string]any{"installments": nil, "mandate_options": nil,
+			"network": nil, "request_three_d_secure": "automatic"}},
+	}, intentNulls)
 }
 
 func orNull(s string) any {
@@ -233,17 +221,12 @@ func (p *PSP) charge(c *call, pi *paymentIntent, pm string) response {
 	var evs []*event
 	var op *history.Op
 	if d, declined := declines[pm]; declined {
-		pi.status = statusRequiresPM
-		e := stripeError{Type: "card_error", Code: d.code, DeclineCode: d.declineCode, Message: d.message}
-		pi.lastError = &e
-		snap := pi.snapshot()
-		e.PaymentIntent = snap
-		resp = errResp(http.StatusPaymentRequired, e)
-		evs = append(evs, p.newEventLocked(c, "payment_intent.payment_failed", snap, t))
+		resp, evs = p.declineLocked(c, pi, pm, d, t)
 	} else {
 		pi.lastError = nil
 		pi.latestCharge, pi.chargeCreated = newID("ch"), p.nowLocked().Unix()
 		c.acct.charges[pi.latestCharge] = pi
+		c.acct.chargeSeq = append(c.acct.chargeSeq, pi.latestCharge)
 		if manual {
 			pi.status, pi.capturable = statusRequiresCapture, pi.amount
 		} else {
@@ -286,36 +269,18 @@ func (p *PSP) retrieveIntent(c *call) response {
 	return ok(pi.json())
 }
 
-func (p *PSP) retrieveCharge(c *call) response {
-	id := c.r.PathValue("id")
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	pi := c.acct.charges[id]
-	if pi == nil {
-		return notFound("charge", "charge", id)
-	}
-	return ok(pi.chargeJSON())
-}
-
 func (p *PSP) listIntents(c *call) response {
-	limit, bad := listLimit(c.params)
-	if bad != nil {
-		return *bad
-	}
+	cus := c.params.str("customer")
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	var data []any
-	after := c.params.str("starting_after")
-	skipping := after != ""
+	var items []any
+	var ids []string
 	for i := len(c.acct.intentSeq) - 1; i >= 0; i-- {
-		pi := c.acct.intentSeq[i]
-		if skipping {
-			skipping = pi.id != after
-			continue
+		if pi := c.acct.intentSeq[i]; cus == "" || pi.customer == cus {
+			items, ids = append(items, pi.json()), append(ids, pi.id)
 		}
-		data = append(data, pi.json())
 	}
-	return ok(listPage("/v1/payment_intents", data, limit))
+	return paginate(c, "/v1/payment_intents", ids, items)
 }
 
 func unexpectedState(status string) response {

@@ -1,10 +1,14 @@
 // Package fakepsp is a stateful, Stripe-compatible payment service provider for
-// tests: Stripe's v1 wire protocol for PaymentIntents (automatic or manual
-// capture, capture, cancel, update, expand[]=latest_charge), Refunds, Events
-// and webhook endpoints, refusing what Stripe refuses (unknown parameters,
-// non-form bodies), Stripe's documented idempotency semantics, signed
-// webhooks delivered at least once, fault knobs, and a ground-truth log of
-// every charge and refund it made (checker ops, see HISTORY.md).
+// tests: Stripe's v1 wire protocol at one API version (DefaultAPIVersion) for
+// PaymentIntents (automatic or manual capture, capture, cancel, update,
+// declines with their failed charges), Charges, Refunds and their balance
+// transactions, Customers, PaymentMethods, Events and webhook endpoints,
+// every object with every field Stripe sends, lists with Stripe's cursors,
+// expand[] of what it holds, refusing what Stripe refuses (unknown
+// parameters, non-form bodies), Stripe's documented idempotency semantics,
+// signed webhooks delivered at least once, fault knobs, and a ground-truth
+// log of every charge and refund it made (checker ops, see HISTORY.md).
+// docs/FAKEPSP.md says what it answers and what it does not model.
 //
 // Start one in-process with Start, or run it standalone with `idemcheck psp`.
 package fakepsp

@@ -47,63 +47,16 @@ var testCards = map[string]testCard{
 // then the default test Visa).
 func (p *PSP) retrieveMethod(c *call) response {
 	id := c.r.PathValue("id")
-	card, known := testCards[id]
+	_, known := testCards[id]
 	if !known {
 		p.mu.Lock()
 		known = slices.ContainsFunc(c.acct.intentSeq, func(pi *paymentIntent) bool { return pi.paymentMethod == id })
 		p.mu.Unlock()
-		card = testCard{"visa", "4242", "credit"}
 	}
 	if !known {
 		return notFound("payment_method", "PaymentMethod", id)
 	}
-	return ok(map[string]any{
-		"id": id, "object": "payment_method", "type": "card", "customer": nil, "livemode": false,
-		"metadata": map[string]string{}, "created": int64(0),
-		"billing_details": map[string]any{"address": nil, "email": nil, "name": nil, "phone": nil},
-		"card": map[string]any{"brand": card.brand, "last4": card.last4, "funding": card.funding, "exp_month": 12,
-			"exp_year": 2034, "country": "US", "fingerprint": "fp" + card.last4 + card.brand},
-	})
-}
-
-// balanceTxnID is the balance transaction of a charge: it exists once the
-// charge captured money.
-func balanceTxnID(pi *paymentIntent) string {
-	if pi.amountReceived == 0 || pi.latestCharge == "" {
-		return ""
-	}
-	return "txn_" + strings.TrimPrefix(pi.latestCharge, "ch_")
-}
-
-// balanceTxnJSON is the captured amount less a fee at Stripe's standard US
-// card rate (2.9% + 30 minor units), available at once in test mode.
-func balanceTxnJSON(pi *paymentIntent) map[string]any {
-	fee := (pi.amountReceived*29+500)/1000 + 30
-	return map[string]any{
-		"id": balanceTxnID(pi), "object": "balance_transaction", "amount": pi.amountReceived, "currency": pi.currency,
-		"fee": fee, "net": pi.amountReceived - fee, "status": "available", "type": "charge", "reporting_category": "charge",
-		"source": pi.latestCharge, "created": pi.chargeCreated, "available_on": pi.chargeCreated,
-		"fee_details": []any{map[string]any{"amount": fee, "currency": pi.currency, "type": "stripe_fee", "description": "Stripe processing fees"}},
-	}
-}
-
-func (p *PSP) retrieveBalanceTxn(c *call) response {
-	id := c.r.PathValue("id")
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if pi := chargeOfTxn(c.acct, id); pi != nil {
-		return ok(balanceTxnJSON(pi))
-	}
-	return notFound("id", "balance transaction", id)
-}
-
-// chargeOfTxn is the charge whose balance transaction id is; the caller
-// holds p.mu.
-func chargeOfTxn(acct *account, id string) *paymentIntent {
-	if pi := acct.charges["ch_"+strings.TrimPrefix(id, "txn_")]; pi != nil && balanceTxnID(pi) == id {
-		return pi
-	}
-	return nil
+	return ok(methodJSON(id))
 }
 
 // customer is a Customer object the account created.
@@ -114,8 +67,11 @@ type customer struct {
 }
 
 func (cu *customer) json() map[string]any {
-	return map[string]any{"id": cu.id, "object": "customer", "email": orNull(cu.email), "name": orNull(cu.name),
-		"description": orNull(cu.description), "metadata": nonNil(cu.metadata), "created": cu.created, "livemode": false}
+	return fill(map[string]any{"id": cu.id, "object": "customer", "email": orNull(cu.email), "name": orNull(cu.name),
+		"description": orNull(cu.description), "metadata": nonNil(cu.metadata), "created": cu.created, "livemode": false,
+		"balance": 0, "delinquent": false, "invoice_prefix": strings.ToUpper(cu.id[len(cu.id)-8:]), "next_invoice_sequence": 1,
+		"invoice_settings":  map[string]any{"custom_fields": nil, "default_payment_method": nil, "footer": nil, "rendering_options": nil},
+		"preferred_locales": []string{}, "tax_exempt": "none"}, customerNulls)
 }
 
 func (p *PSP) createCustomer(c *call) response {
@@ -130,6 +86,7 @@ func (p *PSP) createCustomer(c *call) response {
 	defer p.mu.Unlock()
 	cu.created = p.nowLocked().Unix()
 	c.acct.customers[cu.id] = cu
+	c.acct.cusSeq = append(c.acct.cusSeq, cu)
 	return ok(cu.json())
 }
 
@@ -157,4 +114,41 @@ func (p *PSP) customerParam(c *call) (string, *response) {
 		return "", &r
 	}
 	return id, nil
+}
+
+// listCustomers lists customers, newest first, optionally of one email
+// (GET /v1/customers).
+func (p *PSP) listCustomers(c *call) response {
+	email := c.params.str("email")
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var items []any
+	var ids []string
+	for i := len(c.acct.cusSeq) - 1; i >= 0; i-- {
+		if cu := c.acct.cusSeq[i]; email == "" || cu.email == email {
+			items, ids = append(items, cu.json()), append(ids, cu.id)
+		}
+	}
+	return paginate(c, "/v1/customers", ids, items)
+}
+
+// listMethods lists the card payment methods this account's intents used,
+// newest first (GET /v1/payment_methods). fakepsp attaches no payment
+// method to a customer, so a customer's list is empty, as Stripe's is for
+// a customer with none attached.
+func (p *PSP) listMethods(c *call) response {
+	cus, typ := c.params.str("customer"), c.params.str("type")
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if cus != "" && c.acct.customers[cus] == nil {
+		return notFound("customer", "customer", cus)
+	}
+	var items []any
+	var ids []string
+	for i := len(c.acct.intentSeq) - 1; i >= 0 && cus == "" && (typ == "" || typ == "card"); i-- {
+		if pm := c.acct.intentSeq[i].paymentMethod; pm != "" && !slices.Contains(ids, pm) {
+			items, ids = append(items, methodJSON(pm)), append(ids, pm)
+		}
+	}
+	return paginate(c, "/v1/payment_methods", ids, items)
 }

@@ -21,11 +21,13 @@ func (r *refund) json() map[string]any {
 	if r.reason != "" {
 		reason = r.reason
 	}
-	return map[string]any{
+	return fill(map[string]any{
 		"id": r.id, "object": "refund", "amount": r.amount, "charge": r.charge, "payment_intent": r.pi.id,
 		"currency": r.pi.currency, "status": "succeeded", "metadata": nonNil(r.metadata), "reason": reason,
-		"created": r.created,
-	}
+		"created": r.created, "balance_transaction": refundTxnID(r),
+		"destination_details": map[string]any{"type": "card", "card": map[string]any{"reference": nil,
+			"reference_status": "pending", "reference_type": "acquirer_reference_number", "type": "refund"}},
+	}, refundNulls)
 }
 
 func (p *PSP) createRefund(c *call) response {
@@ -53,8 +55,10 @@ func (p *PSP) createRefund(c *call) response {
 	}
 	p.mu.Lock()
 	pi, param, id := c.acct.intents[piID], "payment_intent", piID
+	var failed bool
 	if piID == "" {
 		pi, param, id = c.acct.charges[chID], "charge", chID
+		failed = c.acct.failed[chID] != nil
 	}
 	succeeded := pi != nil && pi.status == statusSucceeded
 	var piAmount int64
@@ -63,6 +67,9 @@ func (p *PSP) createRefund(c *call) response {
 	}
 	p.mu.Unlock()
 	switch {
+	case failed:
+		return errResp(http.StatusBadRequest, stripeError{Type: "invalid_request_error", Code: "charge_not_refundable", Param: "charge", Charge: chID,
+			Message: "Charge " + chID + " has failed and cannot be refunded."})
 	case pi == nil:
 		return notFound(param, param, id)
 	case !succeeded:
@@ -129,31 +136,23 @@ func (p *PSP) retrieveRefund(c *call) response {
 // listRefunds lists refunds, newest first, optionally of one payment_intent
 // or charge (GET /v1/refunds).
 func (p *PSP) listRefunds(c *call) response {
-	limit, bad := listLimit(c.params)
-	if bad != nil {
-		return *bad
-	}
-	piID, chID, after := c.params.str("payment_intent"), c.params.str("charge"), c.params.str("starting_after")
+	piID, chID := c.params.str("payment_intent"), c.params.str("charge")
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if piID != "" && c.acct.intents[piID] == nil {
 		return notFound("payment_intent", "payment_intent", piID)
 	}
-	if chID != "" && c.acct.charges[chID] == nil {
+	if chID != "" && c.acct.chargeObject(chID) == nil {
 		return notFound("charge", "charge", chID)
 	}
-	var data []any
-	skipping := after != ""
+	var items []any
+	var ids []string
 	for i := len(c.acct.refundSeq) - 1; i >= 0; i-- {
 		rf := c.acct.refundSeq[i]
-		if skipping {
-			skipping = rf.id != after
-			continue
-		}
 		if piID != "" && rf.pi.id != piID || chID != "" && rf.charge != chID {
 			continue
 		}
-		data = append(data, rf.json())
+		items, ids = append(items, rf.json()), append(ids, rf.id)
 	}
-	return ok(listPage("/v1/refunds", data, limit))
+	return paginate(c, "/v1/refunds", ids, items)
 }

@@ -18,6 +18,7 @@ type call struct {
 	idemKey   string
 	endpoint  string // "POST /v1/payment_intents": the route, for key scope and rate limits
 	requestID string
+	version   string // the API version the answer is in (Stripe-Version)
 	started   bool   // execution began: the answer is saved under the key
 	lose      bool   // LoseReply fired: close the connection instead of answering
 	hold      *Fault // HoldReply fired: hold the answer until released
@@ -38,9 +39,10 @@ type route struct {
 
 func (p *PSP) routes() http.Handler {
 	mux := http.NewServeMux()
-	pi := []string{"latest_charge", "latest_charge.balance_transaction", "customer"}
-	list := []string{"data.latest_charge", "data.latest_charge.balance_transaction", "data.customer"}
-	rf, rfList := []string{"charge", "payment_intent"}, []string{"data.charge", "data.payment_intent"}
+	pi := []string{"latest_charge", "latest_charge.balance_transaction", "customer", "payment_method"}
+	list := prefixed("data.", pi)
+	rf := []string{"charge", "payment_intent", "balance_transaction", "charge.balance_transaction"}
+	ch := []string{"payment_intent", "balance_transaction", "customer"}
 	for _, rt := range []route{
 		{"POST /v1/payment_intents", stripe.PaymentIntentCreateParams{}, pi, p.createIntent},
 		{"GET /v1/payment_intents", stripe.PaymentIntentListParams{}, list, p.listIntents},
@@ -50,14 +52,18 @@ func (p *PSP) routes() http.Handler {
 		{"POST /v1/payment_intents/{id}/confirm", stripe.PaymentIntentConfirmParams{}, pi, p.confirmIntent},
 		{"POST /v1/payment_intents/{id}/capture", stripe.PaymentIntentCaptureParams{}, pi, p.captureIntent},
 		{"POST /v1/payment_intents/{id}/cancel", stripe.PaymentIntentCancelParams{}, pi, p.cancelIntent},
-		{"GET /v1/charges/{id}", stripe.ChargeRetrieveParams{}, []string{"payment_intent", "balance_transaction", "customer"}, p.retrieveCharge},
-		{"GET /v1/balance_transactions/{id}", stripe.BalanceTransactionRetrieveParams{}, nil, p.retrieveBalanceTxn},
+		{"GET /v1/charges", stripe.ChargeListParams{}, prefixed("data.", ch), p.listCharges},
+		{"GET /v1/charges/{id}", stripe.ChargeRetrieveParams{}, ch, p.retrieveCharge},
+		{"GET /v1/balance_transactions", stripe.BalanceTransactionListParams{}, []string{"data.source"}, p.listBalanceTxns},
+		{"GET /v1/balance_transactions/{id}", stripe.BalanceTransactionRetrieveParams{}, []string{"source"}, p.retrieveBalanceTxn},
 		{"GET /v1/account", stripe.AccountRetrieveParams{}, nil, p.retrieveAccount},
+		{"GET /v1/payment_methods", stripe.PaymentMethodListParams{}, nil, p.listMethods},
 		{"GET /v1/payment_methods/{id}", stripe.PaymentMethodRetrieveParams{}, nil, p.retrieveMethod},
 		{"POST /v1/customers", stripe.CustomerCreateParams{}, nil, p.createCustomer},
+		{"GET /v1/customers", stripe.CustomerListParams{}, nil, p.listCustomers},
 		{"GET /v1/customers/{id}", stripe.CustomerRetrieveParams{}, nil, p.retrieveCustomer},
 		{"POST /v1/refunds", stripe.RefundCreateParams{}, rf, p.createRefund},
-		{"GET /v1/refunds", stripe.RefundListParams{}, rfList, p.listRefunds},
+		{"GET /v1/refunds", stripe.RefundListParams{}, prefixed("data.", rf), p.listRefunds},
 		{"GET /v1/refunds/{id}", stripe.RefundRetrieveParams{}, rf, p.retrieveRefund},
 		{"GET /v1/events", stripe.EventListParams{}, nil, p.listEvents},
 		{"GET /v1/events/{id}", stripe.EventRetrieveParams{}, nil, p.retrieveEvent},
@@ -73,6 +79,14 @@ func (p *PSP) routes() http.Handler {
 	}))
 	p.controlRoutes(mux)
 	return mux
+}
+
+func prefixed(prefix string, fields []string) []string {
+	out := make([]string, len(fields))
+	for i, f := range fields {
+		out[i] = prefix + f
+	}
+	return out
 }
 
 // checked refuses, before anything runs (so nothing is saved under the key),
@@ -107,7 +121,8 @@ func (p *PSP) api(endpoint string, h func(*call) response) http.Handler {
 		if !p.pause.wait(r.Context(), p.ctx) {
 			return // client gave up or the PSP closed while paused
 		}
-		c := &call{p: p, r: r, endpoint: endpoint, requestID: "req_" + randToken(14), idemKey: r.Header.Get("Idempotency-Key")}
+		c := &call{p: p, r: r, endpoint: endpoint, requestID: "req_" + randToken(14), idemKey: r.Header.Get("Idempotency-Key"),
+			version: DefaultAPIVersion}
 		key, hasKey := secretKey(r)
 		if !hasKey {
 			p.write(w, c, errResp(http.StatusUnauthorized, stripeError{Type: "invalid_request_error",
@@ -119,6 +134,12 @@ func (p *PSP) api(endpoint string, h func(*call) response) http.Handler {
 				Message: "Invalid API Key provided: " + redact(key)}), false)
 			return
 		}
+		v, valid := requestVersion(r)
+		if !valid {
+			p.write(w, c, invalidVersion(v), false)
+			return
+		}
+		c.version = v
 		prm, bad := readParams(r)
 		if bad != nil {
 			p.write(w, c, *bad, false)
@@ -164,7 +185,7 @@ func (p *PSP) idempotent(w http.ResponseWriter, c *call, h func(*call) response)
 		p.write(w, c, keyInUse(c.idemKey), false)
 		return
 	}
-	resp := h(c)
+	resp := withLogURL(c, h(c))
 	body := encode(resp.body)
 	p.mu.Lock()
 	if c.started {
@@ -183,7 +204,7 @@ func (p *PSP) replay(w http.ResponseWriter, c *call, e keyEntry) {
 }
 
 func (p *PSP) write(w http.ResponseWriter, c *call, resp response, replayed bool) {
-	p.writeBody(w, c, resp.status, encode(resp.body), replayed)
+	p.writeBody(w, c, resp.status, encode(withLogURL(c, resp).body), replayed)
 }
 
 // writeBody answers, unless a reply fault says to lose or hold the answer.
@@ -205,12 +226,15 @@ func (p *PSP) writeBody(w http.ResponseWriter, c *call, status int, body []byte,
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
 	h.Set("Request-Id", c.requestID)
-	h.Set("Stripe-Version", stripe.APIVersion)
+	h.Set("Stripe-Version", c.version)
 	if c.idemKey != "" && c.r.Method == http.MethodPost {
 		h.Set("Idempotency-Key", c.idemKey)
 	}
 	if replayed {
 		h.Set("Idempotent-Replayed", "true")
+	}
+	if v := shouldRetry(status); v != "" {
+		h.Set("Stripe-Should-Retry", v)
 	}
 	w.WriteHeader(status)
 	_, _ = w.Write(body)

@@ -119,8 +119,8 @@ func TestStripeGoAgainstFakePSP(t *testing.T) {
 		}
 		n++
 	}
-	if n != 5 { // created and charged: payment_intent.created, charge.succeeded, payment_intent.succeeded; declined: payment_intent.created, payment_intent.payment_failed
-		t.Fatalf("events listed: %d, want 5", n)
+	if n != 6 { // created and charged: payment_intent.created, charge.succeeded, payment_intent.succeeded; declined: payment_intent.created, charge.failed, payment_intent.payment_failed
+		t.Fatalf("events listed: %d, want 6", n)
 	}
 }
 

@@ -6,8 +6,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-
-	"github.com/stripe/stripe-go/v85"
 )
 
 // webhookEndpoint is a registered receiver; its worker delivers to it.
@@ -16,17 +14,26 @@ type webhookEndpoint struct {
 	url     string
 	events  []string
 	created int64
-	w       *webhookWorker
+	// apiVersion its events are rendered in; "" for the account's default
+	apiVersion string
+	w          *webhookWorker
+}
+
+func (ep *webhookEndpoint) version() string {
+	if ep.apiVersion == "" {
+		return DefaultAPIVersion
+	}
+	return ep.apiVersion
 }
 
 func (ep *webhookEndpoint) wants(typ string) bool { return typeMatches(ep.events, typ) }
 
 func (ep *webhookEndpoint) json(secret string) map[string]any {
-	m := map[string]any{
+	m := fill(map[string]any{
 		"id": ep.id, "object": "webhook_endpoint", "url": ep.url, "enabled_events": ep.events,
-		"status": "enabled", "api_version": stripe.APIVersion, "created": ep.created, "livemode": false,
+		"status": "enabled", "api_version": ep.version(), "created": ep.created, "livemode": false,
 		"metadata": map[string]string{},
-	}
+	}, endpointNulls)
 	if secret != "" {
 		m["secret"] = secret
 	}
@@ -35,10 +42,10 @@ func (ep *webhookEndpoint) json(secret string) map[string]any {
 
 // addEndpoint registers an endpoint and starts its delivery worker. Callers
 // are inside enter/leave, so Close waits for the worker it starts.
-func (p *PSP) addEndpoint(acct *account, rawURL string, events []string) *webhookEndpoint {
+func (p *PSP) addEndpoint(acct *account, rawURL string, events []string, version string) *webhookEndpoint {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	ep := &webhookEndpoint{id: newID("we"), url: rawURL, events: events, created: p.nowLocked().Unix()}
+	ep := &webhookEndpoint{id: newID("we"), url: rawURL, events: events, created: p.nowLocked().Unix(), apiVersion: version}
 	ep.w = newWorker(p, ep)
 	acct.endpoints = append(acct.endpoints, ep)
 	p.wg.Add(1)
@@ -68,7 +75,7 @@ func (p *PSP) RegisterWebhookFor(secretKey, rawURL string, events ...string) (st
 		return "", fmt.Errorf("fakepsp: closed")
 	}
 	defer p.leave()
-	return p.addEndpoint(acct, rawURL, events).id, nil
+	return p.addEndpoint(acct, rawURL, events, "").id, nil
 }
 
 func checkEndpointURL(raw string) error {
@@ -96,23 +103,24 @@ func (p *PSP) createEndpoint(c *call) response {
 			return invalidParam(fmt.Sprintf("enabled_events[%d]", i), "Invalid event type: "+e)
 		}
 	}
+	version := c.params.str("api_version")
+	if version != "" && !validAPIVersion(version) {
+		return invalidParam("api_version", "Invalid Stripe API version: "+version)
+	}
 	c.begin()
-	ep := p.addEndpoint(c.acct, u, events)
+	ep := p.addEndpoint(c.acct, u, events, version)
 	return ok(ep.json(p.whSecret))
 }
 
 func (p *PSP) listEndpoints(c *call) response {
-	limit, bad := listLimit(c.params)
-	if bad != nil {
-		return *bad
-	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	var data []any
+	var items []any
+	var ids []string
 	for i := len(c.acct.endpoints) - 1; i >= 0; i-- {
-		data = append(data, c.acct.endpoints[i].json(""))
+		items, ids = append(items, c.acct.endpoints[i].json("")), append(ids, c.acct.endpoints[i].id)
 	}
-	return ok(listPage("/v1/webhook_endpoints", data, limit))
+	return paginate(c, "/v1/webhook_endpoints", ids, items)
 }
 
 func (p *PSP) deleteEndpoint(c *call) response {
