@@ -9,6 +9,7 @@ import (
 
 	"github.com/idemcheck/idemcheck/checker/history"
 	"github.com/idemcheck/idemcheck/conform/scenario"
+	"github.com/idemcheck/idemcheck/faults"
 )
 
 // leaveOnce waits until the group is quiet (n members, every record so
@@ -38,6 +39,8 @@ func leaveOnce(ctx context.Context, e *scenario.Env, t *scenario.T, recs []*scen
 	if w == nil {
 		return nil, "", false
 	}
+	undo := holdCommits(e)
+	defer undo()
 	if err := q.ProduceLog(ctx, e, false, w...); err != nil {
 		t.Errorf("%v", err)
 		return nil, "", false
@@ -124,6 +127,39 @@ func leaveAndReturn(ctx context.Context, e *scenario.Env, t *scenario.T, l leave
 		return "", false
 	}
 	return how, true
+}
+
+// commitHold is how long a consumer that exposes the point before its
+// offset commit (the reference's workers) is held there during a wave.
+const commitHold = time.Second
+
+// holdCommits arms, on every consumer that exposes the point between its
+// durable credit and its offset commit, a sleep there for the wave: such
+// a consumer commits within a millisecond of its credit, and a leave could
+// never find it holding a record it had not committed. It returns the
+// undo; a process restarted meanwhile has its point disarmed already.
+func holdCommits(e *scenario.Env) func() {
+	q := e.Queue
+	var armed []faults.Failpoint
+	for i, p := range q.ConsumerProcs(e) {
+		if i >= len(q.Points) {
+			break
+		}
+		fp := q.Points[i]
+		if a, ok := p.(interface{ Admin() string }); ok {
+			fp = faults.FailpointAt(a.Admin(), fp.Name) // a restart moves the admin endpoint
+		}
+		if err := fp.Arm(fmt.Sprintf("sleep(%s)", commitHold)); err != nil {
+			e.Logf("  arm consumer %d's point %s: %v", i, fp.Name, err)
+			continue
+		}
+		armed = append(armed, fp)
+	}
+	return func() {
+		for _, fp := range armed {
+			_ = fp.Undo()
+		}
+	}
 }
 
 func recordWords(recs []*scenario.QRecord) string {
