@@ -72,8 +72,18 @@ func TestConsumerFlawsCaught(t *testing.T) {
 		// One process remembers the copy it just credited; a restarted one,
 		// or the instance a partition moves to, does not.
 		{"memory-dedup", map[string][]string{"Q-kill": {dc}, "Q-rebalance": {dc}}},
-		{"commit-before-credit", map[string][]string{"Q-kill": {lost}}},
+		// The commit leads the credit by 450 ms: the kill after the commit,
+		// and the crash of a leaving member after it, lose the credit.
+		{"commit-before-credit", map[string][]string{"Q-kill": {lost}, "Q-rebalance": {lost}}},
 		{"poison-stops", map[string][]string{"Q-poison": {lost}}},
+		// The inbox mark is durable before the credit: a kill, or a leaving
+		// member's crash, inside a record's processing loses the credit
+		// (the redelivered copy finds the mark); the kill after the credit
+		// and a graceful stop, which finishes the batch, do not.
+		{"mark-before-credit", map[string][]string{"Q-kill": {lost}, "Q-rebalance": {lost}}},
+		// Only a graceful stop inside a batch's processing drops it; a
+		// SIGKILL leaves its offsets uncommitted and the batch redelivered.
+		{"shutdown-rollback", map[string][]string{"Q-rebalance": {lost}}},
 	}
 	t.Cleanup(func() { assertNoQueueLeft(t, broker) })
 	for _, c := range cases {

@@ -162,7 +162,7 @@ func startTarget(ctx context.Context, cfg *config.Config, o Options, tmp, logDir
 		bases, expand = st.bases, st.expand
 		for i, p := range st.procs {
 			// WaitReady is set below; a restart reads it when it runs.
-			e.Procs = append(e.Procs, proc{p: p, base: bases[i], wd: wd, ready: func(ctx context.Context) error { return e.WaitReady(ctx, i) }})
+			e.Procs = append(e.Procs, proc{p: p, base: bases[i], wd: wd, grace: cfg.StopGraceD(), ready: func(ctx context.Context) error { return e.WaitReady(ctx, i) }})
 		}
 		if c, ok := e.Effects.(httpCounter); ok {
 			// The counter may live on the started service's own port.

@@ -23,6 +23,8 @@ type proc struct {
 	p    *faults.Process
 	base string
 	wd   *watchdog
+	// grace is target.stop_grace: SIGTERM, then SIGKILL after it.
+	grace time.Duration
 	// ready waits until the instance answers again (Restart returns once
 	// it serves).
 	ready func(context.Context) error
@@ -66,11 +68,25 @@ func (p proc) portClosed() error {
 func (p proc) Pause() error  { return p.p.Pause() }
 func (p proc) Resume() error { return p.p.Resume() }
 
+// Stop ends the instance as an orchestrator does: SIGTERM, then SIGKILL
+// after target.stop_grace. It reports whether the instance ended within
+// the grace (false: it was SIGKILLed).
+func (p proc) Stop() (bool, error) {
+	if p.p.Exited() {
+		return true, nil
+	}
+	graceful, err := p.p.Terminate(p.grace)
+	if err != nil {
+		return false, err
+	}
+	return graceful, p.portClosed()
+}
+
 // Restart stops a running process gracefully (or finds it dead), starts a
 // fresh copy and waits until it serves.
 func (p proc) Restart(ctx context.Context) error {
 	if !p.p.Exited() {
-		if err := p.p.Stop(5 * time.Second); err != nil {
+		if _, err := p.Stop(); err != nil {
 			return err
 		}
 	}

@@ -246,19 +246,26 @@ func (p *Process) Restart() error {
 // Stop ends the process: SIGTERM, then SIGKILL after grace. A paused process
 // is resumed first so it can handle SIGTERM.
 func (p *Process) Stop(grace time.Duration) error {
+	_, err := p.Terminate(grace)
+	return err
+}
+
+// Terminate is Stop that also says whether the process ended within the
+// grace (false: the grace ran out and it was SIGKILLed).
+func (p *Process) Terminate(grace time.Duration) (graceful bool, err error) {
 	if p.Exited() {
-		return nil
+		return true, nil
 	}
 	_ = syscall.Kill(p.target(), syscall.SIGCONT)
 	_ = syscall.Kill(p.target(), syscall.SIGTERM)
 	if err := p.Wait(grace); err == nil || p.Exited() {
 		p.killGroup()
-		return nil
+		return true, nil
 	}
 	_ = syscall.Kill(p.target(), syscall.SIGKILL)
 	if err := p.Wait(10 * time.Second); err != nil && !p.Exited() {
-		return errors.New("process " + p.name + ": did not die after SIGKILL")
+		return false, errors.New("process " + p.name + ": did not die after SIGKILL")
 	}
 	p.killGroup()
-	return nil
+	return false, nil
 }

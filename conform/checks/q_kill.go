@@ -3,6 +3,8 @@ package checks
 import (
 	"context"
 	"fmt"
+	"strings"
+	"time"
 
 	"github.com/idemcheck/idemcheck/checker/history"
 	"github.com/idemcheck/idemcheck/conform/scenario"
@@ -17,6 +19,9 @@ const killTries = 3
 // restarted. Killed after the credit and before the commit, the broker
 // redelivers (a dedup kept in memory credits again); killed after the
 // commit and before the credit, the record is never delivered again.
+// Then killed again at seeded points inside a record's processing, before
+// either shows (q_kill_window.go): a consumer that marks a record done
+// before its credit is durable loses the credit there.
 func runQKill(ctx context.Context, e *scenario.Env, t *scenario.T) {
 	q := e.Queue
 	if !q.RequireFormed(ctx, e, t) {
@@ -28,6 +33,7 @@ func runQKill(ctx context.Context, e *scenario.Env, t *scenario.T) {
 	}
 	var recs []*scenario.QRecord
 	landed := ""
+	var seen time.Duration // from a record's produce to its first credit or commit
 	for try := 0; try < killTries && landed == ""; try++ {
 		r := scenario.NewQRecord(ctx, e, t)
 		if r == nil {
@@ -38,7 +44,9 @@ func runQKill(ctx context.Context, e *scenario.Env, t *scenario.T) {
 			return
 		}
 		recs = append(recs, r)
+		produced := time.Now()
 		credited, passed, ok := q.FirstOf(ctx, e, r)
+		seen = time.Since(produced)
 		if !ok {
 			t.Inconclusive(fmt.Sprintf("record %s was neither credited nor committed within %s", r, e.Cfg.ConvergeD()),
 				"does the service consume $%s in the group named by $%s?", q.Cfg.Env.Topic, q.Cfg.Env.Group)
@@ -65,15 +73,24 @@ func runQKill(ctx context.Context, e *scenario.Env, t *scenario.T) {
 		}
 		e.NoteFault("SIGKILL every consumer: "+landed, start, history.Now())
 	}
-	if landed == "" {
-		t.Inconclusive(fmt.Sprintf("each of %d records was credited and committed within one %s look: no kill landed between them", killTries, scenario.PollEvery),
+	inWork, ok := killInWork(ctx, e, t, &recs, seen)
+	if !ok {
+		return
+	}
+	var where []string
+	if landed != "" {
+		where = append(where, landed)
+	}
+	where = append(where, inWork...)
+	if len(where) == 0 {
+		t.Inconclusive(fmt.Sprintf("each of %d records was credited and committed within one %s look, and each seeded kill inside a record's processing found it credited or committed already: no kill landed inside a record's processing", killTries, scenario.PollEvery),
 			"the consumer commits at once after each credit; Q-kill cannot place a kill between the two")
 	}
 	if !q.RequireCommitted(ctx, t, recs, scenario.RedeliveryWait(e)) {
 		return
 	}
 	t.JudgeQueue(ctx, recs, nil)
-	t.Passf("%s; %d instance(s) restarted, the group committed past all %d record(s)", landed, len(q.ConsumerProcs(e)), len(recs))
+	t.Passf("%s; %d instance(s) restarted after each kill, the group committed past all %d record(s)", strings.Join(where, "; "), len(q.ConsumerProcs(e)), len(recs))
 }
 
 // killAll SIGKILLs every instance.

@@ -3,127 +3,117 @@ package checks
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"strings"
-	"sync"
 	"time"
 
-	"github.com/idemcheck/idemcheck/checker/history"
 	"github.com/idemcheck/idemcheck/conform/scenario"
 )
 
-// streamEvery is the gap between the records of Q-rebalance's stream:
-// every partition gets records while each rebalance is under way.
-const streamEvery = 25 * time.Millisecond
+// leave is one planned departure of a consumer from the group.
+type leave struct {
+	proc int
+	// crash: SIGKILL; otherwise SIGTERM, then SIGKILL after
+	// target.stop_grace, as an orchestrator stops a pod.
+	crash bool
+	// afterCredit aims the leave just after the wave's records are
+	// credited (their offsets not committed yet); otherwise at frac of
+	// the time a record takes to be seen, inside its processing.
+	afterCredit bool
+	frac        float64
+}
 
-// runQRebalance: while records stream in, one instance leaves the group
-// and joins again (a deploy), then another: each rebalance hands the
-// partitions a consumer had read but not committed to one that has not
-// seen them, and the broker redelivers every uncommitted offset.
+func (l leave) String() string {
+	how := "graceful stop (SIGTERM, SIGKILL after target.stop_grace)"
+	if l.crash {
+		how = "crash (SIGKILL)"
+	}
+	when := fmt.Sprintf("inside the wave's processing, at %.0f%% of the time a record takes to be seen", 100*l.frac)
+	if l.afterCredit {
+		when = "just after the wave's records are credited"
+	}
+	return fmt.Sprintf("instance %d leaves by %s %s", l.proc, how, when)
+}
+
+// planLeaves draws the leaves from the seed: a graceful stop and a crash,
+// each once inside a batch's processing and once after its credit, in a
+// seeded order, instances taking turns.
+func planLeaves(rng *rand.Rand, n int) []leave {
+	var out []leave
+	for _, crash := range []bool{false, true} {
+		for _, after := range []bool{false, true} {
+			out = append(out, leave{crash: crash, afterCredit: after, frac: 0.2 + 0.6*rng.Float64()})
+		}
+	}
+	rng.Shuffle(len(out), func(i, j int) { out[i], out[j] = out[j], out[i] })
+	for i := range out {
+		out[i].proc = []int{n - 1, 0}[i%2]
+	}
+	return out
+}
+
+// runQRebalance: a consumer leaves the group while it holds records it
+// took and has not committed, and joins again (a deploy, a crash): the
+// rebalance hands its partitions to a member that has not seen those
+// records, and the broker redelivers every uncommitted offset. Before each
+// leave a wave of one record per partition is produced, so the leaving
+// member owns some; the group's assignment and committed offsets read
+// just before the signal prove it held them. A leave that provably came
+// after its records were committed is logged and not counted; each way
+// of leaving (graceful, crash) must have landed at least once.
 func runQRebalance(ctx context.Context, e *scenario.Env, t *scenario.T) {
 	q := e.Queue
-	procs := q.ConsumerProcs(e)
-	n := len(procs)
+	n := len(q.ConsumerProcs(e))
 	members, ok := q.WaitMembers(ctx, n, nil, scenario.RedeliveryWait(e))
 	if !ok {
 		t.Inconclusive(fmt.Sprintf("group %s has %d member(s), not one per instance (%d), within %s", q.Group, len(members), n, scenario.RedeliveryWait(e)),
 			"does each instance consume $%s in the group named by $%s?", q.Cfg.Env.Topic, q.Cfg.Env.Group)
 		return
 	}
-	s := &stream{}
-	sctx, stop := context.WithCancel(ctx)
-	done := make(chan struct{})
-	go func() { defer close(done); s.run(sctx, e, t) }()
-	var steps []string
-	for _, i := range []int{n - 1, 0} {
-		_ = scenario.SleepCtx(ctx, 300*time.Millisecond)
-		before, start := s.count(), history.Now()
-		if err := procs[i].Restart(ctx); err != nil {
-			stop()
-			<-done
-			t.Errorf("restart instance %d: %v", i, err)
-			return
-		}
-		if err := q.AwaitReady(ctx, e, i); err != nil {
-			stop()
-			<-done
-			t.Errorf("instance %d did not come back: %v", i, err)
-			return
-		}
-		now, joined := q.WaitMembers(ctx, n, members, scenario.RedeliveryWait(e))
-		e.NoteFault(fmt.Sprintf("instance %d leaves and joins group %s", i, q.Group), start, history.Now())
-		if !joined {
-			stop()
-			<-done
-			t.Inconclusive(fmt.Sprintf("after instance %d left and restarted, group %s did not get back to %d members within %s (members %v)", i, q.Group, n, scenario.RedeliveryWait(e), now),
-				"does the restarted instance join the group named by $%s?", q.Cfg.Env.Group)
-			return
-		}
-		steps = append(steps, fmt.Sprintf("instance %d left and rejoined while %d record(s) were produced (members %s -> %s)", i, s.count()-before, short(members), short(now)))
-		members = now
+	plan := planLeaves(e.Rand("Q-rebalance"), n)
+	e.Logf("  Q-rebalance plan:")
+	for _, l := range plan {
+		e.Logf("    %s", l)
 	}
-	_ = scenario.SleepCtx(ctx, 300*time.Millisecond)
-	stop()
-	<-done
-	recs, err := s.result()
-	if err != nil {
+	recs := scenario.Wave(ctx, e, t)
+	if recs == nil {
+		return
+	}
+	produced := time.Now()
+	if err := q.Produce(ctx, e, recs...); err != nil {
 		t.Errorf("%v", err)
 		return
+	}
+	seen, ok := q.FirstSeen(ctx, e, recs, produced)
+	if !ok {
+		t.Inconclusive(fmt.Sprintf("none of %d records was credited or committed within %s", len(recs), e.Cfg.ConvergeD()),
+			"does the service consume $%s in the group named by $%s?", q.Cfg.Env.Topic, q.Cfg.Env.Group)
+		return
+	}
+	e.Logf("  the first record of the first wave was seen %s after its produce", seen.Round(time.Millisecond))
+	var steps []string
+	landed := map[bool]int{}
+	for _, l := range plan {
+		w, word, ok := leaveOnce(ctx, e, t, recs, l, seen)
+		recs = append(recs, w...)
+		if !ok {
+			return
+		}
+		steps = append(steps, word)
+		if !strings.Contains(word, "outside the window") {
+			landed[l.crash]++
+		}
 	}
 	if !q.RequireCommitted(ctx, t, recs, scenario.RedeliveryWait(e)) {
 		return
 	}
 	t.JudgeQueue(ctx, recs, nil)
-	t.Passf("%d records streamed; %s; the group committed past all", len(recs), strings.Join(steps, "; "))
-}
-
-// stream produces a record every streamEvery until its context ends.
-type stream struct {
-	mu   sync.Mutex
-	recs []*scenario.QRecord
-	err  error
-}
-
-func (s *stream) run(ctx context.Context, e *scenario.Env, t *scenario.T) {
-	for ctx.Err() == nil {
-		// The create and the produce get their own context: a record cut
-		// off mid-send would be neither evidence nor judged.
-		r := scenario.NewQRecord(context.WithoutCancel(ctx), e, t)
-		if r == nil {
-			return // inconclusive, said
+	for _, crash := range []bool{false, true} {
+		if landed[crash] == 0 {
+			how := map[bool]string{false: "graceful stop", true: "crash"}[crash]
+			t.Inconclusive(fmt.Sprintf("no %s landed while the leaving member held records it had not committed", how),
+				"each leave came after the group had committed its records: %s", strings.Join(steps, "; "))
 		}
-		if err := e.Queue.ProduceLog(context.WithoutCancel(ctx), e, false, r); err != nil {
-			s.mu.Lock()
-			s.err = err
-			s.mu.Unlock()
-			return
-		}
-		s.mu.Lock()
-		s.recs = append(s.recs, r)
-		s.mu.Unlock()
-		_ = scenario.SleepCtx(ctx, streamEvery)
 	}
-}
-
-func (s *stream) count() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.recs)
-}
-
-func (s *stream) result() ([]*scenario.QRecord, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.recs, s.err
-}
-
-// short names members by the tail of their ids.
-func short(ms []string) string {
-	var out []string
-	for _, m := range ms {
-		if len(m) > 8 {
-			m = "…" + m[len(m)-8:]
-		}
-		out = append(out, m)
-	}
-	return "[" + strings.Join(out, " ") + "]"
+	t.Passf("%d records in %d waves; %s; the group committed past all", len(recs), len(plan)+1, strings.Join(steps, "; "))
 }

@@ -79,11 +79,17 @@ type Target struct {
 	// Ready is a path polled with GET until any HTTP answer arrives.
 	Ready        string `yaml:"ready"`
 	StartTimeout string `yaml:"start_timeout"`
+	// StopGrace is how long a graceful stop waits after SIGTERM before
+	// SIGKILL, as an orchestrator's termination grace period does (default
+	// 5s): every restart of a started instance, and the graceful leaves
+	// of Q-rebalance and chaos's queue rebalances.
+	StopGrace string `yaml:"stop_grace"`
 	// Control kills, freezes and restarts instances idemcheck did not
 	// start, through the user's own commands (control.go).
 	Control *Control `yaml:"control"`
 
 	startTimeout time.Duration
+	stopGrace    time.Duration
 }
 
 // Request is an HTTP request template. {{field}} placeholders in Path and
@@ -257,6 +263,9 @@ func (c *Config) QuiesceD() time.Duration { return c.quiesce }
 
 // StartTimeoutD bounds waiting for a started target to answer.
 func (c *Config) StartTimeoutD() time.Duration { return c.Target.startTimeout }
+
+// StopGraceD is the SIGTERM-to-SIGKILL grace of a graceful stop.
+func (c *Config) StopGraceD() time.Duration { return c.Target.stopGrace }
 
 // Proto is the effective protocol profile (profile plus overrides).
 func (c *Config) Proto() Protocol { return c.proto }

@@ -53,6 +53,7 @@ func TestNewFieldsValidate(t *testing.T) {
 		{"    format: uuid", "    format: random\n    length: 4", "create.key.length"},
 		{"converge_within: 20s", "converge_within: soon", "converge_within"},
 		{"quiesce: 30s", "quiesce: -1s", "quiesce"},
+		{"stop_grace: 5s", "stop_grace: a while", "target.stop_grace"},
 		{"required: []", "required: [Z9]", "required[0]"},
 		{"# ledger:\n#   url: \"http://127.0.0.1:${PORT_0}/ledger?order_id={{order_id}}\"", "ledger:\n  url: \"http://127.0.0.1:${PORT_0}/ledger\"", "ledger.url"},
 	}

@@ -19,6 +19,7 @@ target:
   instances: 1            # >1 starts replicas (the replicas check)
   ready: /healthz         # polled with GET until it answers
   start_timeout: 20s
+  stop_grace: 5s          # a graceful stop: SIGTERM, then SIGKILL after this
   # Or, for a service idemcheck does not start (Docker, Kubernetes, systemd):
   # your own commands kill, freeze and restart instance ${INSTANCE}, one name
   # per base URL, so A3, A4, B5 and the restart checks run. Each counts only

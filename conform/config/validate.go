@@ -125,6 +125,7 @@ func (v *validator) target() {
 		v.bad("target.ready", "must be a path starting with /, got %q", t.Ready)
 	}
 	v.dur("target.start_timeout", t.StartTimeout, 20*time.Second, &t.startTimeout)
+	v.dur("target.stop_grace", t.StopGrace, 5*time.Second, &t.stopGrace)
 	v.control()
 }
 

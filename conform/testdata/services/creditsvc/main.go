@@ -2,7 +2,9 @@
 // checks: it credits a merchant for each payment record of $KAFKA_TOPIC
 // (group $KAFKA_GROUP) into a ledger file in $STATE_DIR, commits offsets
 // by hand a moment after the credit, and serves GET /credits?payment_id=.
-// Each --flaw switches one guard off; none is correct.
+// Each --flaw switches one guard off; none is correct. A batch's credit
+// takes --work to make (a call to another service) before it is durable:
+// the window a kill or a shutdown mid-batch lands in.
 package main
 
 import (
@@ -29,6 +31,8 @@ var flaws = map[string]string{
 	"no-dedup":             "credits every record it is delivered",
 	"memory-dedup":         "keeps the event ids it credited in memory only (lost on restart and to another instance)",
 	"poison-stops":         "stops its partition at a malformed record, silently",
+	"mark-before-credit":   "marks each event processed in an inbox of its own as it takes it, then credits it without looking again (a crash between loses the credit)",
+	"shutdown-rollback":    "on SIGTERM rolls back the batch it is crediting and still commits its offsets, as an auto commit on close does",
 }
 
 type message struct {
@@ -42,7 +46,9 @@ type consumer struct {
 	flaw    string
 	topic   string
 	delay   time.Duration
+	work    time.Duration
 	ledger  *ledger
+	inbox   *ledger // mark-before-credit
 	cl      *kgo.Client
 	seen    map[string]bool // memory-dedup
 	stopped map[int32]bool  // poison-stops
@@ -51,14 +57,16 @@ type consumer struct {
 func main() {
 	flaw := flag.String("flaw", "none", "the guard switched off")
 	delay := flag.Duration("commit-delay", 300*time.Millisecond, "how long after its credit a record's offset is committed")
+	work := flag.Duration("work", 150*time.Millisecond, "how long a batch's credit takes to make before it is durable")
 	session := flag.Duration("session-timeout", 6*time.Second, "the group session timeout (Kafka's minimum by default)")
 	flag.Parse()
 	if _, ok := flaws[*flaw]; !ok {
 		log.Fatalf("unknown --flaw %q", *flaw)
 	}
 	led := &ledger{path: os.Getenv("STATE_DIR") + "/credits.jsonl"}
-	c := &consumer{flaw: *flaw, topic: os.Getenv("KAFKA_TOPIC"), delay: *delay, ledger: led,
-		seen: map[string]bool{}, stopped: map[int32]bool{}}
+	c := &consumer{flaw: *flaw, topic: os.Getenv("KAFKA_TOPIC"), delay: *delay, work: *work, ledger: led,
+		inbox: &ledger{path: os.Getenv("STATE_DIR") + "/inbox.jsonl"},
+		seen:  map[string]bool{}, stopped: map[int32]bool{}}
 	moved := func(what string) func(context.Context, *kgo.Client, map[string][]int32) {
 		return func(_ context.Context, _ *kgo.Client, m map[string][]int32) {
 			log.Printf("partitions %s: %v", what, m[c.topic])
@@ -124,19 +132,49 @@ func (c *consumer) run(ctx context.Context) {
 				done, credits = append(done, r), append(credits, m)
 			}
 		})
-		// The commit trails the credit by --commit-delay (the window a crash
-		// redelivers in), or, with commit-before-credit, leads it.
-		if c.flaw == "commit-before-credit" {
-			c.commit(ctx, done)
-			time.Sleep(c.delay)
-			c.creditAll(credits)
-		} else {
-			c.creditAll(credits)
-			time.Sleep(c.delay)
-			c.commit(ctx, done)
-		}
+		c.process(ctx, done, credits)
 		c.cl.AllowRebalance()
 	}
+}
+
+// process credits a batch and commits its offsets. A SIGTERM mid-batch
+// (ctx done) finishes the batch and commits at once, then leaves: only
+// shutdown-rollback drops the work and commits anyway.
+func (c *consumer) process(ctx context.Context, done []*kgo.Record, credits []message) {
+	if c.flaw == "commit-before-credit" {
+		c.commit(done)
+		time.Sleep(c.delay)
+		time.Sleep(c.work)
+		c.creditAll(credits)
+		return
+	}
+	if c.flaw == "mark-before-credit" {
+		var fresh []message
+		for _, m := range credits {
+			if c.inbox.add(m, true) {
+				fresh = append(fresh, m)
+			}
+		}
+		credits = fresh
+	}
+	select {
+	case <-time.After(c.work):
+	case <-ctx.Done():
+		if c.flaw == "shutdown-rollback" && len(credits) > 0 {
+			log.Printf("SIGTERM mid-batch: rolled back %d credit(s), committing the batch's offsets on close", len(credits))
+			c.commit(done)
+			return
+		}
+		time.Sleep(c.work) // finish the batch's work
+	}
+	c.creditAll(credits)
+	// The commit trails the credit by --commit-delay (the window a crash
+	// redelivers in); a shutdown commits at once.
+	select {
+	case <-time.After(c.delay):
+	case <-ctx.Done():
+	}
+	c.commit(done)
 }
 
 func (c *consumer) creditAll(ms []message) {
@@ -145,10 +183,13 @@ func (c *consumer) creditAll(ms []message) {
 	}
 }
 
-func (c *consumer) commit(ctx context.Context, recs []*kgo.Record) {
+// commit has a context of its own: a shutdown commits what it finished.
+func (c *consumer) commit(recs []*kgo.Record) {
 	if len(recs) == 0 {
 		return
 	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
 	if err := c.cl.CommitRecords(ctx, recs...); err != nil {
 		log.Printf("commit: %v", err)
 	}
@@ -156,7 +197,7 @@ func (c *consumer) commit(ctx context.Context, recs []*kgo.Record) {
 
 func (c *consumer) credit(m message) {
 	switch c.flaw {
-	case "no-dedup":
+	case "no-dedup", "mark-before-credit":
 		c.ledger.add(m, false)
 	case "memory-dedup":
 		if !c.seen[m.EventID] {
@@ -202,18 +243,20 @@ func (l *ledger) rows(f *os.File) []message {
 	return out
 }
 
-func (l *ledger) add(m message, dedup bool) {
+// add appends m, unless dedup finds its event id there already; it
+// reports whether it appended.
+func (l *ledger) add(m message, dedup bool) bool {
 	f, done := l.open(syscall.LOCK_EX)
 	defer done()
 	if dedup {
 		for _, r := range l.rows(f) {
 			if r.EventID == m.EventID {
-				log.Printf("already credited %s (payment %s): skipped", m.EventID, m.PaymentID)
-				return
+				log.Printf("already in %s: %s (payment %s): skipped", l.path, m.EventID, m.PaymentID)
+				return false
 			}
 		}
 	}
-	log.Printf("credit %s (payment %s, %d)", m.EventID, m.PaymentID, m.Amount)
+	log.Printf("%s: %s (payment %s, %d)", l.path, m.EventID, m.PaymentID, m.Amount)
 	b, _ := json.Marshal(m)
 	if _, err := f.Write(append(b, '\n')); err != nil {
 		log.Fatal(err)
@@ -221,6 +264,7 @@ func (l *ledger) add(m message, dedup bool) {
 	if err := f.Sync(); err != nil {
 		log.Fatal(err)
 	}
+	return true
 }
 
 func (l *ledger) serve(w http.ResponseWriter, r *http.Request) {

@@ -1,0 +1,128 @@
+package checks
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/idemcheck/idemcheck/checker/history"
+	"github.com/idemcheck/idemcheck/conform/scenario"
+	"github.com/idemcheck/idemcheck/faults"
+)
+
+// burstStream keeps the latency bursts' draws apart from the intents' and
+// the consumer stream's, so adding them changed neither schedule.
+const burstStream = 0x4c41_5400
+
+// burstAim bounds how long a burst waits for traffic past its hold.
+const burstAim = 10 * time.Second
+
+// PlannedBurst is one latency burst of chaos: on link Link (an index in
+// the run's dependency links), starting At after the traffic starts.
+type PlannedBurst struct {
+	N     int
+	At    time.Duration
+	Link  int
+	Burst faults.Burst
+}
+
+// BurstPlan is chaos's latency bursts, a pure function of the seed: about
+// one a second over d, each link taking its turn in a seeded order so every
+// link gets one in a run long enough, each starting at a seeded moment of
+// its second while the traffic runs. They widen the window between a read
+// and a later write or delete inside one request or batch (an outbox
+// relay's read-then-delete, a check-then-insert), which at a loopback's
+// speed lasts microseconds and which no other fault stretches.
+func BurstPlan(seed uint64, links int, d time.Duration) []PlannedBurst {
+	if links == 0 {
+		return nil
+	}
+	r := rand.New(rand.NewPCG(seed, burstStream))
+	order := r.Perm(links)
+	n := max(2, int(d/time.Second))
+	out := make([]PlannedBurst, n)
+	for i := range out {
+		slot := d / time.Duration(n)
+		out[i] = PlannedBurst{N: i + 1, At: time.Duration(i)*slot + time.Duration(r.Int64N(int64(slot)/2+1)), Link: order[i%links], Burst: faults.DrawBurst(r)}
+	}
+	return out
+}
+
+// StartBursts runs the latency bursts on the run's dependency links beside
+// the traffic; the returned wait ends them and makes the run inconclusive
+// for a burst that held nothing back (no request crossed it: it proved
+// nothing). A no-op when the target has no dependency links. runChaos
+// does not call it yet: its hook is one line beside startQueueChaos, and
+// one wait after the intents' workers end, left for when a fixture whose
+// read-then-delete only a burst widens proves it in every seed.
+func StartBursts(ctx context.Context, e *scenario.Env, t *scenario.T, d time.Duration) func() {
+	plan := BurstPlan(e.Seed, len(e.Links), d)
+	if len(plan) == 0 {
+		return func() {}
+	}
+	e.Logf("chaos latency bursts (on the dependency links' replies):")
+	for _, p := range plan {
+		e.Logf("  burst %02d at %s on link %s: %s", p.N, p.At.Round(time.Millisecond), e.Links[p.Link].Name, p.Burst)
+	}
+	var mu sync.Mutex
+	var missed, fired []string
+	bctx, stop := context.WithTimeout(ctx, d)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		start := time.Now()
+		for _, p := range plan {
+			if scenario.SleepCtx(bctx, time.Until(start.Add(p.At))) != nil {
+				return
+			}
+			word, ok := burstOnce(e, p)
+			mu.Lock()
+			if ok {
+				fired = append(fired, word)
+			} else {
+				missed = append(missed, word)
+			}
+			mu.Unlock()
+		}
+	}()
+	return func() {
+		<-done
+		stop()
+		if len(missed) > 0 {
+			t.Inconclusive("every latency burst held back something that crossed its link", "these held nothing: %s", strings.Join(missed, "; "))
+		}
+		if len(fired)+len(missed) > 0 {
+			t.Counted("latency bursts fired: %d of %d run (%d planned)", len(fired), len(fired)+len(missed), len(plan))
+		}
+	}
+}
+
+// burstOnce holds one burst for its time, and on until something crossed
+// it (bounded by burstAim more): a link whose traffic comes in batches (a
+// relay's pass, a consumer's batch) is idle between them, and a burst
+// that no request crossed widened nothing.
+func burstOnce(e *scenario.Env, p PlannedBurst) (string, bool) {
+	l := e.Links[p.Link]
+	word := fmt.Sprintf("burst %02d on %s (%s)", p.N, l.Name, p.Burst)
+	undo, count, err := l.Link.Burst(p.Burst)
+	if err != nil {
+		return word + ": " + err.Error(), false
+	}
+	start := history.Now()
+	time.Sleep(p.Burst.Hold)
+	for end := time.Now().Add(burstAim); count() == 0 && time.Now().Before(end); {
+		time.Sleep(20 * time.Millisecond)
+	}
+	n := count()
+	if err := undo(); err != nil {
+		return word + ": remove: " + err.Error(), false
+	}
+	if l.Blind != "" && n == 0 {
+		return word + ": " + l.Blind, false
+	}
+	e.NoteFault(fmt.Sprintf("latency burst on link %s: %s (%d held back)", l.Name, p.Burst, n), start, history.Now())
+	return fmt.Sprintf("%s held back %d", word, n), n > 0
+}
