@@ -1,9 +1,14 @@
 package conform
 
 import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/idemcheck/idemcheck/conform/scenario"
 )
@@ -43,6 +48,95 @@ func TestConflictVerdictIsStable(t *testing.T) {
 				if r.Verdict != tc.want || !strings.Contains(text, tc.why) || !strings.Contains(text, "once the PSP had executed the first copy's charge") {
 					t.Errorf("seed %d: %s (%s), want %s saying %q", seed, r.Verdict, text, tc.want, tc.why)
 				}
+			}
+		})
+	}
+}
+
+// fakeCreate is a service without a PSP idemcheck runs: every create of a
+// key is answered 201 with one payment; with barrier, the first copy of a
+// key waits (at most 1s) for a second to arrive, which is answered 409, so
+// the copies overlap by the service's own construction.
+func fakeCreate(barrier bool) *httptest.Server {
+	var mu sync.Mutex
+	arrived := map[string]chan struct{}{}
+	paid := map[string]bool{}
+	return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case r.URL.Path == "/healthz":
+			return
+		case r.URL.Path == "/count":
+			mu.Lock()
+			fmt.Fprintf(w, `{"count": %d}`, len(paid))
+			mu.Unlock()
+			return
+		}
+		key := r.Header.Get("Idempotency-Key")
+		mu.Lock()
+		ch, second := arrived[key]
+		if !second {
+			ch = make(chan struct{})
+			arrived[key] = ch
+		}
+		mu.Unlock()
+		if barrier && second {
+			close(ch)
+			w.WriteHeader(409)
+			return
+		}
+		if barrier {
+			select {
+			case <-ch:
+			case <-time.After(time.Second):
+			}
+		}
+		mu.Lock()
+		paid[key] = true
+		mu.Unlock()
+		w.WriteHeader(201)
+		fmt.Fprintf(w, `{"id": "pay_%x", "status": "succeeded"}`, len(key))
+	}))
+}
+
+// Where idemcheck holds no PSP, P-conflict says which order was proven: a
+// service's own in-progress answer to one of two copies proves they
+// overlapped (pass, saying so); two final answers prove nothing (a
+// finished first copy's replay is correct): inconclusive, never a pass or
+// a deviation.
+func TestConflictWithoutAPSPSaysWhatWasProven(t *testing.T) {
+	for _, tc := range []struct {
+		barrier bool
+		want    scenario.Verdict
+		words   string
+	}{
+		{true, scenario.Pass, "the service's own in-progress answer to one of two copies sent together shows they overlapped"},
+		{false, scenario.Inconclusive, "idemcheck holds no PSP here to keep the first copy executing, and the two copies sent together were answered 2x 201 succeeded"},
+	} {
+		t.Run(fmt.Sprint("barrier=", tc.barrier), func(t *testing.T) {
+			srv := fakeCreate(tc.barrier)
+			defer srv.Close()
+			f := fixture{flaw: "none", effects: `http_counter: {url: "` + srv.URL + `/count", field: count}`}
+			lines := strings.Split(f.configText(t), "\n")
+			for i, l := range lines {
+				switch {
+				case strings.HasPrefix(l, "  base_urls:"):
+					lines[i] = "  base_urls: [\"" + srv.URL + "\"]"
+				case strings.HasPrefix(l, "  command:"), strings.HasPrefix(l, "  instances:"), strings.HasPrefix(l, "  start_timeout:"), strings.HasPrefix(l, "  env:"):
+					lines[i] = ""
+				}
+			}
+			_, rep, out := runText(t, strings.Join(lines, "\n"), Options{Only: []string{"P-conflict"}})
+			i := -1
+			if rep != nil {
+				i = slices.IndexFunc(rep.Results, func(r scenario.Result) bool { return r.ID == "P-conflict" })
+			}
+			if i < 0 {
+				t.Fatalf("no P-conflict result: %s", out)
+			}
+			r := rep.Results[i]
+			why := r.Precondition + " | " + r.Why
+			if r.Verdict != tc.want || !strings.Contains(why, tc.words) {
+				t.Errorf("%s (%s), want %s saying %q", r.Verdict, why, tc.want, tc.words)
 			}
 		})
 	}
