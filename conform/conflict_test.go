@@ -53,6 +53,42 @@ func TestConflictVerdictIsStable(t *testing.T) {
 	}
 }
 
+// With a fakepsp idemcheck did not start (effects.fakepsp_url: no
+// recording front), the first copy's answer is held by fakepsp's own
+// hold_reply, which fires once the charge is made and saved: the same
+// verdicts, seed after seed, and no fault left armed.
+func TestConflictOnARemoteFakePSP(t *testing.T) {
+	psp := startFakePSP(t)
+	for _, tc := range []struct {
+		flaw string
+		want scenario.Verdict
+		why  string
+	}{
+		{"no-layer", scenario.Deviation, "the concurrent duplicate got 201 succeeded while the first was held"},
+		{"none", scenario.Pass, "concurrent duplicate got 409"},
+	} {
+		for seed := uint64(1); seed <= 3; seed++ {
+			text := strings.Replace(fixture{flaw: tc.flaw}.configText(t), "  fakepsp: true", "  fakepsp_url: "+psp, 1)
+			_, rep, out := runText(t, text, Options{Only: []string{"P-conflict"}, Seed: seed})
+			i := -1
+			if rep != nil {
+				i = slices.IndexFunc(rep.Results, func(r scenario.Result) bool { return r.ID == "P-conflict" })
+			}
+			if i < 0 {
+				t.Fatalf("%s seed %d: no P-conflict result: %s", tc.flaw, seed, out)
+			}
+			r := rep.Results[i]
+			t.Logf("%s seed %d: %s %s", tc.flaw, seed, r.Verdict, r.Why)
+			if r.Verdict != tc.want || !strings.Contains(r.Why, tc.why) || !strings.Contains(r.Why, "once the PSP had executed the first copy's charge") {
+				t.Errorf("%s seed %d: %s (%s), want %s saying %q", tc.flaw, seed, r.Verdict, r.Why, tc.want, tc.why)
+			}
+			if n := armedFaults(t, psp); n != 0 {
+				t.Errorf("%s seed %d: %d fault(s) left armed at fakepsp", tc.flaw, seed, n)
+			}
+		}
+	}
+}
+
 // fakeCreate is a service without a PSP idemcheck runs: every create of a
 // key is answered 201 with one payment; with barrier, the first copy of a
 // key waits (at most 1s) for a second to arrive, which is answered 409, so
