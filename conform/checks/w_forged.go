@@ -53,7 +53,8 @@ func runWForged(ctx context.Context, e *scenario.Env, t *scenario.T) {
 	before, err := scenario.SettleCredits(ctx, e, p.Ref)
 	if err != nil {
 		p.Release()
-		t.Errorf("ledger.credits of %s: %v", p.Ref.OrderID, err)
+		// The service's endpoint, not idemcheck, failed (as JudgeCredits).
+		t.Inconclusive("the service's credits could be read (ledger.credits)", "of %s: %v", p.Ref.OrderID, err)
 		return
 	}
 	for _, ev := range p.Events {

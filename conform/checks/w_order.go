@@ -29,7 +29,7 @@ func runWOrder(ctx context.Context, e *scenario.Env, t *scenario.T) {
 		}
 		if len(scenario.RefundsOf(e, p.ChargeOps())) == 0 {
 			p.Release()
-			t.Errorf("the refund of %s (%s) never reached fakepsp: is the refund request right?", p.Answer.PaymentID, scenario.DescribeResp(r))
+			t.Inconclusive("the refund's events were there to reorder", "the service made no PSP refund of %s within 5s (its refund call was answered %s): is the refund request (refund.path) right?", p.Answer.PaymentID, scenario.DescribeResp(r))
 			return
 		}
 		p.Refresh(e)

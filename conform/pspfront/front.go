@@ -116,11 +116,17 @@ type Rule struct {
 	// within window of the first count: a later one may be a
 	// takeover after the service's lease, which the gate's own hold caused.
 	held, maxHeld int
-	firstAt       time.Time
-	window        time.Duration
-	stopped       bool
-	done          chan struct{}
-	changed       chan struct{}
+	// once: the rule acts on its first matching request only; later ones,
+	// those with its key included, pass untouched.
+	once bool
+	// answersHeld counts the Hold's requests whose PSP answer came and was
+	// kept from the target (ever, not at once): the PSP provably executed them.
+	answersHeld int
+	firstAt     time.Time
+	window      time.Duration
+	stopped     bool
+	done        chan struct{}
+	changed     chan struct{}
 }
 
 // Add arms a rule until Stop.
@@ -138,6 +144,17 @@ func (r *Rule) Fired() int {
 	r.f.mu.Lock()
 	defer r.f.mu.Unlock()
 	return r.fired
+}
+
+// Once makes the rule act on its first matching request only: a second
+// copy of the same payment (even under the same PSP key) passes to the PSP
+// while the first is held, so the order the PSP sees is the order idemcheck
+// made, not the order a race picked.
+func (r *Rule) Once() *Rule {
+	r.f.mu.Lock()
+	defer r.f.mu.Unlock()
+	r.once = true
+	return r
 }
 
 // CountTogetherWithin makes MaxHeld count only the requests that arrive
@@ -168,19 +185,40 @@ func (r *Rule) Keys() []string {
 
 // WaitFired waits until the rule acted on n requests or ctx ends.
 func (r *Rule) WaitFired(ctx context.Context, n int) error {
+	if got, err := r.wait(ctx, n, func() int { return r.fired }); err != nil {
+		return fmt.Errorf("pspfront: the target sent no matching PSP request (%d of %d): %w", got, n, err)
+	}
+	return nil
+}
+
+// WaitAnswersHeld waits until a Hold has kept n answers the PSP gave (the PSP
+// executed those requests) or ctx ends.
+func (r *Rule) WaitAnswersHeld(ctx context.Context, n int) error {
+	if got, err := r.wait(ctx, n, func() int { return r.answersHeld }); err != nil {
+		return fmt.Errorf("pspfront: the PSP answered %d of %d held requests: %w", got, n, err)
+	}
+	return nil
+}
+
+func (r *Rule) wait(ctx context.Context, n int, count func() int) (int, error) {
 	for {
 		r.f.mu.Lock()
-		fired, ch := r.fired, r.changed
+		got, ch := count(), r.changed
 		r.f.mu.Unlock()
-		if fired >= n {
-			return nil
+		if got >= n {
+			return got, nil
 		}
 		select {
 		case <-ch:
 		case <-ctx.Done():
-			return fmt.Errorf("pspfront: the target sent no matching PSP request (%d of %d): %w", fired, n, ctx.Err())
+			return got, ctx.Err()
 		}
 	}
+}
+
+func (r *Rule) changedLocked() {
+	close(r.changed)
+	r.changed = make(chan struct{})
 }
 
 // Stop disarms the rule and lets whatever it holds go.
@@ -202,7 +240,7 @@ func (f *Front) match(key, body string, amount int64) *Rule {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for _, r := range f.rules {
-		if r.stopped {
+		if r.stopped || (r.once && r.fired > 0) {
 			continue
 		}
 		hit := (key != "" && r.keys[key]) || (r.Needle != "" && strings.Contains(body, r.Needle)) ||
@@ -214,8 +252,7 @@ func (f *Front) match(key, body string, amount int64) *Rule {
 			r.keys[key] = true
 		}
 		r.fired++
-		close(r.changed)
-		r.changed = make(chan struct{})
+		r.changedLocked()
 		return r
 	}
 	return nil
@@ -273,6 +310,10 @@ func (f *Front) serve(w http.ResponseWriter, req *http.Request) {
 	resp.Body.Close()
 	x.Status, x.RespBody = resp.StatusCode, string(rb)
 	if rule != nil && rule.Action == Hold {
+		f.mu.Lock()
+		rule.answersHeld++
+		rule.changedLocked()
+		f.mu.Unlock()
 		select {
 		case <-rule.done:
 		case <-req.Context().Done():

@@ -1,6 +1,7 @@
 package pspfront
 
 import (
+	"context"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -61,5 +62,50 @@ func TestLoseFollowsTheKey(t *testing.T) {
 	ex := f.Exchanges()
 	if len(ex) != 4 || !ex[0].Lost || !strings.Contains(ex[0].Body, "description=order ord-7") || !strings.Contains(ex[0].RespBody, "ch_1") {
 		t.Fatalf("exchanges %+v", ex)
+	}
+}
+
+// A Once hold keeps the first matching request's answer only: a second
+// request under the same key reaches the PSP and is answered while the
+// first is held, and WaitAnswersHeld returns only once the PSP answered the
+// first.
+func TestOnceHoldsTheFirstOnly(t *testing.T) {
+	var executed atomic.Int64
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		executed.Add(1)
+		_, _ = w.Write([]byte(`{"id":"pi_1"}`))
+	}))
+	defer up.Close()
+	f, err := Start(up.URL, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r := f.Add("ord-9", 0, Hold).Once()
+	first := make(chan int, 1)
+	go func() {
+		code, _ := post(t, f.URL(), "k1", "amount=10&description=order+ord-9")
+		first <- code
+	}()
+	if err := r.WaitAnswersHeld(context.Background(), 1); err != nil {
+		t.Fatal(err)
+	}
+	if executed.Load() != 1 {
+		t.Fatalf("executed %d when the first answer was held, want 1", executed.Load())
+	}
+	if code, err := post(t, f.URL(), "k1", "amount=10&description=order+ord-9"); err != nil || code != 200 {
+		t.Fatalf("the second copy: %d %v, want 200 while the first is held", code, err)
+	}
+	select {
+	case code := <-first:
+		t.Fatalf("the first copy was answered %d before Stop", code)
+	default:
+	}
+	r.Stop()
+	if code := <-first; code != 200 {
+		t.Fatalf("the first copy after Stop: %d, want 200", code)
+	}
+	if r.Fired() != 1 || executed.Load() != 2 {
+		t.Fatalf("fired %d, executed %d; want 1 and 2", r.Fired(), executed.Load())
 	}
 }

@@ -64,58 +64,87 @@ func MismatchOK(e *Env, a *driver.Attempt) string {
 	return ""
 }
 
-// ConflictRun makes a second copy arrive while the first is executing and
-// returns the answers that were not the owner's. Where idemcheck runs the
-// PSP, the first copy is held at the PSP until the second has its answer.
-func ConflictRun(ctx context.Context, e *Env, t *T) (in Intent, others []*driver.Attempt) {
-	in = e.NewIntent(0)
+// Conflict is what ConflictRun proved: the second copy's answer and the
+// order the two copies were in when the service gave it.
+type Conflict struct {
+	In Intent
+	// Second is the concurrent copy's answer; nil when no overlap was
+	// proven (t is inconclusive with the reason).
+	Second *driver.Attempt
+	// Waited: the service answered the second copy only once the first
+	// copy's held PSP answer was let go (it waited on the first).
+	Waited bool
+	// Order says what was proven about the copies' order, for the verdict.
+	Order string
+}
+
+// ConflictRun makes a second copy arrive while the first is provably
+// executing. Where idemcheck runs the PSP, the first copy's PSP answer is
+// held (only the first: the second's PSP call, if the service makes one,
+// passes), and the second copy is sent only once the PSP has executed the
+// first's charge; letting both copies race to the PSP together would let
+// the PSP pick which one is first, and a service that leans on the PSP's
+// keys would pass or deviate by luck. Without a PSP idemcheck holds, the
+// two copies go together and only the service's own in-progress answer
+// proves they overlapped; anything else is inconclusive.
+func ConflictRun(ctx context.Context, e *Env, t *T) Conflict {
+	in := e.NewIntent(0)
 	if e.PSP == nil {
-		atts, _ := Concurrent(ctx, e, t, in, 2, false)
-		for _, a := range atts {
-			if !Final(a) {
-				return in, []*driver.Attempt{a}
-			}
-		}
-		return in, atts[1:]
-	}
-	var gate interface {
-		Fired() int
-		Release()
+		return unheldConflict(ctx, e, t, in)
 	}
 	var wait func(context.Context) error
+	var release func()
 	if e.Front != nil {
-		g := e.Front.Add(in.Meaning.OrderID, in.Meaning.Amount, pspfront.Gate)
-		defer g.Stop()
-		gate, wait = frontGate{g}, func(c context.Context) error { return g.WaitFired(c, 1) }
+		r := e.Front.Add(in.Meaning.OrderID, in.Meaning.Amount, pspfront.Hold).Once()
+		defer r.Stop()
+		wait, release = func(c context.Context) error { return r.WaitAnswersHeld(c, 1) }, r.Stop
 	} else {
-		g := ArmPSP(ctx, e, faults.PSPGate, faults.Scope{Amount: in.Meaning.Amount})
-		defer g.Undo()
-		gate, wait = pspGate{g}, func(c context.Context) error { return g.WaitFired(c, 1) }
+		f := ArmPSP(ctx, e, faults.PSPHoldReply, faults.Scope{Amount: in.Meaning.Amount, Times: 1})
+		defer f.Undo()
+		wait, release = func(c context.Context) error { return f.WaitFired(c, 1) }, func() { _ = f.Release() }
 	}
-	first := Background(ctx, t, "first copy (held at the PSP)", in, nil)
+	first := Background(ctx, t, "first copy (its PSP answer held)", in, nil)
 	wctx, cancel := context.WithTimeout(ctx, e.Cfg.TimeoutD())
 	err := wait(wctx)
 	cancel()
 	if err != nil {
-		gate.Release()
+		release()
 		a := <-first
-		t.Inconclusive("the first copy never reached the PSP", "it was answered %s%s", DescribeResp(a), Hint(e, a))
-		return in, nil
+		t.Inconclusive("the first copy's charge reached the PSP before the second copy was sent",
+			"the PSP executed no charge of %d for it within %s; it was answered %s%s", in.Meaning.Amount, e.Cfg.TimeoutD(), DescribeResp(a), Hint(e, a))
+		return Conflict{In: in}
 	}
-	// A target that makes the copy wait for the first would wait on the
-	// gate: release it after a bounded time whatever happened.
-	second := Background(ctx, t, "concurrent copy", in, nil)
-	var b *driver.Attempt
+	c := Conflict{In: in, Order: "the second copy was sent once the PSP had executed the first copy's charge, whose answer idemcheck held"}
+	second := Background(ctx, t, "concurrent copy (the first's PSP answer held)", in, nil)
+	// A service that makes the copy wait for the first would wait on the
+	// hold: let it go after a bounded time whatever happened.
 	select {
-	case b = <-second:
+	case c.Second = <-second:
 	case <-time.After(min(2*time.Second, e.Cfg.TimeoutD()/2)):
 	}
-	gate.Release()
-	if b == nil {
-		b = <-second
+	release()
+	if c.Second == nil {
+		c.Waited = true
+		c.Second = <-second
 	}
 	<-first
-	return in, []*driver.Attempt{b}
+	return c
+}
+
+// unheldConflict sends two copies together where idemcheck holds no PSP:
+// nothing orders them, so only the service's own in-progress answer to one
+// proves they overlapped. Two final answers may be a finished first copy
+// and its correct replay: inconclusive, never a pass or a deviation.
+func unheldConflict(ctx context.Context, e *Env, t *T, in Intent) Conflict {
+	atts, _ := Concurrent(ctx, e, t, in, 2, false)
+	for _, a := range atts {
+		if a.Outcome == history.OutcomeInProgress {
+			return Conflict{In: in, Second: a, Order: "idemcheck holds no PSP here: the service's own in-progress answer to one of two copies sent together shows they overlapped"}
+		}
+	}
+	t.Inconclusive("the second copy arrived while the first was executing",
+		"idemcheck holds no PSP here to keep the first copy executing, and the two copies sent together were answered %s: nothing shows they overlapped (a finished first copy's replay is a correct answer); with effects.fakepsp: true the first copy is held at the PSP", Summarize(atts))
+	return Conflict{In: in}
 }
 
 func KeyRejected(ctx context.Context, e *Env, t *T, step string, mod func(*driver.Send)) {

@@ -45,6 +45,7 @@ var flaws = map[string]string{
 	"reexec-after-5xx":  "treats a PSP 5xx as a definite failure, releases the key, charges again on retry",
 	"new-psp-key":       "mints a new PSP idempotency key per attempt",
 	"fresh-refund-key":  "refunds with a new PSP key per call and keeps no refund state",
+	"no-layer":          "no key store of its own: forwards the client's key to the PSP and answers what the PSP answered (no ledger row)",
 	"forward-key":       "key store in memory; forwards the client's key to the PSP and writes a ledger row on each execution",
 	"fee":               "adds a fee of 30 to the amount it charges (the order id goes in the PSP description)",
 	"store-5xx":         "stores a PSP 5xx as the key's answer and replays it forever",
@@ -260,6 +261,10 @@ func (s *server) create(w http.ResponseWriter, r *http.Request) {
 	}
 	if key == "" || len(key) > 255 {
 		problem(w, 400, "idempotency_key_invalid", "Idempotency-Key must be 1 to 255 characters")
+		return
+	}
+	if s.flaw == "no-layer" {
+		s.noLayer(w, caller, key, amount, m)
 		return
 	}
 	scope := caller + "\x00" + key
