@@ -19,7 +19,7 @@ import (
 // each under seeds seed, seed+1, ... for d; it prints the matrix and exits 0
 // only when every switch was caught with its exact kinds in every seed and
 // the no-switch runs found nothing.
-func killMatrix(ctx context.Context, mutants string, seed uint64, seeds int, d time.Duration, stdout, stderr io.Writer) int {
+func killMatrix(ctx context.Context, mutants string, seed uint64, seeds int, d time.Duration, out string, stdout, stderr io.Writer) int {
 	if seeds <= 0 {
 		fmt.Fprintln(stderr, "idemcheck run --kill-matrix: --kill-seeds must be at least 1")
 		return conform.ExitUsage
@@ -27,7 +27,10 @@ func killMatrix(ctx context.Context, mutants string, seed uint64, seeds int, d t
 	if seed == 0 {
 		seed = rand.Uint64N(1<<53) + 1
 	}
-	m := reference.Matrix{Duration: d, Log: io.Discard}
+	// With --html DIR every run's reports are kept (DIR/<switch>/<seed>),
+	// so a cell that was not caught, or a finding without a switch, can be
+	// read afterwards instead of rerun in the hope it shows again.
+	m := reference.Matrix{Duration: d, Log: io.Discard, Out: out}
 	for i := range seeds {
 		m.Seeds = append(m.Seeds, seed+uint64(i))
 	}

@@ -110,7 +110,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 				d = *duration
 			}
 		})
-		return killMatrix(ctx, *mut, seed, *killSeeds, d, stdout, stderr)
+		return killMatrix(ctx, *mut, seed, *killSeeds, d, o.HTML, stdout, stderr)
 	}
 	if o.HTML == "" {
 		dir, err := newReportDir(reportBase, time.Now())
