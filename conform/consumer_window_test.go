@@ -11,7 +11,8 @@ import (
 )
 
 // windowSeeds is how many seeds TestConsumerWindowsEverySeed runs each
-// consumer in: 5, or $IDEMCHECK_WINDOW_SEEDS.
+// consumer in: 2 in the test suite (its time goal), or $IDEMCHECK_WINDOW_SEEDS
+// (10 when measured for issue 49: 10 of 10).
 func windowSeeds(t *testing.T) int {
 	if s := os.Getenv("IDEMCHECK_WINDOW_SEEDS"); s != "" {
 		n, err := strconv.Atoi(s)
@@ -20,7 +21,7 @@ func windowSeeds(t *testing.T) int {
 		}
 		return n
 	}
-	return 5
+	return 2
 }
 
 // TestConsumerWindowsEverySeed: the flaws that lose a credit only inside a
