@@ -85,17 +85,6 @@ func TestA7WithoutAReplyIsInconclusive(t *testing.T) {
 		}
 	}))
 	defer srv.Close()
-	lines := strings.Split(fixture{flaw: "none"}.configText(t), "\n")
-	for i, l := range lines {
-		switch {
-		case strings.HasPrefix(l, "  base_urls:"):
-			lines[i] = "  base_urls: [\"" + srv.URL + "\"]"
-		case strings.HasPrefix(l, "  command:"), strings.HasPrefix(l, "  instances:"), strings.HasPrefix(l, "  start_timeout:"), strings.HasPrefix(l, "  env:"):
-			lines[i] = ""
-		case strings.HasPrefix(l, "converge_within:"):
-			lines[i] = "converge_within: 1s"
-		}
-	}
-	_, rep, out := runText(t, strings.Join(lines, "\n"), Options{Only: []string{"A7"}})
+	_, rep, out := runText(t, servedBy(t, fixture{flaw: "none"}, srv.URL, "1s"), Options{Only: []string{"A7"}})
 	wantInconclusive(t, rep, out, map[string]string{"A7": "the service sent no reply to drop"})
 }

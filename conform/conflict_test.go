@@ -152,16 +152,7 @@ func TestConflictWithoutAPSPSaysWhatWasProven(t *testing.T) {
 			srv := fakeCreate(tc.barrier)
 			defer srv.Close()
 			f := fixture{flaw: "none", effects: `http_counter: {url: "` + srv.URL + `/count", field: count}`}
-			lines := strings.Split(f.configText(t), "\n")
-			for i, l := range lines {
-				switch {
-				case strings.HasPrefix(l, "  base_urls:"):
-					lines[i] = "  base_urls: [\"" + srv.URL + "\"]"
-				case strings.HasPrefix(l, "  command:"), strings.HasPrefix(l, "  instances:"), strings.HasPrefix(l, "  start_timeout:"), strings.HasPrefix(l, "  env:"):
-					lines[i] = ""
-				}
-			}
-			_, rep, out := runText(t, strings.Join(lines, "\n"), Options{Only: []string{"P-conflict"}})
+			_, rep, out := runText(t, servedBy(t, f, srv.URL, ""), Options{Only: []string{"P-conflict"}})
 			i := -1
 			if rep != nil {
 				i = slices.IndexFunc(rep.Results, func(r scenario.Result) bool { return r.ID == "P-conflict" })

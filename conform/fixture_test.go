@@ -230,3 +230,22 @@ func verdicts(rep *report.Report, v scenario.Verdict) []string {
 	}
 	return out
 }
+
+// servedBy is the fixture's config pointed at a service idemcheck does not
+// start (an in-process test server at url), with converge_within set to
+// converge when it is not "".
+func servedBy(t *testing.T, f fixture, url, converge string) string {
+	t.Helper()
+	lines := strings.Split(f.configText(t), "\n")
+	for i, l := range lines {
+		switch {
+		case strings.HasPrefix(l, "  base_urls:"):
+			lines[i] = "  base_urls: [\"" + url + "\"]"
+		case strings.HasPrefix(l, "  command:"), strings.HasPrefix(l, "  instances:"), strings.HasPrefix(l, "  start_timeout:"), strings.HasPrefix(l, "  env:"):
+			lines[i] = ""
+		case converge != "" && strings.HasPrefix(l, "converge_within:"):
+			lines[i] = "converge_within: " + converge
+		}
+	}
+	return strings.Join(lines, "\n")
+}

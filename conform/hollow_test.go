@@ -30,19 +30,8 @@ func TestA404ServiceMakesNoVectorPass(t *testing.T) {
 			only = append(only, c.ID)
 		}
 	}
-	text := fixture{flaw: "none"}.configText(t)
-	lines := strings.Split(text, "\n")
-	for i, l := range lines {
-		switch {
-		case strings.HasPrefix(l, "  base_urls:"):
-			lines[i] = "  base_urls: [\"" + srv.URL + "\"]"
-		case strings.HasPrefix(l, "  command:"), strings.HasPrefix(l, "  instances:"), strings.HasPrefix(l, "  start_timeout:"), strings.HasPrefix(l, "  env:"):
-			lines[i] = ""
-		case strings.HasPrefix(l, "converge_within:"):
-			lines[i] = "converge_within: 1s" // every create is a 404: no retry changes that
-		}
-	}
-	code, rep, out := runText(t, strings.Join(lines, "\n"), Options{Only: only})
+	// converge_within 1s: every create is a 404, no retry changes that.
+	code, rep, out := runText(t, servedBy(t, fixture{flaw: "none"}, srv.URL, "1s"), Options{Only: only})
 	if rep == nil {
 		t.Fatalf("no report (exit %d): %s", code, out)
 	}

@@ -7,15 +7,6 @@ import (
 	"strconv"
 )
 
-// The meaning fields idemcheck fills from its {{placeholders}}: what SCENARIOS.md
-// A5 names a payment's meaning (order id, amount, currency, payment method).
-const (
-	FieldOrderID       = "order_id"
-	FieldAmount        = "amount"
-	FieldCurrency      = "currency"
-	FieldPaymentMethod = "payment_method"
-)
-
 // Literal is a top-level member of a body template that idemcheck does not
 // fill but the user declares meaning (create.meaning): a mismatch sends it
 // changed, a true retry never does.
