@@ -2,6 +2,8 @@ package scenario
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 )
 
@@ -63,26 +65,13 @@ func (c *Coverage) Lines() []string {
 		if len(d.Missing) > 0 {
 			l += "; not exercised: " + strings.Join(d.Missing, ", ")
 		}
-		for _, v := range sortedKeys(d.Excluded) {
+		for _, v := range slices.Sorted(maps.Keys(d.Excluded)) {
 			l += fmt.Sprintf("; %s not allowed: %s", v, d.Excluded[v])
 		}
 		out = append(out, l)
 	}
 	if f, ok := c.Figure(); ok {
 		out = append(out, fmt.Sprintf("coverage: %.0f%% (%d of %d cells)", f, c.Covered, c.Allowed))
-	}
-	return out
-}
-
-func sortedKeys(m map[string]string) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	for i := 1; i < len(out); i++ {
-		for j := i; j > 0 && out[j] < out[j-1]; j-- {
-			out[j], out[j-1] = out[j-1], out[j]
-		}
 	}
 	return out
 }
