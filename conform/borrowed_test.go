@@ -23,8 +23,8 @@ func TestBorrowedKeysReachEveryPath(t *testing.T) {
 		flaw  string
 		seeds []uint64
 	}{
-		{"resolve-unscoped", []uint64{1, 2, 3, 4, 5}},
-		{"none", []uint64{1, 2}},
+		{"resolve-unscoped", seedRange(measuredSeeds(t, 5))},
+		{"none", seedRange(measuredSeeds(t, 2))},
 	}
 	for _, tc := range cases {
 		for _, seed := range tc.seeds {

@@ -2,27 +2,11 @@ package conform
 
 import (
 	"fmt"
-	"os"
-	"strconv"
 	"testing"
 
 	"github.com/idemcheck/idemcheck/checker"
 	"github.com/idemcheck/idemcheck/conform/scenario"
 )
-
-// windowSeeds is how many seeds TestConsumerWindowsEverySeed runs each
-// consumer in: 2 in the test suite (its time goal), or $IDEMCHECK_WINDOW_SEEDS
-// (10 when measured for issue 49: 10 of 10).
-func windowSeeds(t *testing.T) int {
-	if s := os.Getenv("IDEMCHECK_WINDOW_SEEDS"); s != "" {
-		n, err := strconv.Atoi(s)
-		if err != nil || n < 1 {
-			t.Fatalf("IDEMCHECK_WINDOW_SEEDS=%q is not a count", s)
-		}
-		return n
-	}
-	return 2
-}
 
 // TestConsumerWindowsEverySeed: the flaws that lose a credit only inside a
 // record's processing (marked done before the credit; a batch rolled back
@@ -44,7 +28,7 @@ func TestConsumerWindowsEverySeed(t *testing.T) {
 		{"none", map[string][]string{}},
 	}
 	for _, c := range cases {
-		for seed := uint64(1); seed <= uint64(windowSeeds(t)); seed++ {
+		for seed := uint64(1); seed <= uint64(measuredSeeds(t, 2)); seed++ {
 			t.Run(fmt.Sprintf("%s/seed-%d", c.flaw, seed), func(t *testing.T) {
 				t.Parallel()
 				code, rep, out := runText(t, queueConfig(c.flaw, broker), Options{Only: ids, Seed: seed})
