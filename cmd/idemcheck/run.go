@@ -45,11 +45,17 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	mut := fs.String("mutant", "", "with --reference: switch guards off (comma-separated names of package targets/mutant)")
 	kill := fs.Bool("kill-matrix", false, "with --reference --chaos: run every switch chaos accepts (or those of --mutant, each alone) and no switch, --kill-seeds seeds each, and print the kill matrix")
 	killSeeds := fs.Int("kill-seeds", 5, "with --kill-matrix: seeds per switch (--seed, --seed+1, ...)")
+	var cf campaignFlags
+	fs.StringVar(&cf.seeds, "seeds", "", "with --chaos: a campaign of seeds `A-B`, run one after another, each seed's reports under --out")
+	fs.StringVar(&cf.shard, "shard", "", "with --seeds: run only shard `I/N` of them (I from 0; default: a Kubernetes Indexed Job's JOB_COMPLETION_INDEX of --shards)")
+	fs.IntVar(&cf.shards, "shards", 0, "with --seeds in a Kubernetes Indexed Job: the shard count (default $IDEMCHECK_SHARDS)")
+	fs.StringVar(&cf.out, "out", "", "with --seeds: the `DIR` each seed's JSON and HTML reports go to (merge them with idemcheck merge)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: idemcheck run [--config FILE] [--strict] [--require-all-safety] [--json FILE] [--junit FILE] [--html DIR] [--only IDS] [--skip IDS] [--chaos --seed N --duration D]")
 		fmt.Fprintln(stderr, "       idemcheck run --list-checks | --list-mutants")
 		fmt.Fprintln(stderr, "       idemcheck run --init [--config FILE] [--probe URL ...]   (the same as idemcheck init; init --help)")
 		fmt.Fprintln(stderr, "       idemcheck run --reference [--mutant NAME] [--html DIR]")
+		fmt.Fprintln(stderr, "       idemcheck run --chaos --seeds A-B [--shard I/N] --out DIR [--config FILE | --reference]   (a campaign; idemcheck merge DIR...)")
 		fs.PrintDefaults()
 	}
 	if code, ok := parseNoArgs(fs, args, stderr, "run"); !ok {
@@ -111,6 +117,17 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 			}
 		})
 		return killMatrix(ctx, *mut, seed, *killSeeds, d, o.HTML, stdout, stderr)
+	}
+	if cf.seeds != "" {
+		if *seedStr != "" {
+			fmt.Fprintln(stderr, "idemcheck run: --seed and --seeds: give one")
+			return conform.ExitUsage
+		}
+		return runCampaign(ctx, cf, o, *ref, *mut, stdout, stderr)
+	}
+	if cf.shard != "" || cf.out != "" || cf.shards != 0 {
+		fmt.Fprintln(stderr, "idemcheck run: --shard, --shards and --out belong to a campaign: give --seeds A-B")
+		return conform.ExitUsage
 	}
 	if o.HTML == "" {
 		dir, err := newReportDir(reportBase, time.Now())
