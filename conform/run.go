@@ -78,6 +78,9 @@ type Options struct {
 	Regions *faults.Regions
 	// ChaosFaults narrows the chaos schedule to these catalogue faults.
 	ChaosFaults []string
+	// Plan gives chaos a schedule to run instead of the seed's (a shrunk
+	// one), or receives the schedule it ran.
+	Plan checks.ChaosPlan
 	// Behind: see scenario.Env.
 	Behind func(ctx context.Context) (effects, sink history.History, err error)
 	// WebhookProc, when set, is the process serving the config's webhook
@@ -215,7 +218,7 @@ func runChecks(ctx context.Context, e *scenario.Env, o Options, rep *report.Repo
 	}
 	checks := allChecks()
 	if o.Chaos {
-		checks = []*scenario.Check{chaosCheck(o.Duration, rep)}
+		checks = []*scenario.Check{chaosCheck(o, rep)}
 	}
 	if len(o.Only) > 0 {
 		checks = slices.DeleteFunc(checks, func(c *scenario.Check) bool { return !slices.Contains(o.Only, c.ID) })
