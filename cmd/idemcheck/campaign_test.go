@@ -31,6 +31,7 @@ func TestCampaignShardsMerge(t *testing.T) {
 	}{{"check-then-insert", 1}, {"none", 0}} {
 		t.Run(tc.flaw, func(t *testing.T) {
 			cfg := probeInit(t, "--probe", "http://127.0.0.1:${PORT}", "--ready", "/healthz", "--caller", tok1, "--caller", tok2, "--", paysvc, "--flaw", tc.flaw)
+			quickQuiesce(t, cfg)
 			out := t.TempDir()
 			var wg sync.WaitGroup
 			codes := make([]int, 4)
