@@ -25,9 +25,9 @@ func chaosReport(seed uint64, verdict scenario.Verdict, kind string, covered map
 	start := t0.Add(time.Duration(seed) * time.Minute)
 	res := scenario.Result{ID: "chaos", Level: scenario.Safety, Verdict: verdict, Why: "whole history checked"}
 	res.Attempts = []*driver.Attempt{
-		{Seq: 1, Step: "intent 1 copy 1 (no-fault)", Call: start.Add(time.Second).UnixNano()},
-		{Seq: 7, Step: "intent 3 copy 1 (psp-reply-lost)", Call: start.Add(time.Duration(seed) * time.Second).UnixNano()},
-		{Seq: 9, Step: "intent 3 retry", Call: start.Add(time.Duration(seed)*time.Second + time.Second).UnixNano()},
+		{Seq: 1, Step: "chaos: intent 1 copy 1 (no-fault)", Call: start.Add(time.Second).UnixNano()},
+		{Seq: 7, Step: "chaos: intent 3 copy 1 (psp-reply-lost)", Call: start.Add(time.Duration(seed) * time.Second).UnixNano()},
+		{Seq: 9, Step: "chaos: intent 3 retry", Call: start.Add(time.Duration(seed)*time.Second + time.Second).UnixNano()},
 	}
 	if kind != "" {
 		res.Findings = []scenario.Finding{{Level: scenario.Safety, Kind: kind, Message: "intent 3: two charges at the PSP", Seqs: []int{9, 7}}}
@@ -86,7 +86,7 @@ func TestMergeGroupsOneBugWithItsSeeds(t *testing.T) {
 	}
 	f := c.Findings[0]
 	wantMech := "fault psp-reply-lost, 2 copies, shape late-retry"
-	if f.Kind != "double-charge" || f.Check != "chaos" || f.Mechanism != wantMech || !slices.Equal(f.Seeds, []uint64{1, 4}) {
+	if f.Kind != "double-charge" || f.Check != "chaos" || len(f.Mechanisms) != 1 || f.Mechanisms[0].Mechanism != wantMech || !slices.Equal(f.Seeds, []uint64{1, 4}) {
 		t.Fatalf("finding %+v; want chaos double-charge by %q in seeds 1 and 4", f, wantMech)
 	}
 	// Seed 1's intent 3 was sent 1 s into its run, seed 4's 4 s into its.
@@ -102,7 +102,7 @@ func TestMergeGroupsOneBugWithItsSeeds(t *testing.T) {
 	}
 	var out bytes.Buffer
 	Print(&out, c, len(skipped))
-	for _, want := range []string{"finding 1: chaos double-charge (safety), " + wantMech + ", in 2 seed(s): 1, 4", "seed 3: chaos inconclusive: no request succeeded", "FAIL: 1 distinct finding(s) in 3 of 4 seed(s)"} {
+	for _, want := range []string{"finding 1: chaos double-charge (safety) in 2 seed(s): 1, 4\n  after " + wantMech + ": 2 seed(s): 1, 4", "seed 3: chaos inconclusive: no request succeeded", "FAIL: 1 distinct finding(s) in 3 of 4 seed(s)"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("console lacks %q:\n%s", want, out.String())
 		}

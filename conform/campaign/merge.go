@@ -29,14 +29,16 @@ type Campaign struct {
 	Runs     []SeedRun          `json:"runs"`
 }
 
-// Finding is one distinct finding of the campaign: a check, a kind and
-// its mechanism, with every seed that found it.
+// Finding is one distinct finding of the campaign: a check and a kind,
+// with every seed that found it and what preceded it in each.
 type Finding struct {
-	Check     string `json:"check"`
-	Level     string `json:"level"`
-	Kind      string `json:"kind"`
-	Mechanism string `json:"mechanism"`
-	Config    string `json:"config"`
+	Check  string `json:"check"`
+	Level  string `json:"level"`
+	Kind   string `json:"kind"`
+	Config string `json:"config"`
+	// Mechanisms are what preceded it (a chaos intent's fault, copies,
+	// shape, borrowed key), each with the seeds it was seen in, most first.
+	Mechanisms []Mechanism `json:"mechanisms"`
 	// Seeds found it; First is the earliest detection among them.
 	Seeds     []uint64      `json:"seeds"`
 	First     time.Time     `json:"first_detected"`
@@ -44,6 +46,12 @@ type Finding struct {
 	After     time.Duration `json:"first_after_ns"`
 	Message   string        `json:"message"`
 	Replay    string        `json:"replay,omitempty"`
+}
+
+// Mechanism is one way a finding came about, and the seeds it did.
+type Mechanism struct {
+	Mechanism string   `json:"mechanism"`
+	Seeds     []uint64 `json:"seeds"`
 }
 
 // UnjudgedRun is a run that failed without a finding.
@@ -70,15 +78,16 @@ func Merge(runs []SeedRun) *Campaign {
 			c.Unjudged = append(c.Unjudged, UnjudgedRun{r.Config, r.Seed, r.Unjudged})
 		}
 		for _, f := range r.Findings {
-			key := r.Config + "\x00" + f.Check + "\x00" + f.Kind + "\x00" + f.Mechanism
+			key := r.Config + "\x00" + f.Check + "\x00" + f.Kind
 			g := byKey[key]
 			if g == nil {
-				g = &Finding{Check: f.Check, Level: f.Level, Kind: f.Kind, Mechanism: f.Mechanism, Config: r.Config}
+				g = &Finding{Check: f.Check, Level: f.Level, Kind: f.Kind, Config: r.Config}
 				byKey[key] = g
 			}
 			if !slices.Contains(g.Seeds, r.Seed) {
 				g.Seeds = append(g.Seeds, r.Seed)
 			}
+			g.addMechanism(f.Mechanism, r.Seed)
 			if g.First.IsZero() || (!f.Detected.IsZero() && f.Detected.Before(g.First)) || (f.Detected.Equal(g.First) && r.Seed < g.FirstSeed) {
 				g.First, g.FirstSeed, g.After, g.Message, g.Replay = f.Detected, r.Seed, f.After, f.Message, f.Replay
 			}
@@ -89,12 +98,18 @@ func Merge(runs []SeedRun) *Campaign {
 	c.Seeds = len(c.Runs)
 	for _, g := range byKey {
 		slices.Sort(g.Seeds)
+		for i := range g.Mechanisms {
+			slices.Sort(g.Mechanisms[i].Seeds)
+		}
+		slices.SortFunc(g.Mechanisms, func(a, b Mechanism) int {
+			return cmp.Or(cmp.Compare(len(b.Seeds), len(a.Seeds)), cmp.Compare(a.Mechanism, b.Mechanism))
+		})
 		c.Findings = append(c.Findings, *g)
 	}
 	// Most seeds first: the bug a campaign found most often leads.
 	slices.SortFunc(c.Findings, func(a, b Finding) int {
 		return cmp.Or(cmp.Compare(len(b.Seeds), len(a.Seeds)), cmp.Compare(a.Config, b.Config), cmp.Compare(a.Check, b.Check),
-			cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.Mechanism, b.Mechanism))
+			cmp.Compare(a.Kind, b.Kind))
 	})
 	slices.Sort(c.Passed)
 	slices.Sort(c.Failed)
@@ -153,4 +168,16 @@ func disagreeing(runs []SeedRun) []uint64 {
 	}
 	slices.Sort(out)
 	return slices.Compact(out)
+}
+
+func (g *Finding) addMechanism(m string, seed uint64) {
+	for i := range g.Mechanisms {
+		if g.Mechanisms[i].Mechanism == m {
+			if !slices.Contains(g.Mechanisms[i].Seeds, seed) {
+				g.Mechanisms[i].Seeds = append(g.Mechanisms[i].Seeds, seed)
+			}
+			return
+		}
+	}
+	g.Mechanisms = append(g.Mechanisms, Mechanism{m, []uint64{seed}})
 }

@@ -108,7 +108,7 @@ type attemptAt struct {
 
 // chaosStep is how a chaos request names its intent ("intent 12 copy 1
 // (psp-reply-lost)", "intent 12 retry").
-var chaosStep = regexp.MustCompile(`^intent (\d+)\b`)
+var chaosStep = regexp.MustCompile(`(?:^|: )intent (\d+)\b`)
 
 // schedLine is a line of the chaos schedule (checks.Planned.String).
 var schedLine = regexp.MustCompile(`^intent (\d+) caller \d+ fault (\S+)\s.*?copies (\d+)`)

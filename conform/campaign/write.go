@@ -31,7 +31,10 @@ func Print(w io.Writer, c *Campaign, skipped int) {
 		fmt.Fprintf(w, "campaign: %d JSON file(s) were not idemcheck reports and were skipped\n", skipped)
 	}
 	for i, f := range c.Findings {
-		fmt.Fprintf(w, "finding %d: %s %s (%s), %s, in %d seed(s): %s\n", i+1, f.Check, f.Kind, f.Level, f.Mechanism, len(f.Seeds), seedList(f.Seeds))
+		fmt.Fprintf(w, "finding %d: %s %s (%s) in %d seed(s): %s\n", i+1, f.Check, f.Kind, f.Level, len(f.Seeds), seedList(f.Seeds))
+		for _, m := range f.Mechanisms {
+			fmt.Fprintf(w, "  after %s: %d seed(s): %s\n", m.Mechanism, len(m.Seeds), seedList(m.Seeds))
+		}
 		if !f.First.IsZero() {
 			fmt.Fprintf(w, "  first detected %s, %s into seed %d\n", f.First.Format("2006-01-02 15:04:05.000 MST"), f.After.Round(1e6), f.FirstSeed)
 		}
@@ -127,7 +130,10 @@ func WriteJUnit(path string, c *Campaign) error {
 	s := junitSuite{Name: "idemcheck campaign"}
 	for _, f := range c.Findings {
 		body := fmt.Sprintf("seeds: %s\nfirst detected: %s (seed %d)\n%s\nreplay: %s\n", seedList(f.Seeds), f.First.Format("2006-01-02T15:04:05.000Z07:00"), f.FirstSeed, f.Message, f.Replay)
-		s.Cases = append(s.Cases, junitCase{Name: fmt.Sprintf("%s %s: %s", f.Check, f.Kind, f.Mechanism), ClassName: "campaign.findings",
+		for _, m := range f.Mechanisms {
+			body += fmt.Sprintf("after %s: seeds %s\n", m.Mechanism, seedList(m.Seeds))
+		}
+		s.Cases = append(s.Cases, junitCase{Name: f.Check + " " + f.Kind, ClassName: "campaign.findings",
 			Failure: &junitFailure{Message: fmt.Sprintf("%s in %d seed(s)", f.Kind, len(f.Seeds)), Type: f.Kind, Body: body}})
 	}
 	for _, u := range c.Unjudged {
