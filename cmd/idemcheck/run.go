@@ -131,7 +131,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stderr, "idemcheck run: --schedule needs --chaos, without --shrink or --seeds")
 			return conform.ExitUsage
 		}
-		if !loadSchedule(sf.schedule, &o, stderr) {
+		durationGiven := false
+		fs.Visit(func(f *flag.Flag) { durationGiven = durationGiven || f.Name == "duration" })
+		if !loadSchedule(sf.schedule, &o, durationGiven, stderr) {
 			return conform.ExitUsage
 		}
 	}

@@ -105,8 +105,9 @@ func runShrink(ctx context.Context, sf shrinkFlags, o conform.Options, ref bool,
 	return conform.ExitViolation // the seed fails: what was shrunk is a failure
 }
 
-// loadSchedule reads --schedule F into o: its seed and its intents.
-func loadSchedule(path string, o *conform.Options, stderr io.Writer) bool {
+// loadSchedule reads --schedule F into o: its seed, its intents and, unless
+// --duration was given, its duration (the other streams' length).
+func loadSchedule(path string, o *conform.Options, durationGiven bool, stderr io.Writer) bool {
 	f, plan, err := checks.ReadPlan(path)
 	if err != nil {
 		fmt.Fprintln(stderr, "idemcheck run: --schedule:", err)
@@ -116,7 +117,10 @@ func loadSchedule(path string, o *conform.Options, stderr io.Writer) bool {
 		fmt.Fprintf(stderr, "idemcheck run: --seed %d and --schedule %s (seed %d): the schedule's seed is the run's; give one\n", o.Seed, path, f.Seed)
 		return false
 	}
-	o.Seed, o.Plan.Given = f.Seed, plan
+	o.Seed, o.Plan.Given, o.ScheduleFile = f.Seed, plan, path
+	if d, err := time.ParseDuration(f.Duration); err == nil && d > 0 && !durationGiven {
+		o.Duration = d
+	}
 	fmt.Fprintf(stderr, "idemcheck run: schedule %s: %d intents, seed %d%s\n", path, len(plan), f.Seed, map[bool]string{true: " (" + f.Note + ")", false: ""}[f.Note != ""])
 	return true
 }
