@@ -14,11 +14,13 @@ import (
 // gives what merging all their runs at once gives.
 type Campaign struct {
 	Schema int `json:"campaign_schema_version"`
-	// Seeds counts the runs; Passed, Failed and Unjudged list their seeds.
-	Seeds    int       `json:"seeds"`
-	Passed   []uint64  `json:"passed"`
-	Failed   []uint64  `json:"failed"`
-	Findings []Finding `json:"findings"`
+	// Seeds counts the runs (a seed replayed twice is two runs), FailedRuns
+	// those that failed; Passed, Failed and Unjudged list their seeds.
+	Seeds      int       `json:"seeds"`
+	FailedRuns int       `json:"failed_runs"`
+	Passed     []uint64  `json:"passed"`
+	Failed     []uint64  `json:"failed"`
+	Findings   []Finding `json:"findings"`
 	// Unjudged are the runs that failed with no finding, with why.
 	Unjudged []UnjudgedRun `json:"unjudged"`
 	// Replayed are seeds whose runs disagree (the same config and seed, a
@@ -73,6 +75,7 @@ func Merge(runs []SeedRun) *Campaign {
 			c.Passed = append(c.Passed, r.Seed)
 		} else {
 			c.Failed = append(c.Failed, r.Seed)
+			c.FailedRuns++
 		}
 		if len(r.Findings) == 0 && r.Exit != 0 {
 			c.Unjudged = append(c.Unjudged, UnjudgedRun{r.Config, r.Seed, r.Unjudged})

@@ -73,7 +73,7 @@ func Print(w io.Writer, c *Campaign, skipped int) {
 	if c.Seeds == 0 {
 		verdict = "INCONCLUSIVE: no run was read"
 	}
-	fmt.Fprintf(w, "%s: %d distinct finding(s) in %d of %d seed(s)\n", verdict, len(c.Findings), len(c.Failed), c.Seeds)
+	fmt.Fprintf(w, "%s: %d distinct finding(s) in %d of %d seed(s)\n", verdict, len(c.Findings), c.FailedRuns, c.Seeds)
 }
 
 func sourceOf(c *Campaign, seed uint64) string {
