@@ -20,11 +20,16 @@ type actionRun struct {
 // caller's `with:`), in the caller's workspace; a failed step skips the
 // next ones unless they run `if: always()`. The build step builds idemcheck
 // from this checkout exactly as written. Uploads are checked, not sent.
-func runAction(t *testing.T, ws, job string, with map[string]any) actionRun {
+func runAction(t *testing.T, ws, job string, with map[string]any, extra ...map[string]string) actionRun {
 	t.Helper()
 	action := readYAML(t, "../action.yml")
 	github := map[string]string{"github.action_path": repoRoot, "github.run_id": "4242", "github.job": job,
 		"strategy.job-index": "0", "github.workspace": ws}
+	for _, m := range extra {
+		for k, v := range m {
+			github[k] = v // a matrix job's own: matrix.*, strategy.job-index
+		}
+	}
 	vars := map[string]string{}
 	for k, v := range github {
 		vars[k] = v

@@ -1,13 +1,15 @@
 package conform
 
 import (
-	"time"
+	"fmt"
 
 	"github.com/idemcheck/idemcheck/conform/checks"
 	"github.com/idemcheck/idemcheck/conform/report"
 	"github.com/idemcheck/idemcheck/conform/scenario"
 )
 
-func chaosCheck(d time.Duration, rep *report.Report) *scenario.Check {
-	return checks.ChaosCheck(d, func(lines []string) { rep.Schedule = lines })
+func chaosCheck(o Options, rep *report.Report) *scenario.Check {
+	cp := o.Plan
+	cp.Refused = func(err error) { rep.ConfigErr = fmt.Errorf("idemcheck run: --schedule: %w", err) }
+	return checks.ChaosCheckPlan(o.Duration, func(lines []string) { rep.Schedule = lines }, cp)
 }

@@ -78,6 +78,11 @@ type Options struct {
 	Regions *faults.Regions
 	// ChaosFaults narrows the chaos schedule to these catalogue faults.
 	ChaosFaults []string
+	// Plan gives chaos a schedule to run instead of the seed's (a shrunk
+	// one), or receives the schedule it ran; ScheduleFile is the file
+	// Plan.Given was read from, for the report and the replay command.
+	Plan         checks.ChaosPlan
+	ScheduleFile string
 	// Behind: see scenario.Env.
 	Behind func(ctx context.Context) (effects, sink history.History, err error)
 	// WebhookProc, when set, is the process serving the config's webhook
@@ -183,6 +188,10 @@ func Run(ctx context.Context, o Options) (int, *report.Report) {
 	}
 	if o.Chaos {
 		rep.Rerun += fmt.Sprintf(" --chaos --duration %s", o.Duration)
+		if o.ScheduleFile != "" {
+			rep.ScheduleFile = o.ScheduleFile
+			rep.Rerun += " --schedule " + report.ShellQuote(o.ScheduleFile)
+		}
 	}
 	runChecks(ctx, tg.e, o, rep)
 	if rep.ConfigErr != nil {
@@ -215,7 +224,7 @@ func runChecks(ctx context.Context, e *scenario.Env, o Options, rep *report.Repo
 	}
 	checks := allChecks()
 	if o.Chaos {
-		checks = []*scenario.Check{chaosCheck(o.Duration, rep)}
+		checks = []*scenario.Check{chaosCheck(o, rep)}
 	}
 	if len(o.Only) > 0 {
 		checks = slices.DeleteFunc(checks, func(c *scenario.Check) bool { return !slices.Contains(o.Only, c.ID) })

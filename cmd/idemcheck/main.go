@@ -17,6 +17,7 @@ const usage = `idemcheck: a chaos and conformance harness for payment idempotenc
 
 Usage:
   idemcheck run   [flags]          conformance of a payment endpoint under faults (run --help)
+  idemcheck merge DIR... [flags]   a campaign's reports (run --seeds A-B --shard I/N --out DIR) as one answer (merge --help)
   idemcheck check FILE [flags]     check a recorded history offline (check --help)
   idemcheck gen   --out FILE       write a seeded legal history to check (gen --help)
   idemcheck init  --probe URL      probe a payment service, write the run config it needs (init --help)
@@ -49,6 +50,8 @@ func dispatch(args []string, stdout, stderr io.Writer) int {
 	switch args[0] {
 	case "run":
 		return withHelp(cmdRun, args[1:], stdout, stderr)
+	case "merge":
+		return withHelp(cmdMerge, args[1:], stdout, stderr)
 	case "check":
 		return withHelp(cmdCheck, args[1:], stdout, stderr)
 	case "gen":
@@ -67,7 +70,7 @@ func dispatch(args []string, stdout, stderr io.Writer) int {
 	case "help", "-h", "--help":
 		if len(args) > 1 && args[0] == "help" {
 			switch args[1] {
-			case "run", "check", "psp", "demo", "gen", "init", "bench":
+			case "run", "merge", "check", "psp", "demo", "gen", "init", "bench":
 				return dispatch([]string{args[1], "--help"}, stdout, stderr)
 			}
 			fmt.Fprintf(stderr, "idemcheck help: unknown command %q\n\n%s", args[1], usage)

@@ -45,11 +45,25 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	mut := fs.String("mutant", "", "with --reference: switch guards off (comma-separated names of package targets/mutant)")
 	kill := fs.Bool("kill-matrix", false, "with --reference --chaos: run every switch chaos accepts (or those of --mutant, each alone) and no switch, --kill-seeds seeds each, and print the kill matrix")
 	killSeeds := fs.Int("kill-seeds", 5, "with --kill-matrix: seeds per switch (--seed, --seed+1, ...)")
+	var sf shrinkFlags
+	fs.BoolVar(&sf.on, "shrink", false, "with --chaos --seed N that fails: reduce its schedule to the smallest that still fails with the same kind, written to --shrink-out")
+	fs.StringVar(&sf.replays, "shrink-replays", "3/3", "with --shrink: a schedule fails when `K/N` of its replays fail with the kind")
+	fs.IntVar(&sf.maxRuns, "shrink-runs", 300, "with --shrink: the most runs to spend (the smallest failing schedule so far is kept)")
+	fs.StringVar(&sf.kind, "shrink-kind", "", "with --shrink: the kind to keep (default: the first the seed's run found)")
+	fs.StringVar(&sf.out, "shrink-out", "", "with --shrink: the `DIR` of schedule.json and the shrunk run's picture (default ./idemcheck-shrink-<seed>)")
+	fs.StringVar(&sf.schedule, "schedule", "", "with --chaos: run the schedule `FILE` (written by --shrink) instead of the seed's")
+	var cf campaignFlags
+	fs.StringVar(&cf.seeds, "seeds", "", "with --chaos: a campaign of seeds `A-B`, run one after another, each seed's reports under --out")
+	fs.StringVar(&cf.shard, "shard", "", "with --seeds: run only shard `I/N` of them (I from 0; default: a Kubernetes Indexed Job's JOB_COMPLETION_INDEX of --shards)")
+	fs.IntVar(&cf.shards, "shards", 0, "with --seeds in a Kubernetes Indexed Job: the shard count (default $IDEMCHECK_SHARDS)")
+	fs.StringVar(&cf.out, "out", "", "with --seeds: the `DIR` each seed's JSON and HTML reports go to (merge them with idemcheck merge)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: idemcheck run [--config FILE] [--strict] [--require-all-safety] [--json FILE] [--junit FILE] [--html DIR] [--only IDS] [--skip IDS] [--chaos --seed N --duration D]")
 		fmt.Fprintln(stderr, "       idemcheck run --list-checks | --list-mutants")
 		fmt.Fprintln(stderr, "       idemcheck run --init [--config FILE] [--probe URL ...]   (the same as idemcheck init; init --help)")
 		fmt.Fprintln(stderr, "       idemcheck run --reference [--mutant NAME] [--html DIR]")
+		fmt.Fprintln(stderr, "       idemcheck run --chaos --seed N --shrink [--shrink-replays K/N] [--shrink-out DIR]   then: run --chaos --schedule DIR/schedule.json")
+		fmt.Fprintln(stderr, "       idemcheck run --chaos --seeds A-B [--shard I/N] --out DIR [--config FILE | --reference]   (a campaign; idemcheck merge DIR...)")
 		fs.PrintDefaults()
 	}
 	if code, ok := parseNoArgs(fs, args, stderr, "run"); !ok {
@@ -111,6 +125,31 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 			}
 		})
 		return killMatrix(ctx, *mut, seed, *killSeeds, d, o.HTML, stdout, stderr)
+	}
+	if sf.schedule != "" {
+		if !*chaos || sf.on || cf.seeds != "" {
+			fmt.Fprintln(stderr, "idemcheck run: --schedule needs --chaos, without --shrink or --seeds")
+			return conform.ExitUsage
+		}
+		durationGiven := false
+		fs.Visit(func(f *flag.Flag) { durationGiven = durationGiven || f.Name == "duration" })
+		if !loadSchedule(sf.schedule, &o, durationGiven, stderr) {
+			return conform.ExitUsage
+		}
+	}
+	if sf.on {
+		return runShrink(ctx, sf, o, *ref, *mut, stdout, stderr)
+	}
+	if cf.seeds != "" {
+		if *seedStr != "" {
+			fmt.Fprintln(stderr, "idemcheck run: --seed and --seeds: give one")
+			return conform.ExitUsage
+		}
+		return runCampaign(ctx, cf, o, *ref, *mut, stdout, stderr)
+	}
+	if cf.shard != "" || cf.out != "" || cf.shards != 0 {
+		fmt.Fprintln(stderr, "idemcheck run: --shard, --shards and --out belong to a campaign: give --seeds A-B")
+		return conform.ExitUsage
 	}
 	if o.HTML == "" {
 		dir, err := newReportDir(reportBase, time.Now())

@@ -23,11 +23,17 @@ const NoFault = "none"
 // ChaosCheck mixes seeded faults with concurrent traffic for about d and
 // checks the whole history with the checker. onSchedule receives the plan.
 func ChaosCheck(d time.Duration, onSchedule func([]string)) *scenario.Check {
+	return ChaosCheckPlan(d, onSchedule, ChaosPlan{})
+}
+
+// ChaosCheckPlan is ChaosCheck with a given schedule (a shrunk one
+// replayed) or a hook that receives the schedule used.
+func ChaosCheckPlan(d time.Duration, onSchedule func([]string), cp ChaosPlan) *scenario.Check {
 	if d <= 0 {
 		d = 10 * time.Second
 	}
 	return &scenario.Check{ID: "chaos", Title: fmt.Sprintf("randomized faults with concurrent traffic (%s)", d), Level: scenario.Safety,
-		Rule: "HISTORY.md (whole history, checker)", Run: func(ctx context.Context, e *scenario.Env, t *scenario.T) { runChaos(ctx, e, t, d, onSchedule) }}
+		Rule: "HISTORY.md (whole history, checker)", Run: func(ctx context.Context, e *scenario.Env, t *scenario.T) { runChaos(ctx, e, t, d, onSchedule, cp) }}
 }
 
 // tally counts, per fault, how often it was planned and how often it fired.
@@ -52,7 +58,7 @@ func (tl *tally) note(name string, fired bool, err error) {
 	}
 }
 
-func runChaos(ctx context.Context, e *scenario.Env, t *scenario.T, d time.Duration, onSchedule func([]string)) {
+func runChaos(ctx context.Context, e *scenario.Env, t *scenario.T, d time.Duration, onSchedule func([]string), cp ChaosPlan) {
 	if e.Hooks != nil {
 		if err := e.Hooks.Registered(); err != nil {
 			t.Errorf("register the webhook endpoint with fakepsp: %v", err)
@@ -85,6 +91,23 @@ func runChaos(ctx context.Context, e *scenario.Env, t *scenario.T, d time.Durati
 	n := max(8, int(d/(250*time.Millisecond)))
 	shapes, off := chaosShapes(e)
 	plan := PlaceOnce(Schedule(e.Seed, names, len(e.Cfg.Callers), n, shapes...), e.Seed, once)
+	if cp.Given != nil {
+		applicable := slices.Clone(names)
+		for _, f := range once {
+			applicable = append(applicable, f.Name())
+		}
+		if err := checkGiven(cp.Given, applicable, shapes, len(e.Cfg.Callers)); err != nil {
+			if cp.Refused != nil {
+				cp.Refused(err)
+			}
+			t.Errorf("%v", err)
+			return
+		}
+		plan = cp.Given
+	}
+	if cp.Used != nil {
+		cp.Used(slices.Clone(plan))
+	}
 	drawn := strings.Join(names, ", ")
 	for _, f := range once {
 		drawn += fmt.Sprintf("; %s once", f.Name())

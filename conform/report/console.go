@@ -52,7 +52,11 @@ func Console(w io.Writer, r *Report) {
 		}
 	}
 	if len(r.Schedule) > 0 {
-		fmt.Fprintf(w, "chaos schedule (seed %d; the same --seed replays it):\n", r.Seed)
+		if r.ScheduleFile != "" {
+			fmt.Fprintf(w, "chaos schedule (seed %d, from %s; --schedule %s replays it):\n", r.Seed, r.ScheduleFile, ShellQuote(r.ScheduleFile))
+		} else {
+			fmt.Fprintf(w, "chaos schedule (seed %d; the same --seed replays it):\n", r.Seed)
+		}
 		for _, l := range r.Schedule {
 			fmt.Fprintf(w, "  %s\n", l)
 		}

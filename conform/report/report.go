@@ -33,7 +33,10 @@ type Report struct {
 	Waits    []scenario.Wait   `json:"waits,omitempty"`
 	Results  []scenario.Result `json:"results"`
 	Schedule []string          `json:"chaos_schedule,omitempty"`
-	ExitCode int               `json:"exit_code"`
+	// ScheduleFile is the schedule file the chaos run replayed (run
+	// --schedule), which the seed alone does not.
+	ScheduleFile string `json:"chaos_schedule_file,omitempty"`
+	ExitCode     int    `json:"exit_code"`
 	// HTMLPath is set once the HTML report was written.
 	HTMLPath string `json:"html,omitempty"`
 	// Rerun is the command that reruns this run, without --seed and --only

@@ -1,0 +1,152 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/idemcheck/idemcheck/conform"
+	"github.com/idemcheck/idemcheck/conform/campaign"
+	"github.com/idemcheck/idemcheck/reference"
+)
+
+// campaignFlags are run's flags for a campaign: --seeds A-B [--shard I/N]
+// --out DIR (the shard from a Kubernetes Indexed Job's environment when
+// --shard is not given).
+type campaignFlags struct {
+	seeds, shard, out string
+	shards            int
+}
+
+// runCampaign runs the seeds of its shard one after another, each with its
+// JSON and HTML report under out/seed-<N>, then prints the shard's merged
+// answer. It stops at a usage error or an unreachable target (every later
+// seed would say the same), keeping what ran.
+func runCampaign(ctx context.Context, cf campaignFlags, o conform.Options, ref bool, mut string, stdout, stderr io.Writer) int {
+	r, err := campaign.ParseRange(cf.seeds)
+	if err != nil {
+		fmt.Fprintln(stderr, "idemcheck run:", err)
+		return conform.ExitUsage
+	}
+	if cf.out == "" {
+		fmt.Fprintln(stderr, "idemcheck run: --seeds needs --out DIR, where each seed's report goes")
+		return conform.ExitUsage
+	}
+	if !o.Chaos {
+		fmt.Fprintln(stderr, "idemcheck run: --seeds needs --chaos (a campaign runs chaos seeds)")
+		return conform.ExitUsage
+	}
+	if o.JSON != "" || o.HTML != "" || o.JUnit != "" {
+		fmt.Fprintln(stderr, "idemcheck run: with --seeds each seed's reports go under --out; merge them with idemcheck merge --json/--html/--junit")
+		return conform.ExitUsage
+	}
+	sh, fromEnv, err := campaign.ShardFromEnv(os.Getenv, cf.shards)
+	if cf.shard != "" {
+		sh, err = campaign.ParseShard(cf.shard)
+	} else if !fromEnv && cf.shards > 0 {
+		err = fmt.Errorf("--shards %d without --shard I/N or JOB_COMPLETION_INDEX: which shard is this?", cf.shards)
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "idemcheck run:", err)
+		return conform.ExitUsage
+	}
+	seeds := r.Seeds(sh)
+	fmt.Fprintf(stderr, "idemcheck run: campaign seeds %d-%d, shard %d of %d: %d seed(s), reports under %s\n", r.First, r.Last, sh.Index, sh.Count, len(seeds), cf.out)
+	if err := os.MkdirAll(cf.out, 0o755); err != nil {
+		fmt.Fprintln(stderr, "idemcheck run:", err)
+		return conform.ExitUsage
+	}
+	var paths []string
+	for _, seed := range seeds {
+		if ctx.Err() != nil {
+			break
+		}
+		so := o
+		so.Seed = seed
+		so.JSON = filepath.Join(cf.out, fmt.Sprintf("seed-%d.json", seed))
+		so.HTML = filepath.Join(cf.out, fmt.Sprintf("seed-%d", seed))
+		var code int
+		if ref {
+			code, _ = reference.Run(ctx, so, mut)
+		} else {
+			code, _ = conform.Run(ctx, so)
+		}
+		fmt.Fprintf(stderr, "idemcheck run: campaign seed %d: exit %d\n", seed, code)
+		if code == conform.ExitUsage || code == conform.ExitUnreachable {
+			return code
+		}
+		paths = append(paths, so.JSON)
+	}
+	runs, _, err := campaign.Read(paths)
+	if err != nil {
+		fmt.Fprintln(stderr, "idemcheck run: reading the campaign's reports:", err)
+		return conform.ExitViolation
+	}
+	c := campaign.Merge(runs)
+	campaign.Print(stdout, c, 0)
+	if ctx.Err() != nil || len(runs) != len(seeds) {
+		fmt.Fprintf(stdout, "INCONCLUSIVE: the campaign stopped after %d of its shard's %d seed(s)\n", len(runs), len(seeds))
+		return conform.ExitViolation
+	}
+	return c.ExitCode
+}
+
+// cmdMerge is `idemcheck merge DIR...`: the reports of any number of
+// shards (or merges) as one answer. Exit codes as run's.
+func cmdMerge(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("idemcheck merge", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	jsonOut := fs.String("json", "", "write the merged campaign's JSON to `FILE` (merge reads it back)")
+	htmlOut := fs.String("html", "", "write the merged campaign's HTML page into `DIR`")
+	junitOut := fs.String("junit", "", "write a JUnit XML report to `FILE`: a test case per distinct finding")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: idemcheck merge [--json FILE] [--html DIR] [--junit FILE] DIR|FILE...")
+		fmt.Fprintln(stderr, "Merges run reports (JSON, found at any depth of each DIR) and merged campaigns into one answer.")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return conform.ExitUsage
+	}
+	if fs.NArg() == 0 {
+		fmt.Fprintln(stderr, "idemcheck merge: give at least one DIR or FILE of reports")
+		return conform.ExitUsage
+	}
+	runs, skipped, err := campaign.Read(fs.Args())
+	if err != nil {
+		fmt.Fprintln(stderr, "idemcheck merge:", err)
+		return conform.ExitUsage
+	}
+	c := campaign.Merge(runs)
+	campaign.Print(stdout, c, len(skipped))
+	if *jsonOut != "" {
+		if err := campaign.WriteJSON(*jsonOut, c); err != nil {
+			fmt.Fprintln(stderr, "idemcheck merge:", err)
+			return conform.ExitUsage
+		}
+	}
+	if *junitOut != "" {
+		if err := campaign.WriteJUnit(*junitOut, c); err != nil {
+			fmt.Fprintln(stderr, "idemcheck merge:", err)
+			return conform.ExitUsage
+		}
+	}
+	if *htmlOut != "" {
+		p, err := campaign.WriteHTML(*htmlOut, c)
+		if err != nil {
+			fmt.Fprintln(stderr, "idemcheck merge:", err)
+			return conform.ExitUsage
+		}
+		fmt.Fprintln(stdout, "html:", p)
+	}
+	if c.Seeds == 0 {
+		return conform.ExitViolation // nothing proven is not a pass
+	}
+	return c.ExitCode
+}
