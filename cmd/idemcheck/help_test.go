@@ -24,6 +24,8 @@ func TestHelpGoesToStdoutWithExitZero(t *testing.T) {
 		{[]string{"gen", "--help"}, []string{"-ops", "-seed"}},
 		{[]string{"bench", "--help"}, []string{"-quick", "-out", "-only", "-seed", "Exit codes"}},
 		{[]string{"help", "bench"}, []string{"-quick"}},
+		{[]string{"merge", "--help"}, []string{"-json", "-html", "-junit"}},
+		{[]string{"help", "run"}, []string{"-seeds", "-shard", "-shrink", "-schedule"}},
 	}
 	for _, c := range cases {
 		var out, errb bytes.Buffer
