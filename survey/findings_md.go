@@ -32,26 +32,47 @@ func (t *Table) findings(b *strings.Builder) []Problem {
 					problems = append(problems, Problem(fmt.Sprintf("%s %s %s: a violation with no explanation in findings.yaml", r.About.Name, c.ID, k)))
 				}
 				for _, e := range ex {
-					fmt.Fprintf(b, "- **%s**, at `%s` line %d of %s %s: %s", e.Kind, e.File, e.Line, r.About.Package, r.About.Version, strings.TrimSpace(e.Why))
-					if e.Upstream != "" {
-						fmt.Fprintf(b, " Upstream: %s.", e.Upstream)
-					}
-					b.WriteString("\n")
+					fmt.Fprintf(b, "- **%s**, at `%s` line %d of %s %s: %s\n", e.Kind, e.File, e.Line, r.About.Package, r.About.Version, strings.TrimSpace(e.Why))
 				}
 			}
+			for _, d := range r.deviations(c.ID) {
+				fmt.Fprintf(b, "- also seen, a protocol deviation and not a safety finding: %s\n", strings.Join(strings.Fields(d), " "))
+			}
+			problems = append(problems, t.judgement(b, r, c.ID)...)
 			b.WriteString("\n")
 		}
 		// Entries for checks outside the columns (A3, the protocol
 		// vectors) are listed when some run found that check's kind.
 		var other []string
 		for _, e := range r.Findings {
+			if e.Kind == "" {
+				continue
+			}
 			if !slices.Contains(r.foundKinds(e.Check), e.Kind) {
 				problems = append(problems, Problem(fmt.Sprintf("%s: findings.yaml explains %s %s, which no run found", r.About.Name, e.Check, e.Kind)))
 				continue
 			}
 			if !slices.Contains(ColumnIDs(), e.Check) {
 				found = true
-				other = append(other, fmt.Sprintf("- %s (%s), **%s**, at `%s` line %d: %s", e.Check, r.failedVerdict(e.Check), e.Kind, e.File, e.Line, strings.TrimSpace(e.Why)))
+				line := fmt.Sprintf("- %s (%s), **%s**, at `%s` line %d: %s", e.Check, r.failedVerdict(e.Check), e.Kind, e.File, e.Line, strings.TrimSpace(e.Why))
+				if e.Basis != "" {
+					var j strings.Builder
+					problems = append(problems, t.judgement(&j, r, e.Check)...)
+					line += "\n" + indent(strings.TrimRight(j.String(), "\n"))
+				}
+				other = append(other, line)
+			}
+		}
+		// A protocol vector that violated is in the profile cell; it must
+		// be explained as a column's violation is.
+		for _, id := range r.checkIDs() {
+			if slices.Contains(ColumnIDs(), id) || r.failedVerdict(id) != "violation" {
+				continue
+			}
+			for _, k := range r.foundKinds(id) {
+				if k != "deviation" && len(r.explanations(id, k)) == 0 {
+					problems = append(problems, Problem(fmt.Sprintf("%s %s %s: a violation with no explanation in findings.yaml", r.About.Name, id, k)))
+				}
 			}
 		}
 		if len(other) > 0 {
@@ -62,6 +83,26 @@ func (t *Table) findings(b *strings.Builder) []Problem {
 		b.WriteString("No violation.\n\n")
 	}
 	return problems
+}
+
+func indent(s string) string {
+	return "  " + strings.ReplaceAll(s, "\n", "\n  ")
+}
+
+// deviations are the protocol findings of a safety check in the first run
+// that has any.
+func (r Row) deviations(id string) []string {
+	for _, run := range r.Runs {
+		if run.Summary == nil {
+			continue
+		}
+		if res, ok := run.Summary.Result(id); ok {
+			if d := res.Deviations(); len(d) > 0 {
+				return d
+			}
+		}
+	}
+	return nil
 }
 
 // explanations are the findings.yaml entries of one check and kind.
@@ -110,9 +151,9 @@ func (t *Table) stability(b *strings.Builder) {
 	runs := 0
 	for _, r := range t.Rows {
 		runs = max(runs, len(r.Runs))
-		for _, c := range Columns {
-			if cl := r.cell(c.ID); !cl.stable() {
-				flips = append(flips, fmt.Sprintf("- %s %s: %s", r.About.Name, c.ID, cl.tally()))
+		for _, id := range r.checkIDs() {
+			if cl := r.cell(id); !cl.stable() {
+				flips = append(flips, fmt.Sprintf("- %s %s: %s", r.About.Name, id, cl.tally()))
 			}
 		}
 	}
@@ -149,4 +190,18 @@ func (f *footnotes) write(b *strings.Builder) {
 	for _, l := range f.lines {
 		b.WriteString(l + "\n")
 	}
+}
+
+// checkIDs are the columns' checks, then the first run's protocol vectors:
+// the stability section covers both.
+func (r Row) checkIDs() []string {
+	ids := ColumnIDs()
+	if len(r.Runs) > 0 && r.Runs[0].Summary != nil {
+		for _, res := range r.Runs[0].Summary.Results {
+			if res.Level == "protocol" && !slices.Contains(ids, res.ID) {
+				ids = append(ids, res.ID)
+			}
+		}
+	}
+	return ids
 }

@@ -13,7 +13,7 @@ import (
 // wall time), reads every seed's report, and names a missing one.
 func TestFromReportsKeepsTheRunsMetadata(t *testing.T) {
 	dir := t.TempDir()
-	for _, f := range []string{"django-idempotency-key-1.json", "django-idempotency-key-2.json"} {
+	for _, f := range []string{"django-idempotency-key-1.json.gz", "django-idempotency-key-2.json.gz"} {
 		b, err := os.ReadFile(filepath.Join("testdata", f))
 		if err != nil {
 			t.Fatal(err)
