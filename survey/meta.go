@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -108,8 +110,7 @@ func FromReports(o Options) (*Table, error) {
 			return nil, err
 		}
 		kept := 0
-		for i := range max(o.Runs, 1) {
-			seed := o.Seed + uint64(i)
+		for _, seed := range o.keptSeeds(a.Name) {
 			run := Run{Target: a.Name, Seed: seed}
 			path := reportPath(o.From, a.Name, seed)
 			if path == "" {
@@ -131,6 +132,30 @@ func FromReports(o Options) (*Table, error) {
 		t.Rows = append(t.Rows, row)
 	}
 	return t, nil
+}
+
+// keptSeeds are the seeds a table from kept reports reads for a target:
+// --seed and the --runs after it, or, without --runs (Runs 0), every seed
+// the folder holds a report of, so targets kept by different surveys keep
+// their own number of runs.
+func (o Options) keptSeeds(target string) []uint64 {
+	if o.Runs > 0 {
+		var out []uint64
+		for i := range o.Runs {
+			out = append(out, o.Seed+uint64(i))
+		}
+		return out
+	}
+	matches, _ := filepath.Glob(filepath.Join(o.From, target+"-*.json*"))
+	var out []uint64
+	for _, m := range matches {
+		base := strings.TrimSuffix(strings.TrimSuffix(filepath.Base(m), ".gz"), ".json")
+		if n, err := strconv.ParseUint(strings.TrimPrefix(base, target+"-"), 10, 64); err == nil && !slices.Contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // reportPath is dir's report of target and seed, plain or compressed; ""

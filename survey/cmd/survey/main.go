@@ -30,7 +30,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("survey", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	targets := fs.String("target", "", "comma-separated target names (folders of survey/); default every target")
-	runs := fs.Int("runs", 1, "runs of each target (seeds --seed, --seed+1, ...)")
+	runs := fs.Int("runs", 1, "runs of each target (seeds --seed, --seed+1, ...); with --from and no --runs, every kept seed")
 	seed := fs.String("seed", "1", "seed of the first run")
 	only := fs.String("only", "", "replay: comma-separated check IDs; prints their verdicts, writes no table")
 	out := fs.String("out", "docs/SURVEY.md", "the table, relative to the checkout")
@@ -60,6 +60,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintln(stderr, "survey:", err)
 		return 2
+	}
+	runsSet := false
+	fs.Visit(func(f *flag.Flag) { runsSet = runsSet || f.Name == "runs" })
+	if *from != "" && !runsSet {
+		*runs = 0 // every seed kept of each target
 	}
 	o := survey.Options{Root: root, Targets: split(*targets), Runs: *runs, Seed: s, Only: split(*only),
 		Home: *home, Reports: *reports, From: *from, Log: stderr, Timeout: *timeout}
