@@ -63,9 +63,11 @@ func (t *Table) findings(b *strings.Builder) []Problem {
 				other = append(other, line)
 			}
 		}
-		// A protocol vector that violated is in the profile cell; it must
-		// be explained as a column's violation is.
-		for _, id := range r.checkIDs() {
+		// A protocol vector that violated is in the profile cell, and a
+		// safety check outside the columns (A4, S-replicas, ...) is listed
+		// under "other checks": each must be explained as a column's
+		// violation is, or it would be dropped from the table unseen.
+		for _, id := range r.allCheckIDs() {
 			if slices.Contains(ColumnIDs(), id) || r.failedVerdict(id) != "violation" {
 				continue
 			}
@@ -190,6 +192,22 @@ func (f *footnotes) write(b *strings.Builder) {
 	for _, l := range f.lines {
 		b.WriteString(l + "\n")
 	}
+}
+
+// allCheckIDs are the columns' checks, then every other check of any run.
+func (r Row) allCheckIDs() []string {
+	ids := ColumnIDs()
+	for _, run := range r.Runs {
+		if run.Summary == nil {
+			continue
+		}
+		for _, res := range run.Summary.Results {
+			if !slices.Contains(ids, res.ID) {
+				ids = append(ids, res.ID)
+			}
+		}
+	}
+	return ids
 }
 
 // checkIDs are the columns' checks, then the first run's protocol vectors:
