@@ -132,7 +132,7 @@ func TestFromKeptReports(t *testing.T) {
 		t.Errorf("missing %v", got.Missing)
 	}
 	md, _ := got.Markdown()
-	for _, want := range []string{"- `ci/survey --runs 2 --keep survey/runs` on 2026-12-05 with idemcheck v1 (1m0s in all): django-idempotency-key",
+	for _, want := range []string{"- `ci/survey --runs 2 --keep survey/runs` on 2026-12-05 with idemcheck v1 (1m0s in all): django-idempotency-key: 2 run(s) each, seeds 1, 2",
 		"**Not in this table** (no kept run report; the full survey, `ci/survey --runs 5 --keep survey/runs`, runs them): "} {
 		if !strings.Contains(md, want) {
 			t.Errorf("the table lacks %q", want)
