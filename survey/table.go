@@ -113,7 +113,7 @@ func (t *Table) header(b *strings.Builder) {
 			t.Command, t.Date, t.Version, runs, joinSeeds(list), t.Wall.Round(time.Second))
 	}
 	if t.Rewritten != "" {
-		fmt.Fprintf(b, "Written again from those runs' reports by `%s`, with the findings.yaml of idemcheck %s (nothing rerun).\n\n", t.RewrittenBy, t.Rewritten)
+		fmt.Fprintf(b, "Written again from those runs' reports by `%s`, with the findings.yaml of survey/ at %s (nothing rerun).\n\n", t.RewrittenBy, t.Rewritten)
 	}
 	if len(t.Missing) > 0 {
 		fmt.Fprintf(b, "**Not in this table** (no kept run report; the full survey, `%s`, runs them): %s.\n\n", FullCommand, strings.Join(t.Missing, ", "))

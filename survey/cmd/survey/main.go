@@ -92,7 +92,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var t *survey.Table
 	if o.From != "" {
 		if t, err = survey.FromReports(o); err == nil {
-			t.Rewritten, t.RewrittenBy = survey.Describe(ctx, root), strings.TrimSpace("ci/survey "+strings.Join(args, " "))
+			t.Rewritten, t.RewrittenBy = survey.SurveyRevision(ctx, root), strings.TrimSpace("ci/survey "+strings.Join(args, " "))
 		}
 	} else {
 		t, err = survey.Generate(ctx, o)
