@@ -150,22 +150,29 @@ func (r Row) failedVerdict(id string) string {
 func (t *Table) stability(b *strings.Builder) {
 	b.WriteString("## Stability\n\n")
 	var flips []string
-	runs := 0
-	for _, r := range t.Rows {
-		runs = max(runs, len(r.Runs))
+	lo, hi := 0, 0
+	for i, r := range t.Rows {
+		if i == 0 || len(r.Runs) < lo {
+			lo = len(r.Runs)
+		}
+		hi = max(hi, len(r.Runs))
 		for _, id := range r.checkIDs() {
 			if cl := r.cell(id); !cl.stable() {
 				flips = append(flips, fmt.Sprintf("- %s %s: %s", r.About.Name, id, cl.tally()))
 			}
 		}
 	}
+	runs := fmt.Sprint(hi)
+	if lo != hi {
+		runs = fmt.Sprintf("%d to %d", lo, hi)
+	}
 	switch {
-	case runs < 2:
+	case hi < 2:
 		b.WriteString("One run of each target: rerun with `--runs 5` to see which cells depend on timing.\n\n")
 	case len(flips) == 0:
-		fmt.Fprintf(b, "Every cell was the same in all %d runs of its target.\n\n", runs)
+		fmt.Fprintf(b, "Every cell, the protocol vectors' included, was the same in all runs of its target (%s runs).\n\n", runs)
 	default:
-		fmt.Fprintf(b, "Cells that differed between the %d runs of their target (timing-dependent):\n\n%s\n\n", runs, strings.Join(flips, "\n"))
+		fmt.Fprintf(b, "Cells that differed between the runs of their target (%s runs; timing-dependent):\n\n%s\n\n", runs, strings.Join(flips, "\n"))
 	}
 }
 

@@ -55,7 +55,7 @@ func TestTableFromRecordedRuns(t *testing.T) {
 		"<a id=\"finding-django-idempotency-key-a2\"></a>django-idempotency-key 1.3.0: A2",
 		"concurrent copies in 2 of 2 run(s). Replay: `ci/survey --target django-idempotency-key --seed 1 --only A2`",
 		"`cd survey/django-idempotency-key && idemcheck run --config idemcheck.yaml --seed 1 --only A2`",
-		"Every cell was the same in all 2 runs of its target.",
+		"Every cell, the protocol vectors' included, was the same in all runs of its target (2 runs).",
 		"[^django-idempotency-key-P-expiry]: django-idempotency-key P-expiry: ",
 		"django-idempotency-key 1.3.0: other checks that failed",
 		"- P-conflict (violation), **double-booking**, at `idempotency_key/middleware.py` line 114: ",
