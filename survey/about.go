@@ -25,6 +25,10 @@ type About struct {
 	Storage   string `yaml:"storage"`
 	Docs      string `yaml:"docs"`
 	Source    string `yaml:"source"`
+	// Repo is the implementation's repository (https://github.com/owner/name):
+	// the one github.com address its findings may link besides the docs'
+	// and source's hosts. Empty on a row of this repository.
+	Repo string `yaml:"repo"`
 	// Control marks a row that is not a public implementation: the
 	// purpose-built correct service, whose verdicts show the survey's
 	// checks pass a service that is right.
@@ -71,6 +75,19 @@ func LoadAbout(dir string) (About, error) {
 	}
 	if a.Reference && !a.Control {
 		return About{}, fmt.Errorf("%s: reference: true needs control: true (the reference stack is a control row)", path)
+	}
+	for _, f := range []struct{ name, val string }{{"docs", a.Docs}, {"source", a.Source}} {
+		if isURL(f.val) {
+			continue
+		}
+		// A file of this repository: linked relatively, so it must exist
+		// (the repository's address is not one the table may invent).
+		if _, err := os.Stat(filepath.Join(dir, "..", "..", f.val)); err != nil {
+			return About{}, fmt.Errorf("%s: %s %q: neither an https:// URL nor a path of this repository (%v)", path, f.name, f.val, err)
+		}
+	}
+	if !a.Control && !strings.HasPrefix(a.Repo, "https://github.com/") {
+		return About{}, fmt.Errorf("%s: repo %q: want the implementation's https://github.com/owner/name", path, a.Repo)
 	}
 	if a.Name != filepath.Base(dir) {
 		return About{}, fmt.Errorf("%s: name %q is not the folder's name %q", path, a.Name, filepath.Base(dir))

@@ -48,3 +48,19 @@ func Describe(ctx context.Context, root string) string {
 	}
 	return strings.TrimSpace(string(out))
 }
+
+// SurveyRevision is the last commit that changed survey/ (the findings.yaml
+// a table written from kept reports reads), "-dirty" when survey/ has
+// uncommitted changes: unlike Describe, it does not change when only the
+// table it writes does.
+func SurveyRevision(ctx context.Context, root string) string {
+	out, err := exec.CommandContext(ctx, "git", "-C", root, "log", "-1", "--format=%h", "--", "survey").Output()
+	if err != nil || len(strings.TrimSpace(string(out))) == 0 {
+		return "unknown"
+	}
+	rev := strings.TrimSpace(string(out))
+	if st, err := exec.CommandContext(ctx, "git", "-C", root, "status", "--porcelain", "--", "survey").Output(); err == nil && len(strings.TrimSpace(string(st))) > 0 {
+		rev += "-dirty"
+	}
+	return rev
+}

@@ -9,9 +9,10 @@ import (
 // outcome is what one run says of one check: its verdict, the kinds of its
 // findings, and why.
 type outcome struct {
-	verdict string
-	kinds   []string
-	why     string
+	verdict  string
+	kinds    []string
+	why      string
+	findings []Finding
 }
 
 // key is what must be equal for two runs to agree on a cell.
@@ -27,7 +28,7 @@ func outcomeOf(r Run, id string) outcome {
 	if !ok {
 		return outcome{verdict: "not run", why: "the run has no " + id + " (not enabled by the config)"}
 	}
-	return outcome{verdict: res.Verdict, kinds: res.Kinds(), why: res.Why}
+	return outcome{verdict: res.Verdict, kinds: res.Kinds(), why: res.Why, findings: res.Findings}
 }
 
 // cell is one check over every run of a target.

@@ -14,8 +14,8 @@ import (
 // target as CI can afford it: express-idempotency set up from npm into a
 // fresh SURVEY_HOME, run once through idemcheck run from its folder, and
 // its row written. Its default in-memory store forgets every key on a
-// restart, which the PSP's ledger rows show as a double charge; two
-// concurrent copies are answered in progress and pass.
+// restart, which the service's ledger shows as a double booking (the PSP
+// charged once); two concurrent copies are answered in progress and pass.
 func TestGenerateOneTargetEndToEnd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs npm and idemcheck run")

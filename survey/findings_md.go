@@ -32,26 +32,49 @@ func (t *Table) findings(b *strings.Builder) []Problem {
 					problems = append(problems, Problem(fmt.Sprintf("%s %s %s: a violation with no explanation in findings.yaml", r.About.Name, c.ID, k)))
 				}
 				for _, e := range ex {
-					fmt.Fprintf(b, "- **%s**, at `%s` line %d of %s %s: %s", e.Kind, e.File, e.Line, r.About.Package, r.About.Version, strings.TrimSpace(e.Why))
-					if e.Upstream != "" {
-						fmt.Fprintf(b, " Upstream: %s.", e.Upstream)
-					}
-					b.WriteString("\n")
+					fmt.Fprintf(b, "- **%s**, at `%s` line %d of %s %s: %s\n", e.Kind, e.File, e.Line, r.About.Package, r.About.Version, strings.TrimSpace(e.Why))
 				}
 			}
+			for _, d := range r.deviations(c.ID) {
+				fmt.Fprintf(b, "- also seen, a protocol deviation and not a safety finding: %s\n", strings.Join(strings.Fields(d), " "))
+			}
+			problems = append(problems, t.judgement(b, r, c.ID)...)
 			b.WriteString("\n")
 		}
 		// Entries for checks outside the columns (A3, the protocol
 		// vectors) are listed when some run found that check's kind.
 		var other []string
 		for _, e := range r.Findings {
+			if e.Kind == "" {
+				continue
+			}
 			if !slices.Contains(r.foundKinds(e.Check), e.Kind) {
 				problems = append(problems, Problem(fmt.Sprintf("%s: findings.yaml explains %s %s, which no run found", r.About.Name, e.Check, e.Kind)))
 				continue
 			}
 			if !slices.Contains(ColumnIDs(), e.Check) {
 				found = true
-				other = append(other, fmt.Sprintf("- %s (%s), **%s**, at `%s` line %d: %s", e.Check, r.failedVerdict(e.Check), e.Kind, e.File, e.Line, strings.TrimSpace(e.Why)))
+				line := fmt.Sprintf("- %s (%s), **%s**, at `%s` line %d: %s", e.Check, r.failedVerdict(e.Check), e.Kind, e.File, e.Line, strings.TrimSpace(e.Why))
+				if e.Basis != "" {
+					var j strings.Builder
+					problems = append(problems, t.judgement(&j, r, e.Check)...)
+					line += "\n" + indent(strings.TrimRight(j.String(), "\n"))
+				}
+				other = append(other, line)
+			}
+		}
+		// A protocol vector that violated is in the profile cell, and a
+		// safety check outside the columns (A4, S-replicas, ...) is listed
+		// under "other checks": each must be explained as a column's
+		// violation is, or it would be dropped from the table unseen.
+		for _, id := range r.allCheckIDs() {
+			if slices.Contains(ColumnIDs(), id) || r.failedVerdict(id) != "violation" {
+				continue
+			}
+			for _, k := range r.foundKinds(id) {
+				if k != "deviation" && len(r.explanations(id, k)) == 0 {
+					problems = append(problems, Problem(fmt.Sprintf("%s %s %s: a violation with no explanation in findings.yaml", r.About.Name, id, k)))
+				}
 			}
 		}
 		if len(other) > 0 {
@@ -62,6 +85,26 @@ func (t *Table) findings(b *strings.Builder) []Problem {
 		b.WriteString("No violation.\n\n")
 	}
 	return problems
+}
+
+func indent(s string) string {
+	return "  " + strings.ReplaceAll(s, "\n", "\n  ")
+}
+
+// deviations are the protocol findings of a safety check in the first run
+// that has any.
+func (r Row) deviations(id string) []string {
+	for _, run := range r.Runs {
+		if run.Summary == nil {
+			continue
+		}
+		if res, ok := run.Summary.Result(id); ok {
+			if d := res.Deviations(); len(d) > 0 {
+				return d
+			}
+		}
+	}
+	return nil
 }
 
 // explanations are the findings.yaml entries of one check and kind.
@@ -107,22 +150,29 @@ func (r Row) failedVerdict(id string) string {
 func (t *Table) stability(b *strings.Builder) {
 	b.WriteString("## Stability\n\n")
 	var flips []string
-	runs := 0
-	for _, r := range t.Rows {
-		runs = max(runs, len(r.Runs))
-		for _, c := range Columns {
-			if cl := r.cell(c.ID); !cl.stable() {
-				flips = append(flips, fmt.Sprintf("- %s %s: %s", r.About.Name, c.ID, cl.tally()))
+	lo, hi := 0, 0
+	for i, r := range t.Rows {
+		if i == 0 || len(r.Runs) < lo {
+			lo = len(r.Runs)
+		}
+		hi = max(hi, len(r.Runs))
+		for _, id := range r.checkIDs() {
+			if cl := r.cell(id); !cl.stable() {
+				flips = append(flips, fmt.Sprintf("- %s %s: %s", r.About.Name, id, cl.tally()))
 			}
 		}
 	}
+	runs := fmt.Sprint(hi)
+	if lo != hi {
+		runs = fmt.Sprintf("%d to %d", lo, hi)
+	}
 	switch {
-	case runs < 2:
+	case hi < 2:
 		b.WriteString("One run of each target: rerun with `--runs 5` to see which cells depend on timing.\n\n")
 	case len(flips) == 0:
-		fmt.Fprintf(b, "Every cell was the same in all %d runs of its target.\n\n", runs)
+		fmt.Fprintf(b, "Every cell, the protocol vectors' included, was the same in all runs of its target (%s runs).\n\n", runs)
 	default:
-		fmt.Fprintf(b, "Cells that differed between the %d runs of their target (timing-dependent):\n\n%s\n\n", runs, strings.Join(flips, "\n"))
+		fmt.Fprintf(b, "Cells that differed between the runs of their target (%s runs; timing-dependent):\n\n%s\n\n", runs, strings.Join(flips, "\n"))
 	}
 }
 
@@ -149,4 +199,34 @@ func (f *footnotes) write(b *strings.Builder) {
 	for _, l := range f.lines {
 		b.WriteString(l + "\n")
 	}
+}
+
+// allCheckIDs are the columns' checks, then every other check of any run.
+func (r Row) allCheckIDs() []string {
+	ids := ColumnIDs()
+	for _, run := range r.Runs {
+		if run.Summary == nil {
+			continue
+		}
+		for _, res := range run.Summary.Results {
+			if !slices.Contains(ids, res.ID) {
+				ids = append(ids, res.ID)
+			}
+		}
+	}
+	return ids
+}
+
+// checkIDs are the columns' checks, then the first run's protocol vectors:
+// the stability section covers both.
+func (r Row) checkIDs() []string {
+	ids := ColumnIDs()
+	if len(r.Runs) > 0 && r.Runs[0].Summary != nil {
+		for _, res := range r.Runs[0].Summary.Results {
+			if res.Level == "protocol" && !slices.Contains(ids, res.ID) {
+				ids = append(ids, res.ID)
+			}
+		}
+	}
+	return ids
 }

@@ -63,7 +63,7 @@ func Generate(ctx context.Context, o Options) (*Table, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := &Table{Date: time.Now().UTC().Format("2006-01-02"), Version: version, KindDocs: kinds}
+	t := &Table{Date: time.Now().UTC().Format("2006-01-02"), Version: version, KindDocs: kinds, Root: o.Root}
 	for _, a := range targets {
 		row := Row{About: a}
 		if row.Findings, err = LoadFindings(a.Dir); err != nil {

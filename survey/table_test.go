@@ -36,21 +36,29 @@ func recorded(t *testing.T, name string, files ...string) Row {
 // said to agree.
 func TestTableFromRecordedRuns(t *testing.T) {
 	tb := &Table{Date: "2026-12-04", Version: "v-test", Command: "ci/survey --runs 2", KindDocs: kindDocs(t), Rows: []Row{
-		recorded(t, "django-idempotency-key", "django-idempotency-key-1.json", "django-idempotency-key-2.json"),
-		recorded(t, "axum-idempotent", "axum-idempotent-1.json", "axum-idempotent-2.json"),
+		recorded(t, "django-idempotency-key", "django-idempotency-key-1.json.gz", "django-idempotency-key-2.json.gz"),
+		recorded(t, "axum-idempotent", "axum-idempotent-1.json.gz", "axum-idempotent-2.json.gz"),
 	}}
 	md, _ := tb.Markdown()
 	for _, want := range []string{
 		"with idemcheck v-test: 2 run(s) of each target, seeds 1, 2",
 		"| [django-idempotency-key](",
-		" **violation**: [double-charge](HISTORY.md#double-charge), [failed-but-charged](HISTORY.md#failed-but-charged), [inconsistent-answer](HISTORY.md#inconsistent-answer) ([how](#finding-django-idempotency-key-a2)) |",
+		// The ledger's rows beside the PSP's charges: a double booking, not a double charge.
+		" **violation**: [double-booking](SCENARIOS.md#kind-double-booking) (ledger 4 rows, PSP 1 charge), [double-execution](SCENARIOS.md#kind-double-execution), [failed-but-charged](HISTORY.md#failed-but-charged), [inconsistent-answer](HISTORY.md#inconsistent-answer) ([how](#finding-django-idempotency-key-a2))[^django-idempotency-key-A2-note] |",
+		// A pass that rests on the survey's handler says so.
+		" pass[^django-idempotency-key-S-5xx-after-charge-note] |",
+		// Protocol violations are in the profile cell, by name, with their kinds.
+		"custom: 7 pass, 1 **violation** (P-conflict: [double-booking](SCENARIOS.md#kind-double-booking), [inconsistent-answer](HISTORY.md#inconsistent-answer)), 5 deviation (P-replay, P-mismatch-no-poison, P-empty-key, P-long-key, P-header-case), 5 n/a |",
+		"- **Against its own documentation**: \"The following settings deal with the process/thread lock",
+		"- **Report draft** (to send upstream): [survey/reports/django-idempotency-key-lock-covers-lookup-only.md](../survey/reports/django-idempotency-key-lock-covers-lookup-only.md)",
+		"- also seen, a protocol deviation and not a safety finding: key ",
 		"<a id=\"finding-django-idempotency-key-a2\"></a>django-idempotency-key 1.3.0: A2",
 		"concurrent copies in 2 of 2 run(s). Replay: `ci/survey --target django-idempotency-key --seed 1 --only A2`",
 		"`cd survey/django-idempotency-key && idemcheck run --config idemcheck.yaml --seed 1 --only A2`",
-		"Every cell was the same in all 2 runs of its target.",
+		"Every cell, the protocol vectors' included, was the same in all runs of its target (2 runs).",
 		"[^django-idempotency-key-P-expiry]: django-idempotency-key P-expiry: ",
 		"django-idempotency-key 1.3.0: other checks that failed",
-		"- P-conflict (violation), **double-charge**, at `idempotency_key/middleware.py` line 114: ",
+		"- P-conflict (violation), **double-booking**, at `idempotency_key/middleware.py` line 114: ",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("the table lacks %q\n%s", want, md)
@@ -80,9 +88,9 @@ func kindDocs(t *testing.T) map[string]string {
 // an explanation of a check and kind no run found, and any violation on a control
 // row are problems; a cell whose runs disagree says how often each way.
 func TestTableNamesWhatItCannotVouchFor(t *testing.T) {
-	row := recorded(t, "axum-idempotent", "axum-idempotent-1.json", "axum-idempotent-2.json")
+	row := recorded(t, "axum-idempotent", "axum-idempotent-1.json.gz", "axum-idempotent-2.json.gz")
 	// A5's explanation dropped, one of a check no run failed added.
-	row.Findings = slices.DeleteFunc(row.Findings, func(e Explanation) bool { return e.Check == "A5" })
+	row.Findings = slices.DeleteFunc(row.Findings, func(e Explanation) bool { return e.Check == "A5" || e.Check == "P-conflict" })
 	// An explanation of a kind no run found, on a check that did fail, stands for nothing either.
 	row.Findings = append(row.Findings, Explanation{Check: "A1", Kind: "double-charge", File: "src/lib.rs", Line: 1, Why: "x"},
 		Explanation{Check: "A2", Kind: "lost-effect", File: "src/lib.rs", Line: 1, Why: "x"})
@@ -106,6 +114,8 @@ func TestTableNamesWhatItCannotVouchFor(t *testing.T) {
 	}(), "\n")
 	for _, want := range []string{
 		"axum-idempotent A5 mismatch-accepted: a violation with no explanation in findings.yaml",
+		// A check outside the columns is not dropped unseen either.
+		"axum-idempotent P-conflict double-booking: a violation with no explanation in findings.yaml",
 		"axum-idempotent: findings.yaml explains A1 double-charge, which no run found",
 		"axum-idempotent: findings.yaml explains A2 lost-effect, which no run found",
 		"control row axum-idempotent: A2 violation in 1 run(s)",

@@ -30,13 +30,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("survey", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	targets := fs.String("target", "", "comma-separated target names (folders of survey/); default every target")
-	runs := fs.Int("runs", 1, "runs of each target (seeds --seed, --seed+1, ...)")
+	runs := fs.Int("runs", 1, "runs of each target (seeds --seed, --seed+1, ...); with --from and no --runs, every kept seed")
 	seed := fs.String("seed", "1", "seed of the first run")
 	only := fs.String("only", "", "replay: comma-separated check IDs; prints their verdicts, writes no table")
 	out := fs.String("out", "docs/SURVEY.md", "the table, relative to the checkout")
 	reports := fs.String("reports", "", "keep every run's JSON and HTML report and logs in this folder")
 	home := fs.String("home", os.Getenv("IDEMCHECK_SURVEY_CACHE"), "where targets install their packages (default ~/.cache/idemcheck/survey)")
-	from := fs.String("from", "", "write the table from the reports an earlier --reports run kept in this folder, running nothing")
+	from := fs.String("from", "", "write the table from the reports an earlier --reports or --keep run kept in this folder (.json or .json.gz), running nothing")
+	keep := fs.String("keep", "", "keep every run's JSON report compressed in this folder, relative to the checkout (survey/runs: the reports behind docs/SURVEY.md)")
 	timeout := fs.Duration("timeout", 15*time.Minute, "bound of one setup and of one run")
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -60,16 +61,38 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "survey:", err)
 		return 2
 	}
+	runsSet := false
+	fs.Visit(func(f *flag.Flag) { runsSet = runsSet || f.Name == "runs" })
+	if *from != "" && !runsSet {
+		*runs = 0 // every seed kept of each target
+	}
 	o := survey.Options{Root: root, Targets: split(*targets), Runs: *runs, Seed: s, Only: split(*only),
 		Home: *home, Reports: *reports, From: *from, Log: stderr, Timeout: *timeout}
-	if o.From != "" && (o.Reports != "" || len(o.Only) > 0) {
-		fmt.Fprintln(stderr, "survey: --from writes a table from kept reports: it takes neither --reports nor --only")
+	if o.From != "" && (o.Reports != "" || len(o.Only) > 0 || *keep != "") {
+		fmt.Fprintln(stderr, "survey: --from writes a table from kept reports: it takes neither --reports, --keep nor --only")
 		return 2
+	}
+	if *keep != "" && len(o.Only) > 0 {
+		fmt.Fprintln(stderr, "survey: --keep keeps the reports behind a table; a replay (--only) writes none")
+		return 2
+	}
+	if o.From != "" && !filepath.IsAbs(o.From) {
+		o.From = filepath.Join(root, o.From)
+	}
+	if *keep != "" && o.Reports == "" {
+		// The runs' reports must outlive Generate to be kept.
+		dir, err := os.MkdirTemp("", "idemcheck-survey-")
+		if err != nil {
+			fmt.Fprintln(stderr, "survey:", err)
+			return 2
+		}
+		defer os.RemoveAll(dir)
+		o.Reports = dir
 	}
 	var t *survey.Table
 	if o.From != "" {
 		if t, err = survey.FromReports(o); err == nil {
-			t.Rewritten, t.RewrittenBy = survey.Describe(ctx, root), strings.TrimSpace("ci/survey "+strings.Join(args, " "))
+			t.Rewritten, t.RewrittenBy = survey.SurveyRevision(ctx, root), strings.TrimSpace("ci/survey "+strings.Join(args, " "))
 		}
 	} else {
 		t, err = survey.Generate(ctx, o)
@@ -86,6 +109,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		if o.Reports != "" {
 			if err := survey.WriteMeta(o.Reports, t); err != nil {
 				fmt.Fprintln(stderr, "survey:", err)
+				return 2
+			}
+		}
+		if *keep != "" {
+			dir := *keep
+			if !filepath.IsAbs(dir) {
+				dir = filepath.Join(root, dir)
+			}
+			if err := survey.Keep(dir, t, o.Reports); err != nil {
+				fmt.Fprintln(stderr, "survey: --keep:", err)
 				return 2
 			}
 		}
