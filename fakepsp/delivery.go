@@ -84,7 +84,9 @@ type webhookWorker struct {
 	q    deliveryQueue
 	seq  uint64
 	held *delivery // WebhookOutOfOrder: waits for the next event to overtake it
-	wake chan struct{}
+	// events counts the events enqueued: the freedoms draw by this place.
+	events uint64
+	wake   chan struct{}
 }
 
 func newWorker(p *PSP, ep *webhookEndpoint) *webhookWorker {
@@ -110,13 +112,25 @@ func (w *webhookWorker) pushLocked(d *delivery) {
 	heap.Push(&w.q, d)
 }
 
-func (w *webhookWorker) enqueue(ev *event) {
+// enqueue schedules ev. drawn says the schedule raised it (not a Hold's
+// release): only then may the freedoms (freedoms.go) take it. A fault armed
+// on it goes first, so a harness that armed one sees it fire.
+func (w *webhookWorker) enqueue(ev *event, drawn bool) {
 	now := time.Now()
 	d := &delivery{ev: ev, attempt: 1, due: now}
+	fr := w.p.cfg.WebhookFreedoms
+	w.mu.Lock()
+	n := w.events
+	w.events++
+	if drawn {
+		w.p.freedoms.events.Add(1)
+	}
 	if f := w.p.faults.fire(WebhookDuplicates, ev.target); f != nil {
 		d.dups = f.spec.Extra
+	} else if drawn && w.p.drawFreedom("duplicate", n, fr.Duplicates) {
+		d.dups = 1
+		w.p.freedoms.duplicated.Add(1)
 	}
-	w.mu.Lock()
 	switch {
 	case w.held != nil:
 		// The held event goes right after this one: out of order.
@@ -127,14 +141,22 @@ func (w *webhookWorker) enqueue(ev *event) {
 		h.seq, h.due = w.seq, now
 		heap.Fix(&w.q, h.index)
 	case w.p.faults.fire(WebhookOutOfOrder, ev.target) != nil:
-		d.due = now.Add(w.p.cfg.WebhookSchedule.Base) // flush if no event follows
-		w.held = d
-		w.pushLocked(d)
+		w.holdLocked(d, now)
+	case drawn && w.p.drawFreedom("out of order", n, fr.OutOfOrder):
+		w.p.freedoms.reordered.Add(1)
+		w.holdLocked(d, now)
 	default:
 		w.pushLocked(d)
 	}
 	w.mu.Unlock()
 	w.poke()
+}
+
+// holdLocked keeps d back until the next event overtakes it.
+func (w *webhookWorker) holdLocked(d *delivery, now time.Time) {
+	d.due = now.Add(w.p.cfg.WebhookSchedule.Base) // flush if no event follows
+	w.held = d
+	w.pushLocked(d)
 }
 
 // next pops the earliest delivery if it is due, else says how long to wait.
