@@ -10,6 +10,7 @@ import (
 	"io"
 	"math"
 	"net/http"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -85,8 +86,9 @@ type webhookWorker struct {
 	seq  uint64
 	held *delivery // WebhookOutOfOrder: waits for the next event to overtake it
 	// events counts the events enqueued: the freedoms draw by this place.
-	events uint64
-	wake   chan struct{}
+	events  uint64
+	current *delivery // the attempt being sent
+	wake    chan struct{}
 }
 
 func newWorker(p *PSP, ep *webhookEndpoint) *webhookWorker {
@@ -143,8 +145,10 @@ func (w *webhookWorker) enqueue(ev *event, drawn bool) {
 	case w.p.faults.fire(WebhookOutOfOrder, ev.target) != nil:
 		w.holdLocked(d, now)
 	case drawn && w.p.drawFreedom("out of order", n, fr.OutOfOrder):
+		// Late: the events raised meanwhile overtake it.
 		w.p.freedoms.reordered.Add(1)
-		w.holdLocked(d, now)
+		d.due = now.Add(w.p.lateness(n))
+		w.pushLocked(d)
 	default:
 		w.pushLocked(d)
 	}
@@ -157,6 +161,19 @@ func (w *webhookWorker) holdLocked(d *delivery, now time.Time) {
 	d.due = now.Add(w.p.cfg.WebhookSchedule.Base) // flush if no event follows
 	w.held = d
 	w.pushLocked(d)
+}
+
+// pending counts the copies of the events in ids still queued or being sent.
+func (w *webhookWorker) pending(ids []string) int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	n := 0
+	for _, d := range append(w.q[:len(w.q):len(w.q)], w.current) {
+		if d != nil && slices.Contains(ids, d.ev.id) {
+			n++
+		}
+	}
+	return n
 }
 
 // next pops the earliest delivery if it is due, else says how long to wait.
@@ -173,6 +190,7 @@ func (w *webhookWorker) next() (*delivery, time.Duration) {
 	if d == w.held {
 		w.held = nil
 	}
+	w.current = d
 	return d, 0
 }
 
@@ -186,6 +204,9 @@ func (w *webhookWorker) run() {
 		d, wait := w.next()
 		if d != nil {
 			w.attempt(d)
+			w.mu.Lock()
+			w.current = nil
+			w.mu.Unlock()
 			continue
 		}
 		var timer *time.Timer

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"sync/atomic"
+	"time"
 )
 
 // WebhookFreedoms are the delivery freedoms Stripe documents and a handler
@@ -18,9 +19,11 @@ type WebhookFreedoms struct {
 	// Duplicates: this share of events is delivered once more, at once,
 	// after its first acknowledged delivery.
 	Duplicates float64
-	// OutOfOrder: this share of events is held back until the next event
-	// for the same endpoint overtakes it (or one schedule Base has passed).
+	// OutOfOrder: this share of events is delivered late, by between half
+	// of Late and all of it, so the events raised meanwhile (the others of
+	// the same change, as Stripe sends them at once) overtake it.
 	OutOfOrder float64
+	Late       time.Duration // default DefaultWebhookLate
 	Seed       uint64
 }
 
@@ -30,7 +33,37 @@ type WebhookFreedoms struct {
 const (
 	DefaultWebhookDuplicates = 0.25
 	DefaultWebhookOutOfOrder = 0.5
+	DefaultWebhookLate       = 300 * time.Millisecond
 )
+
+// lateness is how late the n-th event drawn out of order is delivered.
+func (p *PSP) lateness(n uint64) time.Duration {
+	late := p.cfg.WebhookFreedoms.Late
+	if late <= 0 {
+		late = DefaultWebhookLate
+	}
+	half := late / 2
+	return half + time.Duration(p.hashFreedom("late", n)%uint64(late-half+1))
+}
+
+// PendingDeliveries counts the copies of the events ids that some endpoint's
+// schedule still has to send (queued, late, retrying or being sent): a
+// judge of what they caused waits for none.
+func (p *PSP) PendingDeliveries(ids []string) int {
+	p.mu.Lock()
+	var ws []*webhookWorker
+	for _, acct := range p.accounts {
+		for _, ep := range acct.endpoints {
+			ws = append(ws, ep.w)
+		}
+	}
+	p.mu.Unlock()
+	n := 0
+	for _, w := range ws {
+		n += w.pending(ids)
+	}
+	return n
+}
 
 // Freedoms is the default share of each freedom that is on.
 func Freedoms(duplicates, outOfOrder bool, seed uint64) WebhookFreedoms {
@@ -51,7 +84,11 @@ func (f WebhookFreedoms) Words(offDup, offOrder string) string {
 	if f.Duplicates <= 0 {
 		dup = fmt.Sprintf("no event is delivered twice, kinder than Stripe, whose delivery is at least once (%s)", offDup)
 	}
-	order := fmt.Sprintf("%.0f%% of the events are held until the next one overtakes them, as Stripe does not promise order (%s turns it off)", 100*f.OutOfOrder, offOrder)
+	late := f.Late
+	if late <= 0 {
+		late = DefaultWebhookLate
+	}
+	order := fmt.Sprintf("%.0f%% of the events are delivered %v to %v late, so the events raised meanwhile overtake them, as Stripe does not promise order (%s turns it off)", 100*f.OutOfOrder, late/2, late, offOrder)
 	if f.OutOfOrder <= 0 {
 		order = fmt.Sprintf("events arrive in the order they were raised, kinder than Stripe, which does not promise order (%s)", offOrder)
 	}
@@ -59,8 +96,8 @@ func (f WebhookFreedoms) Words(offDup, offOrder string) string {
 }
 
 func (f WebhookFreedoms) valid() error {
-	if f.Duplicates < 0 || f.Duplicates > 1 || f.OutOfOrder < 0 || f.OutOfOrder > 1 {
-		return fmt.Errorf("fakepsp: webhook freedoms must be shares between 0 and 1, got duplicates %v, out of order %v", f.Duplicates, f.OutOfOrder)
+	if f.Duplicates < 0 || f.Duplicates > 1 || f.OutOfOrder < 0 || f.OutOfOrder > 1 || f.Late < 0 {
+		return fmt.Errorf("fakepsp: webhook freedoms must be shares between 0 and 1 and a lateness not negative, got duplicates %v, out of order %v, late %v", f.Duplicates, f.OutOfOrder, f.Late)
 	}
 	return nil
 }
@@ -69,7 +106,7 @@ func (f WebhookFreedoms) valid() error {
 type FreedomCounts struct {
 	Events     int64 `json:"events"`     // events the schedule drew for
 	Duplicated int64 `json:"duplicated"` // delivered once more
-	Reordered  int64 `json:"reordered"`  // held until the next overtook them
+	Reordered  int64 `json:"reordered"`  // delivered late
 }
 
 type freedomCounter struct{ events, duplicated, reordered atomic.Int64 }
@@ -88,6 +125,10 @@ func (p *PSP) drawFreedom(what string, n uint64, share float64) bool {
 	if share <= 0 {
 		return false
 	}
+	return float64(p.hashFreedom(what, n)>>11)/float64(1<<53) < share
+}
+
+func (p *PSP) hashFreedom(what string, n uint64) uint64 {
 	h := fnv.New64a()
 	var b [8]byte
 	binary.LittleEndian.PutUint64(b[:], p.cfg.WebhookFreedoms.Seed)
@@ -95,5 +136,5 @@ func (p *PSP) drawFreedom(what string, n uint64, share float64) bool {
 	h.Write([]byte(what))
 	binary.LittleEndian.PutUint64(b[:], n)
 	h.Write(b[:])
-	return float64(h.Sum64()>>11)/float64(1<<53) < share
+	return h.Sum64()
 }

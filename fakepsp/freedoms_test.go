@@ -42,16 +42,33 @@ func TestFreedomDuplicates(t *testing.T) {
 	}
 }
 
-// TestFreedomOutOfOrder: with every event drawn, the first is held until
-// the second overtakes it; the overtaker is not held itself.
+// TestFreedomOutOfOrder: an event drawn out of order is delivered late,
+// and the event raised after it overtakes it.
 func TestFreedomOutOfOrder(t *testing.T) {
-	p := start(t, Config{WebhookSchedule: WebhookSchedule{Base: time.Minute}, WebhookFreedoms: WebhookFreedoms{OutOfOrder: 1, Seed: 7}})
+	// A seed whose first draw is late and second is not.
+	seed := uint64(1)
+	for probe := (&PSP{}); ; seed++ {
+		probe.cfg.WebhookFreedoms.Seed = seed
+		if probe.drawFreedom("out of order", 0, 0.5) && !probe.drawFreedom("out of order", 1, 0.5) {
+			break
+		}
+	}
+	p := start(t, Config{WebhookSchedule: WebhookSchedule{Base: time.Minute}, WebhookFreedoms: WebhookFreedoms{OutOfOrder: 0.5, Late: 2 * time.Second, Seed: seed}})
 	rcv := newReceiver(t)
 	if _, err := p.RegisterWebhook(rcv.server.URL, "payment_intent.succeeded"); err != nil {
 		t.Fatal(err)
 	}
 	a := form(t, p, "/v1/payment_intents", "o1", payment("100", "pm_card_visa", "pay_o1"))
 	b := form(t, p, "/v1/payment_intents", "o2", payment("100", "pm_card_visa", "pay_o2"))
+	var late []string
+	for _, ev := range p.WebhookEvents(a.str("id")) {
+		if ev.Type == "payment_intent.succeeded" {
+			late = append(late, ev.ID)
+		}
+	}
+	if n := p.PendingDeliveries(late); n != 1 {
+		t.Errorf("the late event: %d pending, want 1", n)
+	}
 	waitFor(t, "both events", 5*time.Second, func() bool { return len(rcv.all()) == 2 })
 	var order []string
 	for _, r := range rcv.all() {
@@ -66,6 +83,9 @@ func TestFreedomOutOfOrder(t *testing.T) {
 	}
 	if c := p.WebhookFreedomCounts(); c != (FreedomCounts{Events: 2, Reordered: 1}) {
 		t.Fatalf("counts %+v, want {2 0 1}", c)
+	}
+	if n := p.PendingDeliveries(late); n != 0 {
+		t.Errorf("delivered, still %d pending", n)
 	}
 }
 

@@ -50,7 +50,7 @@ func TestRunStandalone(t *testing.T) {
 		t.Fatalf("exit %d: %s", c, errOut.String())
 	}
 	// Stripe's delivery freedoms are on unless turned off, and said.
-	if s := errOut.String(); !strings.Contains(s, "25% of the events are delivered a second time") || !strings.Contains(s, "50% of the events are held until the next one overtakes them") {
+	if s := errOut.String(); !strings.Contains(s, "25% of the events are delivered a second time") || !strings.Contains(s, "50% of the events are delivered 150ms to 300ms late") {
 		t.Errorf("the freedoms are not said on: %s", s)
 	}
 	assertNoLeaks(t)

@@ -80,6 +80,7 @@ func (c *Config) Validate() Errors {
 	v.ledger()
 	v.credits()
 	v.webhook()
+	v.freedoms()
 	v.consumer()
 	if c.Concurrency == 0 {
 		c.Concurrency = 8
