@@ -37,7 +37,7 @@ func RunStandalone(ctx context.Context, args []string, stdout, stderr io.Writer)
 	fs.DurationVar(&cfg.SearchLag, "search-lag", 2*time.Second, "search is eventually consistent, as Stripe's: a new or changed PaymentIntent reaches search after half of this to all of it (0: at once, kinder than Stripe)")
 	fs.Uint64Var(&cfg.SearchSeed, "seed", 0, "seed of the per-object search lag and of the webhook freedoms (default: from the clock, printed)")
 	dups := fs.Bool("webhook-duplicates", true, fmt.Sprintf("deliver %.0f%% of the events a second time, as Stripe may (--webhook-duplicates=false: never, kinder than Stripe)", 100*DefaultWebhookDuplicates))
-	order := fs.Bool("webhook-out-of-order", true, fmt.Sprintf("hold %.0f%% of the events until the next one overtakes it, as Stripe does not promise order (--webhook-out-of-order=false: in order, kinder than Stripe)", 100*DefaultWebhookOutOfOrder))
+	order := fs.Bool("webhook-out-of-order", true, fmt.Sprintf("deliver %.0f%% of the events %v to %v late, so later events overtake them, as Stripe does not promise order (--webhook-out-of-order=false: in order, kinder than Stripe)", 100*DefaultWebhookOutOfOrder, DefaultWebhookLate/2, DefaultWebhookLate))
 	if err := fs.Parse(args); err != nil {
 		if err == flag.ErrHelp {
 			return 0
