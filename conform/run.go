@@ -214,7 +214,7 @@ func runChecks(ctx context.Context, e *scenario.Env, o Options, rep *report.Repo
 			rep.ConfigErr = err
 		}
 	}()
-	if !o.Chaos {
+	if !o.Chaos && !e.Cfg.ConsumerOnly() {
 		if msg := scenario.Probe(ctx, e); msg != "" {
 			rep.Probe = msg
 			fmt.Fprintf(o.Stderr, "idemcheck run: PROBE: %s\n", msg)

@@ -97,6 +97,9 @@ type Check struct {
 	Rule string
 	// Needs returns why the check does not apply to this target ("" = applies).
 	Needs func(e *Env) string
+	// WithoutCreate: the check sends no create request (the Q checks), so it
+	// runs on a consumer-only config; every other check is n/a there.
+	WithoutCreate bool
 	Run   func(ctx context.Context, e *Env, t *T)
 }
 
