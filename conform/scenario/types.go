@@ -100,7 +100,7 @@ type Check struct {
 	// WithoutCreate: the check sends no create request (the Q checks), so it
 	// runs on a consumer-only config; every other check is n/a there.
 	WithoutCreate bool
-	Run   func(ctx context.Context, e *Env, t *T)
+	Run           func(ctx context.Context, e *Env, t *T)
 }
 
 // T collects what one check found.
