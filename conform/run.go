@@ -181,6 +181,9 @@ func Run(ctx context.Context, o Options) (int, *report.Report) {
 		Strict: o.Strict || cfg.Strict, RequireAllSafety: o.RequireAllSafety, Started: time.Now(), TargetLogs: tg.logs()}
 	if cfg.Effects.FakePSP && o.PSP == nil {
 		rep.PSP = []string{SearchLagWords(cfg.SearchLagD())}
+		if cfg.Webhook != nil {
+			rep.PSP = append(rep.PSP, cfg.FreedomsWords())
+		}
 	}
 	rep.Rerun = o.Rerun
 	if rep.Rerun == "" {
@@ -194,6 +197,10 @@ func Run(ctx context.Context, o Options) (int, *report.Report) {
 		}
 	}
 	runChecks(ctx, tg.e, o, rep)
+	if cfg.Effects.FakePSP && o.PSP == nil && cfg.Webhook != nil && tg.e.Local != nil {
+		c := tg.e.Local.WebhookFreedomCounts()
+		rep.PSP = append(rep.PSP, fmt.Sprintf("webhooks in this run: %d event(s) scheduled, %d drawn for a second delivery, %d delivered late", c.Events, c.Duplicated, c.Reordered))
+	}
 	if rep.ConfigErr != nil {
 		// The config cannot be right: no verdict of this run means anything.
 		fmt.Fprintln(o.Stderr, rep.ConfigErr)
@@ -216,7 +223,7 @@ func runChecks(ctx context.Context, e *scenario.Env, o Options, rep *report.Repo
 			rep.ConfigErr = err
 		}
 	}()
-	if !o.Chaos {
+	if !o.Chaos && !e.Cfg.ConsumerOnly() {
 		if msg := scenario.Probe(ctx, e); msg != "" {
 			rep.Probe = msg
 			fmt.Fprintf(o.Stderr, "idemcheck run: PROBE: %s\n", msg)

@@ -81,6 +81,7 @@ func startTarget(ctx context.Context, cfg *config.Config, o Options, tmp, logDir
 			// of a second after a failed delivery, doubling.
 			pc.WebhookSecret = w.Secret
 			pc.WebhookSchedule = fakepsp.WebhookSchedule{Base: 300 * time.Millisecond, Factor: 2, Horizon: 2 * time.Minute, Timeout: w.TimeoutD()}
+			pc.WebhookFreedoms = cfg.WebhookFreedoms(o.Seed)
 		}
 		psp, err := fakepsp.Start(pc)
 		if err != nil {
@@ -106,6 +107,7 @@ func startTarget(ctx context.Context, cfg *config.Config, o Options, tmp, logDir
 		if w := cfg.Webhook; w != nil {
 			env[w.SecretEnv] = psp.WebhookSecret()
 			fmt.Fprintf(o.Stderr, "idemcheck run: webhook signing secret %s (a started command gets $%s)\n", psp.WebhookSecret(), w.SecretEnv)
+			fmt.Fprintf(o.Stderr, "idemcheck run: %s (seed %d)\n", cfg.FreedomsWords(), o.Seed)
 		}
 	case cfg.Effects.FakePSPURL != "":
 		psp, err := fakepsp.Dial(ctx, cfg.Effects.FakePSPURL)

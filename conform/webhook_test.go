@@ -127,8 +127,12 @@ func TestWebhookChaos(t *testing.T) {
 				t.Errorf("the schedule drew no webhook fault:\n%s", strings.Join(rep.Schedule, "\n"))
 			}
 			got := findingKinds(rep.Results, []string{"chaos"})["chaos"]
+			// Without dedup a refund event delivered twice also debits
+			// twice: fakepsp's duplicates (effects.webhook_duplicates) reach
+			// a refund's event in some runs, as they do on Stripe.
+			got = slices.DeleteFunc(got, func(k string) bool { return c.flaw == "no-dedup" && k == checker.KindDoubleRefund })
 			if code != c.code || fmt.Sprint(got) != fmt.Sprint(c.kinds) {
-				t.Errorf("exit %d kinds %v, want %d %v\n%s", code, got, c.code, c.kinds, out)
+				t.Errorf("exit %d kinds %v, want %d %v (and, without dedup, maybe %s)\n%s", code, got, c.code, c.kinds, checker.KindDoubleRefund, out)
 			}
 		})
 	}

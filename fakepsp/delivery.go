@@ -10,6 +10,7 @@ import (
 	"io"
 	"math"
 	"net/http"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -84,7 +85,10 @@ type webhookWorker struct {
 	q    deliveryQueue
 	seq  uint64
 	held *delivery // WebhookOutOfOrder: waits for the next event to overtake it
-	wake chan struct{}
+	// events counts the events enqueued: the freedoms draw by this place.
+	events  uint64
+	current *delivery // the attempt being sent
+	wake    chan struct{}
 }
 
 func newWorker(p *PSP, ep *webhookEndpoint) *webhookWorker {
@@ -110,13 +114,25 @@ func (w *webhookWorker) pushLocked(d *delivery) {
 	heap.Push(&w.q, d)
 }
 
-func (w *webhookWorker) enqueue(ev *event) {
+// enqueue schedules ev. drawn says the schedule raised it (not a Hold's
+// release): only then may the freedoms (freedoms.go) take it. A fault armed
+// on it goes first, so a harness that armed one sees it fire.
+func (w *webhookWorker) enqueue(ev *event, drawn bool) {
 	now := time.Now()
 	d := &delivery{ev: ev, attempt: 1, due: now}
+	fr := w.p.cfg.WebhookFreedoms
+	w.mu.Lock()
+	n := w.events
+	w.events++
+	if drawn {
+		w.p.freedoms.events.Add(1)
+	}
 	if f := w.p.faults.fire(WebhookDuplicates, ev.target); f != nil {
 		d.dups = f.spec.Extra
+	} else if drawn && w.p.drawFreedom("duplicate", n, fr.Duplicates) {
+		d.dups = 1
+		w.p.freedoms.duplicated.Add(1)
 	}
-	w.mu.Lock()
 	switch {
 	case w.held != nil:
 		// The held event goes right after this one: out of order.
@@ -127,14 +143,37 @@ func (w *webhookWorker) enqueue(ev *event) {
 		h.seq, h.due = w.seq, now
 		heap.Fix(&w.q, h.index)
 	case w.p.faults.fire(WebhookOutOfOrder, ev.target) != nil:
-		d.due = now.Add(w.p.cfg.WebhookSchedule.Base) // flush if no event follows
-		w.held = d
+		w.holdLocked(d, now)
+	case drawn && w.p.drawFreedom("out of order", n, fr.OutOfOrder):
+		// Late: the events raised meanwhile overtake it.
+		w.p.freedoms.reordered.Add(1)
+		d.due = now.Add(w.p.lateness(n))
 		w.pushLocked(d)
 	default:
 		w.pushLocked(d)
 	}
 	w.mu.Unlock()
 	w.poke()
+}
+
+// holdLocked keeps d back until the next event overtakes it.
+func (w *webhookWorker) holdLocked(d *delivery, now time.Time) {
+	d.due = now.Add(w.p.cfg.WebhookSchedule.Base) // flush if no event follows
+	w.held = d
+	w.pushLocked(d)
+}
+
+// pending counts the copies of the events in ids still queued or being sent.
+func (w *webhookWorker) pending(ids []string) int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	n := 0
+	for _, d := range append(w.q[:len(w.q):len(w.q)], w.current) {
+		if d != nil && slices.Contains(ids, d.ev.id) {
+			n++
+		}
+	}
+	return n
 }
 
 // next pops the earliest delivery if it is due, else says how long to wait.
@@ -151,6 +190,7 @@ func (w *webhookWorker) next() (*delivery, time.Duration) {
 	if d == w.held {
 		w.held = nil
 	}
+	w.current = d
 	return d, 0
 }
 
@@ -164,6 +204,9 @@ func (w *webhookWorker) run() {
 		d, wait := w.next()
 		if d != nil {
 			w.attempt(d)
+			w.mu.Lock()
+			w.current = nil
+			w.mu.Unlock()
 			continue
 		}
 		var timer *time.Timer

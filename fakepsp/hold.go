@@ -93,7 +93,7 @@ func (h *Hold) Release(first ...string) {
 	}
 	slices.SortStableFunc(held, func(a, b heldEvent) int { return rank(a) - rank(b) })
 	for _, he := range held {
-		he.w.enqueue(he.ev)
+		he.w.enqueue(he.ev, false)
 	}
 }
 
@@ -110,7 +110,7 @@ func (h *Hold) ReleaseOne(id string) {
 	})
 	h.mu.Unlock()
 	for _, he := range out {
-		he.w.enqueue(he.ev)
+		he.w.enqueue(he.ev, false)
 	}
 }
 

@@ -83,6 +83,9 @@ type Config struct {
 	// (searchlag.go). Zero: search reads its own writes, kinder than Stripe.
 	SearchLag  time.Duration
 	SearchSeed uint64
+	// WebhookFreedoms: duplicates and reordering of the scheduled
+	// deliveries, as Stripe documents them; zero: none (freedoms.go).
+	WebhookFreedoms WebhookFreedoms
 }
 
 // PSP is a running fake PSP. All methods are safe for concurrent use.
@@ -114,11 +117,16 @@ type PSP struct {
 	whSecret string
 	closed   bool
 	holds    []*Hold // webhook holds (hold.go)
+
+	freedoms freedomCounter // how often WebhookFreedoms fired
 }
 
 // Start starts a PSP listening on cfg.Addr (default 127.0.0.1:0).
 func Start(cfg Config) (*PSP, error) {
 	cfg = withDefaults(cfg)
+	if err := cfg.WebhookFreedoms.valid(); err != nil {
+		return nil, err
+	}
 	addr := cfg.Addr
 	if err := CheckListen(addr, cfg.AllowRemote); err != nil {
 		return nil, fmt.Errorf("fakepsp: %w", err)

@@ -35,7 +35,9 @@ func RunStandalone(ctx context.Context, args []string, stdout, stderr io.Writer)
 	fs.StringVar(&cfg.SecretKey, "secret-key", "", "secret key of the first account (sk_test_...; default random)")
 	fs.StringVar(&cfg.WebhookSecret, "webhook-secret", "", "webhook signing secret (whsec_...; default random)")
 	fs.DurationVar(&cfg.SearchLag, "search-lag", 2*time.Second, "search is eventually consistent, as Stripe's: a new or changed PaymentIntent reaches search after half of this to all of it (0: at once, kinder than Stripe)")
-	fs.Uint64Var(&cfg.SearchSeed, "seed", 0, "seed of the per-object search lag (default: from the clock, printed)")
+	fs.Uint64Var(&cfg.SearchSeed, "seed", 0, "seed of the per-object search lag and of the webhook freedoms (default: from the clock, printed)")
+	dups := fs.Bool("webhook-duplicates", true, fmt.Sprintf("deliver %.0f%% of the events a second time, as Stripe may (--webhook-duplicates=false: never, kinder than Stripe)", 100*DefaultWebhookDuplicates))
+	order := fs.Bool("webhook-out-of-order", true, fmt.Sprintf("deliver %.0f%% of the events %v to %v late, so later events overtake them, as Stripe does not promise order (--webhook-out-of-order=false: in order, kinder than Stripe)", 100*DefaultWebhookOutOfOrder, DefaultWebhookLate/2, DefaultWebhookLate))
 	if err := fs.Parse(args); err != nil {
 		if err == flag.ErrHelp {
 			return 0
@@ -60,6 +62,7 @@ func RunStandalone(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if cfg.SearchSeed == 0 {
 		cfg.SearchSeed = uint64(time.Now().UnixNano())
 	}
+	cfg.WebhookFreedoms = Freedoms(*dups, *order, cfg.SearchSeed)
 	p, err := Start(cfg)
 	if err != nil {
 		fmt.Fprintf(stderr, "idemcheck psp: %v\n", err)
@@ -68,6 +71,7 @@ func RunStandalone(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if cfg.SearchLag > 0 {
 		fmt.Fprintf(stderr, "idemcheck psp: search is eventually consistent: a new or changed PaymentIntent reaches search after %v to %v (seed %d; --search-lag 0 turns it off)\n", cfg.SearchLag/2, cfg.SearchLag, cfg.SearchSeed)
 	}
+	fmt.Fprintf(stderr, "idemcheck psp: %s (seed %d)\n", cfg.WebhookFreedoms.Words("--webhook-duplicates=false", "--webhook-out-of-order=false"), cfg.SearchSeed)
 	fmt.Fprintf(stdout, "url=%s\nsecret_key=%s\nwebhook_secret=%s\n", p.URL(), p.SecretKey(), p.WebhookSecret())
 	fmt.Fprintf(stderr, "idemcheck psp: serving Stripe v1 at %s/v1/ and control at %s/_psp/; stop with SIGINT or SIGTERM\n", p.URL(), p.URL())
 	<-ctx.Done()

@@ -49,6 +49,10 @@ func TestRunStandalone(t *testing.T) {
 	if c := <-code; c != 0 {
 		t.Fatalf("exit %d: %s", c, errOut.String())
 	}
+	// Stripe's delivery freedoms are on unless turned off, and said.
+	if s := errOut.String(); !strings.Contains(s, "25% of the events are delivered a second time") || !strings.Contains(s, "50% of the events are delivered 150ms to 300ms late") {
+		t.Errorf("the freedoms are not said on: %s", s)
+	}
 	assertNoLeaks(t)
 }
 
@@ -63,10 +67,32 @@ func TestRunStandaloneBadInput(t *testing.T) {
 		{"--rate-account", "-1"},
 		{"--bogus"},
 		{"extra-arg"},
+		{"--webhook-duplicates=maybe"},
 	} {
 		var errOut bytes.Buffer
 		if c := RunStandalone(context.Background(), args, io.Discard, &errOut); c != 2 || errOut.Len() == 0 {
 			t.Errorf("%v: exit %d, stderr %q; want 2 with a message", args, c, errOut.String())
 		}
 	}
+}
+
+// TestRunStandaloneFreedomsOff: each freedom has its own flag, and the
+// console says it is off.
+func TestRunStandaloneFreedomsOff(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	var out, errOut syncBuffer
+	code := make(chan int, 1)
+	go func() {
+		code <- RunStandalone(ctx, []string{"--webhook-duplicates=false", "--webhook-out-of-order=false", "--seed", "9"}, &out, &errOut)
+	}()
+	waitFor(t, "the printed keys", 5*time.Second, func() bool { return strings.Contains(out.String(), "webhook_secret=") })
+	cancel()
+	if c := <-code; c != 0 {
+		t.Fatalf("exit %d: %s", c, errOut.String())
+	}
+	s := errOut.String()
+	if !strings.Contains(s, "no event is delivered twice") || !strings.Contains(s, "events arrive in the order they were raised") || !strings.Contains(s, "(seed 9)") {
+		t.Errorf("the freedoms are not said off: %s", s)
+	}
+	assertNoLeaks(t)
 }

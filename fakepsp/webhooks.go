@@ -158,7 +158,7 @@ func (p *PSP) dispatch(acct *account, ev *event) {
 	p.mu.Unlock()
 	for _, w := range to {
 		if !slices.ContainsFunc(holds, func(h *Hold) bool { return h.take(ev, w) }) {
-			w.enqueue(ev)
+			w.enqueue(ev, true)
 		}
 	}
 }

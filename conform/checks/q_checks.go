@@ -8,9 +8,9 @@ import "github.com/idemcheck/idemcheck/conform/scenario"
 // last: a consumer that stops a partition at the poison stays stopped.
 func QueueChecks() []*scenario.Check {
 	return []*scenario.Check{
-		{ID: "Q-dup", Title: "a record produced twice (a producer retry), at once and after a commit", Level: scenario.Safety, Rule: scenario.RuleQueue, Needs: scenario.NeedQueue, Run: runQDup},
-		{ID: "Q-kill", Title: "the consumer SIGKILLed between its credit and its offset commit, and at seeded points inside a record's processing, restarted", Level: scenario.Safety, Rule: scenario.RuleQueue, Needs: scenario.NeedAll(scenario.NeedQueue, scenario.NeedQueueProcs), Run: runQKill},
-		{ID: "Q-rebalance", Title: "a consumer leaves (SIGTERM with a grace, or SIGKILL) while it holds records it has not committed, and rejoins (rebalances)", Level: scenario.Safety, Rule: scenario.RuleQueue, Needs: scenario.NeedAll(scenario.NeedQueue, scenario.NeedQueueReplicas), Run: runQRebalance},
-		{ID: "Q-poison", Title: "a malformed record between good ones on one partition", Level: scenario.Safety, Rule: scenario.RuleQueue, Needs: scenario.NeedQueue, Run: runQPoison},
+		{ID: "Q-dup", Title: "a record produced twice (a producer retry), at once and after a commit", Level: scenario.Safety, Rule: scenario.RuleQueue, WithoutCreate: true, Needs: scenario.NeedQueue, Run: runQDup},
+		{ID: "Q-kill", Title: "the consumer SIGKILLed between its credit and its offset commit, and at seeded points inside a record's processing, restarted", Level: scenario.Safety, Rule: scenario.RuleQueue, WithoutCreate: true, Needs: scenario.NeedAll(scenario.NeedQueue, scenario.NeedQueueProcs), Run: runQKill},
+		{ID: "Q-rebalance", Title: "a consumer leaves (SIGTERM with a grace, or SIGKILL) while it holds records it has not committed, and rejoins (rebalances)", Level: scenario.Safety, Rule: scenario.RuleQueue, WithoutCreate: true, Needs: scenario.NeedAll(scenario.NeedQueue, scenario.NeedQueueReplicas), Run: runQRebalance},
+		{ID: "Q-poison", Title: "a malformed record between good ones on one partition", Level: scenario.Safety, Rule: scenario.RuleQueue, WithoutCreate: true, Needs: scenario.NeedQueue, Run: runQPoison},
 	}
 }

@@ -63,7 +63,10 @@ type Config struct {
 	Positions map[string]int `yaml:"-"`
 
 	retryHorizon, keyWindow, timeout, settle, converge, quiesce, searchLag time.Duration
-	proto                                                                  Protocol
+	// webhookDups and webhookOrder: effects.webhook_duplicates and
+	// effects.webhook_out_of_order, resolved (freedoms.go).
+	webhookDups, webhookOrder bool
+	proto                     Protocol
 }
 
 // Target says where the service is and, optionally, how to start it.
@@ -175,9 +178,15 @@ type Effects struct {
 	// it and all of it, drawn from the run's seed, as Stripe documents
 	// search (eventually consistent, not for read-after-write flows). "0s"
 	// makes search read its own writes, kinder than Stripe.
-	SearchLag string       `yaml:"search_lag"`
-	Counter   *HTTPCounter `yaml:"http_counter"`
-	SQL       *SQLCounter  `yaml:"sql_counter"`
+	SearchLag string `yaml:"search_lag"`
+	// WebhookDuplicates and WebhookOutOfOrder, on unless "off": the fakepsp
+	// idemcheck starts delivers a seeded share of the events twice, and
+	// holds a seeded share back until the next overtakes it, as Stripe
+	// documents that it may (freedoms.go).
+	WebhookDuplicates string       `yaml:"webhook_duplicates"`
+	WebhookOutOfOrder string       `yaml:"webhook_out_of_order"`
+	Counter           *HTTPCounter `yaml:"http_counter"`
+	SQL               *SQLCounter  `yaml:"sql_counter"`
 }
 
 // Ledger reads the service's own charges of one intent: a GET answering a

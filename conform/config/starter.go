@@ -125,6 +125,11 @@ effects:
   # fakepsp's search is eventually consistent, as Stripe's: a new or changed
   # PaymentIntent shows in search after up to this long (0s: at once).
   # search_lag: 2s
+  # With a webhook section, fakepsp delivers as Stripe documents it may: a
+  # seeded share of the events twice, and a share held until the next event
+  # overtakes it. off makes delivery kinder than Stripe (the report says so).
+  # webhook_duplicates: on
+  # webhook_out_of_order: on
   # Or, instead of fakepsp: true, a fakepsp you run yourself ("idemcheck psp" in a
   # container or pod beside the service; no webhook checks then):
   # fakepsp_url: http://fakepsp:12111

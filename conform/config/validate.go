@@ -60,10 +60,15 @@ func (v *validator) dur(field, s string, def time.Duration, dst *time.Duration) 
 // Validate fills defaults and returns every problem, each with file, line and field.
 func (c *Config) Validate() Errors {
 	v := &validator{c: c}
+	v.expandEnv()
 	v.target()
-	v.create()
-	v.callers()
-	v.outcomes()
+	if c.ConsumerOnly() {
+		v.consumerOnly()
+	} else {
+		v.create()
+		v.callers()
+		v.outcomes()
+	}
 	v.lookup()
 	v.refund()
 	v.resolve()
@@ -80,6 +85,7 @@ func (c *Config) Validate() Errors {
 	v.ledger()
 	v.credits()
 	v.webhook()
+	v.freedoms()
 	v.consumer()
 	if c.Concurrency == 0 {
 		c.Concurrency = 8
@@ -313,7 +319,7 @@ func (v *validator) effects() {
 			v.bad("effects.sql_counter.query", "required (a query returning one integer)")
 		}
 	}
-	if n != 1 {
+	if n != 1 && (n != 0 || !v.c.ConsumerOnly()) {
 		v.bad("effects", "choose exactly one of fakepsp: true, fakepsp_url, http_counter, sql_counter (got %d)", n)
 	}
 	v.proxy()

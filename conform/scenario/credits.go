@@ -56,6 +56,11 @@ func settle[T any](ctx context.Context, e *Env, read func() (T, error), same fun
 // PSP refund subtracted once. It returns the rows it read.
 func (t *T) JudgeCredits(ctx context.Context, p *HookPayment) []int64 {
 	e := t.Env
+	if e.Local != nil {
+		// A copy the schedule still holds (a duplicate, a late event, a
+		// retry) may still change the credits: judge once it is sent.
+		WaitLog(ctx, e, e.Cfg.ConvergeD(), func() bool { return e.Local.PendingDeliveries(p.IDs()) == 0 })
+	}
 	rows, err := SettleCredits(ctx, e, p.Ref)
 	if err != nil {
 		// The service's endpoint, not idemcheck, failed: as judgeLedger's

@@ -8,6 +8,7 @@ import (
 
 	"github.com/idemcheck/idemcheck/checker"
 	"github.com/idemcheck/idemcheck/checker/history"
+	"github.com/idemcheck/idemcheck/conform/config"
 )
 
 // RuleLate is what a late finding cites.
@@ -21,6 +22,10 @@ const RuleLate = "payment check: late effects (final recount after quiesce)"
 func Recount(ctx context.Context, e *Env, results []Result) []Result {
 	r := Result{ID: "recount", Title: "final recount of every intent's charges after the quiet period", Level: Safety, Rule: RuleLate}
 	start := time.Now()
+	if e.Cfg.ConsumerOnly() {
+		r.Verdict, r.Why = NA, config.ConsumerOnlyWhy
+		return append(results, r)
+	}
 	if e.Effects == nil {
 		r.Verdict, r.Why = NA, "no effects configured"
 		return append(results, r)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/idemcheck/idemcheck/checker/history"
+	"github.com/idemcheck/idemcheck/conform/config"
 	"github.com/idemcheck/idemcheck/conform/driver"
 )
 
@@ -16,6 +17,10 @@ import (
 func RunCheck(ctx context.Context, e *Env, c *Check) (r Result) {
 	r = Result{ID: c.ID, Title: c.Title, Level: c.Level, Rule: c.Rule}
 	r.Required = slices.Contains(e.Cfg.Required, c.ID)
+	if e.Cfg.ConsumerOnly() && !c.WithoutCreate {
+		r.Verdict, r.Why = NA, config.ConsumerOnlyWhy
+		return r
+	}
 	if c.Needs != nil {
 		if why := c.Needs(e); why != "" {
 			r.Verdict, r.Why = NA, why

@@ -97,7 +97,10 @@ type Check struct {
 	Rule string
 	// Needs returns why the check does not apply to this target ("" = applies).
 	Needs func(e *Env) string
-	Run   func(ctx context.Context, e *Env, t *T)
+	// WithoutCreate: the check sends no create request (the Q checks), so it
+	// runs on a consumer-only config; every other check is n/a there.
+	WithoutCreate bool
+	Run           func(ctx context.Context, e *Env, t *T)
 }
 
 // T collects what one check found.

@@ -11,6 +11,7 @@ import (
 	"log"
 	"net/http"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -31,6 +32,7 @@ var hookFlaws = map[string]string{
 	"no-signature":      "never checks the signature",
 	"no-tolerance":      "checks the HMAC but not the timestamp's age",
 	"unknown-dropped":   "answers 200 and drops an event of a payment it has not finished creating",
+	"created-first":     "assumes Stripe's order: records payment_intent.created and answers 200 to, and drops, a payment_intent.succeeded whose created it has not seen",
 }
 
 // creditRow is one line of the service's credits file: an inbox entry and
@@ -131,12 +133,18 @@ func (h *hooks) serve(w http.ResponseWriter, r *http.Request) {
 		if ev.Type == "charge.succeeded" {
 			row.PI = o.PaymentIntent
 		}
+		if h.flaw == "created-first" && !h.sawCreated(row.PI) {
+			w.WriteHeader(200) // "created comes first": the credit is lost
+			return
+		}
 		if h.flaw == "unknown-dropped" {
 			if rec, _ := h.s.store.find(o.Metadata["payment_id"]); rec == nil || rec.State != "done" {
 				w.WriteHeader(200) // "not ours yet": the credit is lost
 				return
 			}
 		}
+	case ev.Type == "payment_intent.created" && h.flaw == "created-first":
+		row.PI = o.ID // an inbox entry with no money: "seen created"
 	case ev.Type == "refund.created":
 		row.PI, row.Ref, row.Amount = o.PaymentIntent, o.ID, -o.Amount
 	default:
@@ -180,6 +188,16 @@ func (h *hooks) apply(row creditRow) error {
 		return h.locked(func([]creditRow) (bool, error) { return true, nil }, row)
 	}
 	return h.locked(func(rows []creditRow) (bool, error) { return !h.applied(rows, row), nil }, row)
+}
+
+// sawCreated says whether payment_intent.created of pi was recorded.
+func (h *hooks) sawCreated(pi string) bool {
+	seen := false
+	_ = h.locked(func(rows []creditRow) (bool, error) {
+		seen = slices.ContainsFunc(rows, func(x creditRow) bool { return x.PI == pi && x.Type == "payment_intent.created" })
+		return false, nil
+	}, creditRow{})
+	return seen
 }
 
 func (h *hooks) applied(rows []creditRow, row creditRow) bool {
