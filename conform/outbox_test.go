@@ -65,55 +65,77 @@ func TestOutboxRangeDeleteNeedsTheBursts(t *testing.T) {
 			seeds  int
 		}{"outbox-range-delete", false, 5})
 	}
+	// The runs go at once, not as parallel subtests: each is a 20 s chaos
+	// run that the service's retries stretch to about 50 s, mostly waiting,
+	// and -parallel (the machine's cores by default) would queue them.
+	type run struct {
+		name       string
+		flaw       string
+		bursts     bool
+		seed       uint64
+		code       int
+		rep        *report.Report
+		done       chan struct{}
+		configPath string
+	}
+	var runs []*run
 	for _, c := range cases {
 		for seed := uint64(1); seed <= uint64(c.seeds); seed++ {
-			t.Run(fmt.Sprintf("%s/bursts-%v/seed-%d", c.flaw, c.bursts, seed), func(t *testing.T) {
-				t.Parallel()
-				f := outboxFixture(t, pg, c.flaw, c.bursts)
+			r := &run{name: fmt.Sprintf("%s/bursts-%v/seed-%d", c.flaw, c.bursts, seed), flaw: c.flaw, bursts: c.bursts, seed: seed, done: make(chan struct{})}
+			r.configPath = outboxFixture(t, pg, r.name, c.flaw, c.bursts).config(t)
+			runs = append(runs, r)
+			go func() {
+				defer close(r.done)
 				// One mild fault, as the other chaos fixtures: what widens
 				// the window here is the bursts.
-				code, rep, _ := f.run(t, Options{Chaos: true, Seed: seed, Duration: 20 * time.Second, Quiet: true, ChaosFaults: []string{"psp-slow"}})
-				got := kinds(rep)
-				held := burstsHeld(t, rep)
-				switch {
-				case !c.bursts:
-					// Measured, not asserted: how often the window is met
-					// at a loopback's speed.
-					t.Logf("MEASURE bursts off, seed %d: exit %d, kinds %v", seed, code, got)
-					if held != 0 {
-						t.Errorf("toxiproxy.bursts: off, and %d bursts held traffic", held)
-					}
-				case c.flaw == "none":
-					if code != ExitPass || len(got) > 0 {
-						t.Fatalf("the correct relay: exit %d, kinds %v; want 0 and none", code, got)
-					}
-				default:
-					if code != ExitViolation || !got["ledger-missing"] || len(got) != 1 {
-						t.Fatalf("exit %d, kinds %v; want exit 1 with ledger-missing only", code, got)
-					}
-				}
-				if c.bursts && held == 0 {
-					t.Errorf("no latency burst held traffic on the Postgres link")
-				}
-				// One changed-meaning retry per field: every seed changes
-				// each of the four meaning fields alone.
-				if m := coverageDim(t, rep, "meaning field (changed alone)"); len(m.Missing) > 0 {
-					t.Errorf("meaning fields never changed alone: %v", m.Missing)
-				}
-			})
+				r.code, r.rep, _ = runConfig(t, r.configPath, r.name, Options{Chaos: true, Seed: r.seed, Duration: 20 * time.Second, Quiet: true, ChaosFaults: []string{"psp-slow"}})
+			}()
 		}
+	}
+	for _, r := range runs {
+		t.Run(r.name, func(t *testing.T) {
+			<-r.done
+			code, rep, seed := r.code, r.rep, r.seed
+			got := kinds(rep)
+			held := burstsHeld(t, rep)
+			switch {
+			case !r.bursts:
+				// Measured, not asserted: how often the window is met at a
+				// loopback's speed.
+				t.Logf("MEASURE bursts off, seed %d: exit %d, kinds %v", seed, code, got)
+				if held != 0 {
+					t.Errorf("toxiproxy.bursts: off, and %d bursts held traffic", held)
+				}
+			case r.flaw == "none":
+				if code != ExitPass || len(got) > 0 {
+					t.Errorf("the correct relay: exit %d, kinds %v; want 0 and none", code, got)
+				}
+			default:
+				if code != ExitViolation || !got["ledger-missing"] || len(got) != 1 {
+					t.Errorf("exit %d, kinds %v; want exit 1 with ledger-missing only", code, got)
+				}
+			}
+			if r.bursts && held == 0 {
+				t.Errorf("no latency burst held traffic on the Postgres link")
+			}
+			// One changed-meaning retry per field: every seed changes each
+			// of the four meaning fields alone.
+			if m := coverageDim(t, rep, "meaning field (changed alone)"); len(m.Missing) > 0 {
+				t.Errorf("meaning fields never changed alone: %v", m.Missing)
+			}
+		})
 	}
 }
 
 // outboxFixture is paysvc writing its ledger through an outbox in a
 // database of its own, its Postgres reached through a Toxiproxy link.
-func outboxFixture(t *testing.T, pg string, flaw string, bursts bool) fixture {
+func outboxFixture(t *testing.T, pg, name, flaw string, bursts bool) fixture {
 	t.Helper()
 	u, err := url.Parse(pg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	db := "outbox_" + strings.NewReplacer("/", "_", "-", "_").Replace(strings.ToLower(t.Name()))
+	db := "outbox_" + strings.NewReplacer("/", "_", "-", "_").Replace(strings.ToLower(name))
 	db = db[len(db)-min(len(db), 60):]
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
