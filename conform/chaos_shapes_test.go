@@ -61,7 +61,7 @@ func checkCoverage(t *testing.T, rep *report.Report) {
 				t.Errorf("shapes x keys allowed %v: two callers, so a borrowed key is allowed", d.Allowed)
 			}
 		}
-		want := []string{"fault (fired)", "request shape (carried out)", "key", "request shape x key", "meaning field (changed alone)"}
+		want := []string{"fault (fired)", "request shape (carried out)", "key", "request shape x key", "meaning field (changed alone)", "latency burst on link (held traffic)"}
 		if !slices.Equal(names, want) {
 			t.Errorf("coverage dimensions %v, want %v", names, want)
 		}

@@ -86,6 +86,7 @@ type fixture struct {
 	// command replaces the whole target.command (YAML flow sequence body).
 	command string
 	quiesce string // default 1s
+	settle  string // default 150ms
 }
 
 func (f fixture) config(t *testing.T) string {
@@ -119,6 +120,9 @@ func (f fixture) configText(t *testing.T) string {
 	}
 	if f.quiesce == "" {
 		f.quiesce = "1s"
+	}
+	if f.settle == "" {
+		f.settle = "150ms"
 	}
 	if f.command == "" {
 		f.command = fmt.Sprintf("%q, \"--flaw\", %q, \"--ttl\", %q, \"--lease\", \"1s\", \"--hold\", \"100ms\"", paysvcBin, f.flaw, f.ttl)
@@ -169,10 +173,10 @@ retry_horizon: %[6]s
 key_window: %[7]s
 concurrency: 6
 timeout: 3s
-settle: 150ms
+settle: %[13]s
 converge_within: 6s
 quiesce: %[12]s
-%[8]s`, f.flaw, strings.Join(urls, ", "), f.command, f.ttl, f.instances, f.horizon, f.window, f.extra, f.effects, f.env, f.profile, f.quiesce)
+%[8]s`, f.flaw, strings.Join(urls, ", "), f.command, f.ttl, f.instances, f.horizon, f.window, f.extra, f.effects, f.env, f.profile, f.quiesce, f.settle)
 	return text
 }
 

@@ -149,6 +149,10 @@ func runChaos(ctx context.Context, e *scenario.Env, t *scenario.T, d time.Durati
 	// The service's consumer gets its own stream of records and faults
 	// (q_chaos.go), sharing procMu with the process faults.
 	waitQueue := startQueueChaos(ctx, e, t, d, &procMu)
+	// Latency bursts on the dependency links, from their own stream of the
+	// seed (chaos_latency.go): the intents' schedule is the same with or
+	// without them.
+	waitBursts := StartBursts(ctx, e, t, d)
 	for w := 0; w < chaosWorkers; w++ {
 		wg.Add(1)
 		go func() {
@@ -164,6 +168,7 @@ func runChaos(ctx context.Context, e *scenario.Env, t *scenario.T, d time.Durati
 		}()
 	}
 	wg.Wait()
+	bursts := waitBursts()
 	// The changed-meaning retries go last: the judge takes an order's first
 	// intent's amount as the order's and the others as its mismatches.
 	t.Judge(ctx, nil, append(intents, sr.changedIntents()...)...)
@@ -180,7 +185,7 @@ func runChaos(ctx context.Context, e *scenario.Env, t *scenario.T, d time.Durati
 	for _, f := range once {
 		allowed = append(allowed, f.Name())
 	}
-	t.Coverage = chaosCoverage(e, allowed, not, tl, shapes, off, sr.tally)
+	t.Coverage = chaosCoverage(e, allowed, not, tl, shapes, off, sr.tally, bursts)
 	for _, l := range t.Coverage.Lines() {
 		t.Counted("%s", l)
 	}

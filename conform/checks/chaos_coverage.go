@@ -20,7 +20,7 @@ func keyKind(p Planned) string {
 
 // covered records what one intent exercised once its shape was carried out
 // (happened) or not.
-func (st *shapeTally) covered(p Planned, happened bool, field string) {
+func (st *shapeTally) covered(p Planned, happened bool, fields []string) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	st.keys[keyKind(p)]++
@@ -28,15 +28,18 @@ func (st *shapeTally) covered(p Planned, happened bool, field string) {
 		return
 	}
 	st.byKey[p.Shape+" on "+keyKind(p)]++
-	if p.Shape == ShapeChangedMeaning && field != "" {
-		st.fields[field]++
+	if p.Shape == ShapeChangedMeaning {
+		for _, f := range fields {
+			st.fields[f]++
+		}
 	}
 }
 
 // chaosCoverage is what the run exercised next to what the config allowed:
 // the faults that fired, the shapes carried out, each on own and borrowed
-// keys, and the meaning fields a changed-meaning retry changed.
-func chaosCoverage(e *scenario.Env, names []string, not map[string]string, tl *tally, shapes []string, off map[string]string, st *shapeTally) *scenario.Coverage {
+// keys, the meaning fields a changed-meaning retry changed, and the links
+// a latency burst held traffic on.
+func chaosCoverage(e *scenario.Env, names []string, not map[string]string, tl *tally, shapes []string, off map[string]string, st *shapeTally, bt *burstTally) *scenario.Coverage {
 	c := &scenario.Coverage{}
 	tl.mu.Lock()
 	fired := map[string]int{}
@@ -68,5 +71,18 @@ func chaosCoverage(e *scenario.Env, names []string, not map[string]string, tl *t
 		fields, skipped = nil, map[string]string{"every field": off[ShapeChangedMeaning]}
 	}
 	c.Add("meaning field (changed alone)", fields, st.fields, skipped)
+	var links []string
+	excl = map[string]string{}
+	switch {
+	case len(e.Links) == 0:
+		excl["every link"] = "no toxiproxy.links in the config"
+	case e.Cfg.BurstsOff():
+		excl["every link"] = "toxiproxy.bursts: off"
+	default:
+		for _, l := range e.Links {
+			links = append(links, l.Name)
+		}
+	}
+	c.Add("latency burst on link (held traffic)", links, bt.held, excl)
 	return c
 }

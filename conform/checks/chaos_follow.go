@@ -20,10 +20,12 @@ type shapeRun struct {
 	// alt is the other amount of each changed-meaning intent (by N), drawn
 	// in plan order before the run, so the same seed sends the same amounts.
 	alt map[int]int64
-	// field is the meaning field each changed-meaning intent changes (by
-	// N): the fields in turn from a seeded start, so that a run with as
-	// many such intents as fields changes every one.
-	field map[int]string
+	// fields are the meaning fields each changed-meaning intent changes
+	// (by N), one retry per field and one field per retry: every field, so
+	// that one such intent carried out covers them all (drawing one field
+	// per intent left half of them unchanged in a 20 s run), in an order
+	// that starts one further on for each intent from a seeded start.
+	fields map[int][]string
 
 	mu      sync.Mutex
 	changed []scenario.Intent
@@ -43,7 +45,7 @@ type refundCase struct {
 }
 
 func newShapeRun(e *scenario.Env, plan []Planned) *shapeRun {
-	sr := &shapeRun{tally: newShapeTally(), alt: map[int]int64{}, field: map[int]string{}}
+	sr := &shapeRun{tally: newShapeTally(), alt: map[int]int64{}, fields: map[int][]string{}}
 	fields, _ := e.MeaningFields()
 	k := 0
 	if len(fields) > 0 {
@@ -51,7 +53,9 @@ func newShapeRun(e *scenario.Env, plan []Planned) *shapeRun {
 	}
 	for _, p := range plan {
 		if p.Shape == ShapeChangedMeaning && len(fields) > 0 {
-			sr.field[p.N] = fields[k%len(fields)]
+			for i := range fields {
+				sr.fields[p.N] = append(sr.fields[p.N], fields[(k+i)%len(fields)])
+			}
 			k++
 			sr.alt[p.N] = e.NewIntent(p.Caller).Meaning.Amount // an amount no other intent uses
 		}
@@ -170,7 +174,7 @@ func (sr *shapeRun) followUp(ctx context.Context, e *scenario.Env, t *scenario.T
 		}
 	}
 	sr.tally.note(p.Shape, why)
-	sr.tally.covered(p, why == "", sr.field[p.N])
+	sr.tally.covered(p, why == "", sr.fields[p.N])
 	if why != "" {
 		e.Logf("  chaos: intent %d: shape %s not carried out: %s", p.N, p.Shape, why)
 	}
@@ -216,21 +220,20 @@ func (sr *shapeRun) retryAsIs(ctx context.Context, e *scenario.Env, t *scenario.
 		r := t.Send(ctx, fmt.Sprintf("intent %d same request, volatile fields changed", p.N), in, func(s *driver.Send) { s.Volatile = vf })
 		refused(t, fin, r, fmt.Sprintf("a retry of chaos intent %d that changed only the volatile fields %v", p.N, vf))
 	case ShapeChangedMeaning:
-		field := sr.field[p.N]
-		if field == "" {
-			return // the create has no meaning field idemcheck can change
+		// Empty when the create has no meaning field idemcheck can change.
+		for _, field := range sr.fields[p.N] {
+			ch := in
+			if field == "amount" {
+				ch.Meaning.Amount = sr.alt[p.N]
+			} else {
+				ch = e.Changed(in, field)
+			}
+			m := t.Send(ctx, fmt.Sprintf("intent %d same key, %s (a mismatch)", p.N, scenario.ChangedField(in.Meaning, ch.Meaning)), ch, nil)
+			mismatchAccepted(t, fin, m, in, ch)
+			sr.mu.Lock()
+			sr.changed = append(sr.changed, ch)
+			sr.mu.Unlock()
 		}
-		ch := in
-		if field == "amount" {
-			ch.Meaning.Amount = sr.alt[p.N]
-		} else {
-			ch = e.Changed(in, field)
-		}
-		m := t.Send(ctx, fmt.Sprintf("intent %d same key, %s (a mismatch)", p.N, scenario.ChangedField(in.Meaning, ch.Meaning)), ch, nil)
-		mismatchAccepted(t, fin, m, in, ch)
-		sr.mu.Lock()
-		sr.changed = append(sr.changed, ch)
-		sr.mu.Unlock()
 	}
 }
 

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/idemcheck/idemcheck/checker/history"
@@ -51,78 +50,107 @@ func BurstPlan(seed uint64, links int, d time.Duration) []PlannedBurst {
 	return out
 }
 
+// burstTally is what a run's bursts did: per link, the bursts that held
+// back traffic (only those exercised anything), and in words each burst
+// that held nothing or could not be put on its link.
+type burstTally struct {
+	held   map[string]int
+	fired  []string
+	idle   []string
+	failed []string
+}
+
 // StartBursts runs the latency bursts on the run's dependency links beside
-// the traffic; the returned wait ends them and makes the run inconclusive
-// for a burst that held nothing back (no request crossed it: it proved
-// nothing). A no-op when the target has no dependency links. runChaos
-// does not call it yet: its hook is one line beside startQueueChaos, and
-// one wait after the intents' workers end, left for when a fixture whose
-// read-then-delete only a burst widens proves it in every seed.
-func StartBursts(ctx context.Context, e *scenario.Env, t *scenario.T, d time.Duration) func() {
+// the traffic (none when the target has no dependency links, or its config
+// says toxiproxy.bursts: off): the plan over d, again every d while the
+// traffic runs (a service's retries can keep it going past d), so every
+// part of the traffic meets them. The returned wait, called once the
+// traffic is over, ends them and says what they did. A burst that held
+// nothing back (no request crossed it) proved nothing: it is named and
+// not counted as exercised. A burst that could not be put on its link
+// makes the run inconclusive: the plan printed promised it.
+func StartBursts(ctx context.Context, e *scenario.Env, t *scenario.T, d time.Duration) func() *burstTally {
+	bt := &burstTally{held: map[string]int{}}
+	if e.Cfg.BurstsOff() {
+		e.Logf("chaos latency bursts: off (toxiproxy.bursts: off)")
+		return func() *burstTally { return bt }
+	}
 	plan := BurstPlan(e.Seed, len(e.Links), d)
 	if len(plan) == 0 {
-		return func() {}
+		return func() *burstTally { return bt }
 	}
-	e.Logf("chaos latency bursts (on the dependency links' replies):")
+	e.Logf("chaos latency bursts (on the dependency links' replies; the plan starts again every %s while the traffic runs):", d)
 	for _, p := range plan {
 		e.Logf("  burst %02d at %s on link %s: %s", p.N, p.At.Round(time.Millisecond), e.Links[p.Link].Name, p.Burst)
 	}
-	var mu sync.Mutex
-	var missed, fired []string
-	bctx, stop := context.WithTimeout(ctx, d)
+	bctx, stop := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		start := time.Now()
-		for _, p := range plan {
-			if scenario.SleepCtx(bctx, time.Until(start.Add(p.At))) != nil {
-				return
+		for round := 0; ; round++ {
+			for _, p := range plan {
+				if scenario.SleepCtx(bctx, time.Until(start.Add(time.Duration(round)*d+p.At))) != nil {
+					return
+				}
+				word, n, err := burstOnce(bctx, e, p, round)
+				switch {
+				case err != nil:
+					bt.failed = append(bt.failed, word+": "+err.Error())
+				case n > 0:
+					bt.held[e.Links[p.Link].Name]++
+					bt.fired = append(bt.fired, fmt.Sprintf("%s held back %d", word, n))
+				default:
+					bt.idle = append(bt.idle, word)
+				}
 			}
-			word, ok := burstOnce(e, p)
-			mu.Lock()
-			if ok {
-				fired = append(fired, word)
-			} else {
-				missed = append(missed, word)
-			}
-			mu.Unlock()
 		}
 	}()
-	return func() {
-		<-done
+	return func() *burstTally {
 		stop()
-		if len(missed) > 0 {
-			t.Inconclusive("every latency burst held back something that crossed its link", "these held nothing: %s", strings.Join(missed, "; "))
+		<-done
+		if len(bt.failed) > 0 {
+			t.Inconclusive("every latency burst the plan drew was put on its link", "these were not: %s", strings.Join(bt.failed, "; "))
 		}
-		if len(fired)+len(missed) > 0 {
-			t.Counted("latency bursts fired: %d of %d run (%d planned)", len(fired), len(fired)+len(missed), len(plan))
+		run := len(bt.fired) + len(bt.idle) + len(bt.failed)
+		t.Counted("latency bursts: %d of %d run held back traffic (a plan of %d, run while the traffic ran)", len(bt.fired), run, len(plan))
+		for _, w := range bt.fired {
+			t.Counted("  %s", w)
 		}
+		for _, w := range bt.idle {
+			t.Counted("  %s: held nothing back (no traffic crossed it), not counted as exercised", w)
+		}
+		return bt
 	}
 }
 
 // burstOnce holds one burst for its time, and on until something crossed
 // it (bounded by burstAim more): a link whose traffic comes in batches (a
 // relay's pass, a consumer's batch) is idle between them, and a burst
-// that no request crossed widened nothing.
-func burstOnce(e *scenario.Env, p PlannedBurst) (string, bool) {
+// that no request crossed widened nothing. The traffic's end (ctx) ends
+// it. It returns what it held back.
+func burstOnce(ctx context.Context, e *scenario.Env, p PlannedBurst, round int) (string, int64, error) {
 	l := e.Links[p.Link]
 	word := fmt.Sprintf("burst %02d on %s (%s)", p.N, l.Name, p.Burst)
+	if round > 0 {
+		word = fmt.Sprintf("burst %02d (repeat %d) on %s (%s)", p.N, round, l.Name, p.Burst)
+	}
 	undo, count, err := l.Link.Burst(p.Burst)
 	if err != nil {
-		return word + ": " + err.Error(), false
+		return word, 0, err
 	}
 	start := history.Now()
-	time.Sleep(p.Burst.Hold)
-	for end := time.Now().Add(burstAim); count() == 0 && time.Now().Before(end); {
-		time.Sleep(20 * time.Millisecond)
+	_ = scenario.SleepCtx(ctx, p.Burst.Hold)
+	for end := time.Now().Add(burstAim); count() == 0 && time.Now().Before(end) && ctx.Err() == nil; {
+		_ = scenario.SleepCtx(ctx, 20*time.Millisecond)
 	}
 	n := count()
 	if err := undo(); err != nil {
-		return word + ": remove: " + err.Error(), false
+		return word, 0, fmt.Errorf("remove: %w", err)
 	}
 	if l.Blind != "" && n == 0 {
-		return word + ": " + l.Blind, false
+		return word + " (" + l.Blind + ")", 0, nil
 	}
 	e.NoteFault(fmt.Sprintf("latency burst on link %s: %s (%d held back)", l.Name, p.Burst, n), start, history.Now())
-	return fmt.Sprintf("%s held back %d", word, n), n > 0
+	return word, n, nil
 }

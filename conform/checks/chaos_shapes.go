@@ -23,8 +23,9 @@ const (
 	// volatile fields changed: a true retry (A5; false-mismatch).
 	ShapeVolatile = "volatile-retry"
 	// ShapeChangedMeaning: once final, the same key with one meaning field
-	// changed (drawn so that a run changes each field in turn): a
-	// mismatch the service must refuse (A5; mismatch-accepted).
+	// changed, one retry per field (so one such intent changes every
+	// field): each a mismatch the service must refuse (A5;
+	// mismatch-accepted).
 	ShapeChangedMeaning = "changed-meaning-retry"
 	// ShapeLookup: once final, the lookup of the answered payment, recorded
 	// as a resolve ("did it happen?") the checker holds to the charge.

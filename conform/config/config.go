@@ -227,7 +227,13 @@ type SQLCounter struct {
 type Proxy struct {
 	API   string `yaml:"api"`
 	Links []Link `yaml:"links"`
+	// Bursts is "on" (the default) or "off": chaos's latency bursts on
+	// the links (conform/checks/chaos_latency.go).
+	Bursts string `yaml:"bursts"`
 }
+
+// BurstsOff says the config turns chaos's latency bursts off.
+func (c *Config) BurstsOff() bool { return c.Proxy != nil && c.Proxy.Bursts == "off" }
 
 // Link is one Toxiproxy link to a dependency of the target. Upstream is
 // host:port, or "fakepsp" for the PSP idemcheck starts.

@@ -34,6 +34,8 @@ func TestDeploymentFieldsAreChecked(t *testing.T) {
 		{"a wide listen on the embedded proxy", base, link("", "0.0.0.0:15432"), "toxiproxy.links[0].listen", "toxiproxy.api"},
 		{"a loopback listen on the embedded proxy", base, link("", "127.0.0.1:15432"), "", ""},
 		{"a listen without a port", base, link("http://toxiproxy:8474", "toxiproxy"), "toxiproxy.links[0].listen", "host:port"},
+		{"bursts off", base, link("", "") + "  bursts: off\n", "", ""},
+		{"bursts neither on nor off", base, link("", "") + "  bursts: sometimes\n", "toxiproxy.bursts", "on or off"},
 		{"a webhook on a remote fakepsp", "  fakepsp_url: http://fakepsp:12111\n", "webhook:\n  path: /webhooks\n", "webhook", "fakepsp_url"},
 	}
 	for _, tc := range cases {

@@ -189,6 +189,7 @@ effects:
 #   links:
 #     - {name: DB, upstream: "127.0.0.1:5432"}
 #     # - {name: DB, upstream: "postgres:5432", listen: "0.0.0.0:15432"}   # with api: the service dials toxiproxy:15432
+#   bursts: on                   # chaos's latency bursts on the links (off: none)
 
 profile: ietf            # ietf (default), stripe, custom
 # protocol:              # overrides of the profile

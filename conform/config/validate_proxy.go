@@ -20,6 +20,9 @@ func (v *validator) proxy() {
 				v.bad("toxiproxy.api", "%q must be the URL of a toxiproxy-server's API, like http://toxiproxy:8474", a)
 			}
 		}
+		if b := v.c.Proxy.Bursts; b != "" && b != "on" && b != "off" {
+			v.bad("toxiproxy.bursts", "%q must be on or off", b)
+		}
 		for i, l := range v.c.Proxy.Links {
 			f := fmt.Sprintf("toxiproxy.links[%d]", i)
 			if !regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]*$`).MatchString(l.Name) {

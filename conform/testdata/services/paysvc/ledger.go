@@ -25,6 +25,10 @@ func (s *server) record(rec *record) {
 	if s.ledgerLog == "" || s.noLedger {
 		return
 	}
+	if s.outbox != nil {
+		s.outbox.record(rec)
+		return
+	}
 	ledgerMu.Lock()
 	defer ledgerMu.Unlock()
 	f, err := os.OpenFile(s.ledgerLog, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)

@@ -29,28 +29,29 @@ import (
 )
 
 var flaws = map[string]string{
-	"none":              "correct",
-	"no-key":            "ignores the idempotency key",
-	"check-then-insert": "checks the key store, then inserts, without atomicity",
-	"racy-forward-key":  "checks the key store, then inserts, without atomicity, and forwards the client's key to the PSP (whose idempotency keeps one charge)",
-	"raw-fingerprint":   "fingerprints the raw body bytes",
-	"unscoped":          "keys not scoped to the caller",
-	"memory-store":      "key store in memory, lost on restart",
-	"short-ttl":         "key records expire after --ttl regardless of the documented window",
-	"protocol-only":     "safe, but waits and answers 200 instead of 409, and 417 instead of 422",
-	"mismatch-accepted": "no fingerprint check: replays the first answer for a different body",
-	"fingerprint-omits": "fingerprints the payment fields but leaves out the one --omit names",
-	"resolve-unscoped":  "RESOLVE looks the key up among every caller's keys (the create path is scoped)",
-	"search-once":       "after a PSP 5xx, searches the PSP once and takes \"not found\" for \"not charged\" (a final failure)",
-	"reexec-after-5xx":  "treats a PSP 5xx as a definite failure, releases the key, charges again on retry",
-	"new-psp-key":       "mints a new PSP idempotency key per attempt",
-	"fresh-refund-key":  "refunds with a new PSP key per call and keeps no refund state",
-	"no-layer":          "no key store of its own: forwards the client's key to the PSP and answers what the PSP answered (no ledger row)",
-	"forward-key":       "key store in memory; forwards the client's key to the PSP and writes a ledger row on each execution",
-	"fee":               "adds a fee of 30 to the amount it charges (the order id goes in the PSP description)",
-	"store-5xx":         "stores a PSP 5xx as the key's answer and replays it forever",
-	"sweeper":           "a background sweeper charges each payment again, with a new key, --sweep-after later",
-	"late-store":        "sends the completed answer, then stores it --store-after later (a retry in between hears 409)",
+	"none":                "correct",
+	"no-key":              "ignores the idempotency key",
+	"check-then-insert":   "checks the key store, then inserts, without atomicity",
+	"racy-forward-key":    "checks the key store, then inserts, without atomicity, and forwards the client's key to the PSP (whose idempotency keeps one charge)",
+	"raw-fingerprint":     "fingerprints the raw body bytes",
+	"unscoped":            "keys not scoped to the caller",
+	"memory-store":        "key store in memory, lost on restart",
+	"short-ttl":           "key records expire after --ttl regardless of the documented window",
+	"protocol-only":       "safe, but waits and answers 200 instead of 409, and 417 instead of 422",
+	"mismatch-accepted":   "no fingerprint check: replays the first answer for a different body",
+	"fingerprint-omits":   "fingerprints the payment fields but leaves out the one --omit names",
+	"resolve-unscoped":    "RESOLVE looks the key up among every caller's keys (the create path is scoped)",
+	"search-once":         "after a PSP 5xx, searches the PSP once and takes \"not found\" for \"not charged\" (a final failure)",
+	"reexec-after-5xx":    "treats a PSP 5xx as a definite failure, releases the key, charges again on retry",
+	"new-psp-key":         "mints a new PSP idempotency key per attempt",
+	"fresh-refund-key":    "refunds with a new PSP key per call and keeps no refund state",
+	"no-layer":            "no key store of its own: forwards the client's key to the PSP and answers what the PSP answered (no ledger row)",
+	"forward-key":         "key store in memory; forwards the client's key to the PSP and writes a ledger row on each execution",
+	"fee":                 "adds a fee of 30 to the amount it charges (the order id goes in the PSP description)",
+	"store-5xx":           "stores a PSP 5xx as the key's answer and replays it forever",
+	"sweeper":             "a background sweeper charges each payment again, with a new key, --sweep-after later",
+	"late-store":          "sends the completed answer, then stores it --store-after later (a retry in between hears 409)",
+	"outbox-range-delete": "with --outbox-dsn: the outbox relay deletes every row created up to its read, not the rows it read (a row committed in between is deleted unsent)",
 }
 
 type server struct {
@@ -76,6 +77,7 @@ type server struct {
 	storeLag  time.Duration
 	ledgerLog string
 	noLedger  bool
+	outbox    *outbox // --outbox-dsn (outbox.go)
 }
 
 func main() {
@@ -94,6 +96,7 @@ func main() {
 	noLedger := flag.Bool("no-ledger", false, "never write the ledger row of a charge (GET /ledger still answers)")
 	hookFlaw := flag.String("hook-flaw", "none", "webhook handler guard to switch off (webhook.go)")
 	omit := flag.String("omit", "currency", "with --flaw fingerprint-omits: the field left out (order_id, amount, currency, payment_method)")
+	outboxDSN := flag.String("outbox-dsn", "", "write ledger rows through an outbox table in this Postgres (PG_ADDR in it stands for $PG_ADDR), drained by a relay (outbox.go)")
 	creditsShape := flag.String("credits-shape", "data", `GET /credits answers {"data": [...]}, or with "entries" {"count": n, "entries": [...]}`)
 	_ = flag.String("tag", "", "ignored: lets a test find this process")
 	flag.Parse()
@@ -110,6 +113,16 @@ func main() {
 		s.ledgerLog = filepath.Join(*dir, "ledger.jsonl")
 	}
 	s.noLedger = *noLedger
+	if *flaw == "outbox-range-delete" && *outboxDSN == "" {
+		log.Fatal("--flaw outbox-range-delete needs --outbox-dsn")
+	}
+	if *outboxDSN != "" {
+		if s.ledgerLog == "" {
+			log.Fatal("--outbox-dsn needs --state-dir or STATE_DIR (the ledger it relays to)")
+		}
+		s.outbox = openOutbox(s, *outboxDSN, *flaw == "outbox-range-delete")
+		go s.outbox.relay()
+	}
 	if *flaw == "memory-store" || *flaw == "forward-key" {
 		s.store = newMemStore()
 	} else {
