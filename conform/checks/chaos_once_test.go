@@ -101,3 +101,32 @@ func TestScheduleSharesAKeyEarly(t *testing.T) {
 		}
 	}
 }
+
+// TestPlaceOnceKeepsEveryDrawnFault: the once fault never lands on the one
+// intent the opening window gave a fault, and a fault it ends that the
+// schedule drew only after it is moved before it, so every fault the
+// schedule drew is still drawn, whatever the seed.
+func TestPlaceOnceKeepsEveryDrawnFault(t *testing.T) {
+	names := []string{"client-reply-lost", "dependency-reply-lost", "replication-lag", "kill-restart-api", "kill-restart-resolver",
+		"kill-restart-webhook", "kill-restart-relay", "kill-restart-worker", "kill-restart-connector", "kill-restart-streamjob",
+		"pause-api", "psp-reply-lost", "psp-reply-held", "psp-slow", "psp-slow-after-charge", "psp-500-after-charge", "psp-429",
+		"psp-gate-before-charge", "psp-webhook-duplicates", "psp-webhook-out-of-order", "crash-api-after-psp-call",
+		"crash-api-before-complete", "crash-relay-after-publish-before-delete", "crash-worker-after-commit-before-push",
+		"crash-worker-after-push-before-sent-then-before-offset-commit", "crash-worker-before-offset-commit",
+		"crash-connector-before-ack", "crash-streamjob-after-sink-write", "crash-streamjob-after-checkpoint-commit",
+		"window-owner-killed-in-charge", "window-owner-frozen-in-charge", "window-psp-500-saved-no-webhook",
+		"window-psp-reply-lost-every-execution-no-webhook", "window-psp-held-past-timeout-no-webhook", "window-lb-held-past-deadline"}
+	shapes := shapeCatalogue
+	for seed := uint64(1); seed <= 300; seed++ {
+		plan := PlaceOnce(Schedule(seed, names, 2, 80, shapes...), seed, []faults.Fault{faults.RegionFailover})
+		var missing []string
+		for _, n := range append(slices.Clone(names), faults.RegionFailover.Name()) {
+			if !slices.ContainsFunc(plan, func(p Planned) bool { return p.Fault == n }) {
+				missing = append(missing, n)
+			}
+		}
+		if len(missing) > 0 {
+			t.Fatalf("seed %d: the plan of 80 intents never draws %v", seed, missing)
+		}
+	}
+}
