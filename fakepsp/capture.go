@@ -55,7 +55,7 @@ func (p *PSP) captureIntent(c *call) response {
 			Message: "The payment could not be captured because the requested capture amount is greater than the amount you can capture for this charge."})
 	}
 	c.begin()
-	t := target{key: c.idemKey, amount: amount, op: "charge"}
+	t := target{Key: c.idemKey, Amount: amount, Op: "charge"}
 	if r := c.beforeCharge(t); r != nil {
 		return *r
 	}
@@ -103,7 +103,7 @@ func (p *PSP) cancelIntent(c *call) response {
 		return invalidParam("cancellation_reason", "Invalid cancellation_reason: must be one of duplicate, fraudulent, requested_by_customer, or abandoned")
 	}
 	c.begin()
-	t := target{key: c.idemKey, amount: pi.amount, op: "cancel"}
+	t := target{Key: c.idemKey, Amount: pi.amount, Op: "cancel"}
 	if r := c.beforeCharge(t); r != nil {
 		return *r
 	}

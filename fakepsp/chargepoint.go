@@ -7,19 +7,19 @@ package fakepsp
 // beforeCharge returns an answer to give instead of charging, or nil.
 func (c *call) beforeCharge(t target) *response {
 	fs := c.p.faults
-	if f := fs.fire(GateBeforeCharge, t); f != nil {
+	if f := fs.Fire(GateBeforeCharge, t); f != nil {
 		select {
-		case <-f.released():
+		case <-f.Released():
 		case <-c.p.ctx.Done():
 			r := apiError()
 			return &r
 		}
 	}
-	if f := fs.fire(DelayBeforeCharge, t); f != nil && !c.p.sleep(f.spec.Delay) {
+	if f := fs.Fire(DelayBeforeCharge, t); f != nil && !c.p.sleep(f.Spec().Delay) {
 		r := apiError()
 		return &r
 	}
-	if fs.fire(Error500BeforeCharge, t) != nil {
+	if fs.Fire(Error500BeforeCharge, t) != nil {
 		r := apiError()
 		return &r
 	}
@@ -30,17 +30,17 @@ func (c *call) beforeCharge(t target) *response {
 // also arms lose/hold for the write.
 func (c *call) afterCharge(t target) *response {
 	fs := c.p.faults
-	if f := fs.fire(DelayAfterCharge, t); f != nil {
-		c.p.sleep(f.spec.Delay)
+	if f := fs.Fire(DelayAfterCharge, t); f != nil {
+		c.p.sleep(f.Spec().Delay)
 	}
 	var out *response
-	if fs.fire(Error500AfterCharge, t) != nil {
+	if fs.Fire(Error500AfterCharge, t) != nil {
 		r := apiError()
 		out = &r
 	}
-	if fs.fire(LoseReply, t) != nil {
+	if fs.Fire(LoseReply, t) != nil {
 		c.lose = true
-	} else if f := fs.fire(HoldReply, t); f != nil {
+	} else if f := fs.Fire(HoldReply, t); f != nil {
 		c.hold = f
 	}
 	return out

@@ -113,8 +113,8 @@ func (w *webhookWorker) pushLocked(d *delivery) {
 func (w *webhookWorker) enqueue(ev *event) {
 	now := time.Now()
 	d := &delivery{ev: ev, attempt: 1, due: now}
-	if f := w.p.faults.fire(WebhookDuplicates, ev.target); f != nil {
-		d.dups = f.spec.Extra
+	if f := w.p.faults.Fire(WebhookDuplicates, ev.target); f != nil {
+		d.dups = f.Spec().Extra
 	}
 	w.mu.Lock()
 	switch {
@@ -126,7 +126,7 @@ func (w *webhookWorker) enqueue(ev *event) {
 		w.seq++
 		h.seq, h.due = w.seq, now
 		heap.Fix(&w.q, h.index)
-	case w.p.faults.fire(WebhookOutOfOrder, ev.target) != nil:
+	case w.p.faults.Fire(WebhookOutOfOrder, ev.target) != nil:
 		d.due = now.Add(w.p.cfg.WebhookSchedule.Base) // flush if no event follows
 		w.held = d
 		w.pushLocked(d)

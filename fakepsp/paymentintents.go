@@ -140,7 +140,7 @@ func (p *PSP) createIntent(c *call) response {
 	c.acct.intents[pi.id] = pi
 	c.acct.intentSeq = append(c.acct.intentSeq, pi)
 	snap := pi.snapshot()
-	ev := p.newEventLocked(c, "payment_intent.created", snap, target{key: c.idemKey, amount: amount, op: opOf(c)})
+	ev := p.newEventLocked(c, "payment_intent.created", snap, target{Key: c.idemKey, Amount: amount, Op: opOf(c)})
 	p.mu.Unlock()
 	p.dispatch(c.acct, ev)
 	if !confirm {
@@ -203,9 +203,9 @@ func (p *PSP) charge(c *call, pi *paymentIntent, pm string) response {
 	p.mu.Lock()
 	manual := pi.captureMethod == "manual"
 	p.mu.Unlock()
-	t := target{key: c.idemKey, amount: pi.amount, op: "charge"}
+	t := target{Key: c.idemKey, Amount: pi.amount, Op: "charge"}
 	if manual {
-		t.op = "authorize"
+		t.Op = "authorize"
 	}
 	if r := c.beforeCharge(t); r != nil {
 		return *r

@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/idemcheck/idemcheck/checker/history"
+	"github.com/idemcheck/idemcheck/fakepsp/core"
 )
 
 // OpRecorder receives every ground-truth op as it happens; *history.Recorder
@@ -142,7 +143,7 @@ func Start(cfg Config) (*PSP, error) {
 	p.idle = sync.NewCond(&p.life)
 	p.truth = newGroundTruth(cfg.Recorder, cfg.OnOp)
 	p.limiter = newRateLimiter(cfg.RateLimits)
-	p.faults = newFaults(p)
+	p.faults = core.NewFaults(p.pause.set)
 	p.firstKey = p.addAccount(cfg.SecretKey)
 	p.srv = &http.Server{
 		Handler:           p.routes(),

@@ -77,9 +77,9 @@ func (p *PSP) createRefund(c *call) response {
 			Message: "This PaymentIntent does not have a successful charge to refund."})
 	}
 	c.begin()
-	t := target{key: c.idemKey, amount: amount, op: "refund"}
+	t := target{Key: c.idemKey, Amount: amount, Op: "refund"}
 	if !present {
-		t.amount = piAmount
+		t.Amount = piAmount
 	}
 	if r := c.beforeCharge(t); r != nil {
 		return *r

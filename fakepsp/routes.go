@@ -147,7 +147,7 @@ func (p *PSP) api(endpoint string, h func(*call) response) http.Handler {
 		}
 		c.params = prm
 		amount, _, _ := prm.int64("amount")
-		if !p.limiter.allow(key, endpoint) || p.faults.fire(RateLimit, target{key: c.idemKey, amount: amount, op: opOf(c)}) != nil {
+		if !p.limiter.allow(key, endpoint) || p.faults.Fire(RateLimit, target{Key: c.idemKey, Amount: amount, Op: opOf(c)}) != nil {
 			p.write(w, c, rateLimited(), false)
 			return
 		}
@@ -212,7 +212,7 @@ func (p *PSP) writeBody(w http.ResponseWriter, c *call, status int, body []byte,
 	p.calls.add(c, status, replayed)
 	if c.hold != nil {
 		select {
-		case <-c.hold.released():
+		case <-c.hold.Released():
 		case <-c.r.Context().Done():
 			c.lose = true
 		case <-p.ctx.Done():

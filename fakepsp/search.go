@@ -148,7 +148,7 @@ func (p *PSP) searchIntents(c *call) response {
 		}
 		offset = n
 	}
-	lag, lagFault := p.faults.searchLag()
+	lag, lagFault := p.faults.LargestSearchLag()
 	now := time.Now()
 	stale := false
 	var hits []any
@@ -165,7 +165,7 @@ func (p *PSP) searchIntents(c *call) response {
 	}
 	p.mu.Unlock()
 	if stale && lagFault != nil {
-		lagFault.bump()
+		lagFault.Bump()
 	}
 	if offset > len(hits) {
 		offset = len(hits)
