@@ -3,6 +3,8 @@ package fakepsp
 import (
 	"net/http"
 	"strings"
+
+	"github.com/idemcheck/idemcheck/fakepsp/core"
 )
 
 // Separate authorization and capture (capture_method=manual), cancel and
@@ -68,14 +70,14 @@ func (p *PSP) captureIntent(c *call) response {
 	applyMetadata(pi, md)
 	pi.status, pi.amountReceived, pi.capturable, pi.released = statusSucceeded, amount, 0, pi.amount-amount
 	pi.chargeKey = c.idemKey
-	op := effectOp("charge", c.idemKey, amount, pi.metadata)
+	op := core.EffectOp("charge", c.idemKey, amount, pi.metadata)
 	op.Output.ChargeID = pi.latestCharge
 	op.Input.Currency = pi.currency // wrong-amount compares it with the request
 	snap := pi.snapshot()
 	evs := []*event{p.newEventLocked(c, "charge.captured", pi.chargeJSON(), t),
 		p.newEventLocked(c, "payment_intent.succeeded", snap, t)}
 	p.mu.Unlock()
-	p.truth.add(op)
+	p.truth.Add(op)
 	for _, ev := range evs {
 		p.dispatch(c.acct, ev)
 	}

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/idemcheck/idemcheck/fakepsp/core"
 	"github.com/stripe/stripe-go/v85"
 )
 
@@ -46,11 +47,11 @@ func (p *PSP) controlRoutes(mux *http.ServeMux) {
 			return
 		}
 		w.Header().Set("Content-Type", "application/x-ndjson")
-		_ = writeJSONL(w, p.truth.ops(op))
+		_ = core.WriteJSONL(w, p.truth.Ops(op))
 	})
 	ctl("GET /_psp/info", func(*http.Request) (int, any) {
 		return http.StatusOK, map[string]any{"url": p.url, "secret_key": p.firstKey, "webhook_secret": p.whSecret,
-			"api_version": stripe.APIVersion, "paused": p.pause.paused(), "now": p.Now().UTC().Format(time.RFC3339Nano)}
+			"api_version": stripe.APIVersion, "paused": p.pause.Paused(), "now": p.Now().UTC().Format(time.RFC3339Nano)}
 	})
 	ctl("GET /_psp/deliveries", func(*http.Request) (int, any) { return http.StatusOK, nonNilSlice(p.Deliveries()) })
 	ctl("POST /_psp/accounts", func(*http.Request) (int, any) {

@@ -158,7 +158,7 @@ func (w *webhookWorker) run() {
 	defer w.p.wg.Done()
 	defer w.cancel()
 	for {
-		if !w.p.pause.wait(w.ctx, w.ctx) {
+		if !w.p.pause.Wait(w.ctx, w.ctx) {
 			return
 		}
 		d, wait := w.next()

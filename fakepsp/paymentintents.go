@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/idemcheck/idemcheck/checker/history"
+	"github.com/idemcheck/idemcheck/fakepsp/core"
 )
 
 // paymentIntent is the PSP's state of one PaymentIntent and its charge.
@@ -231,7 +232,7 @@ func (p *PSP) charge(c *call, pi *paymentIntent, pm string) response {
 			pi.status, pi.capturable = statusRequiresCapture, pi.amount
 		} else {
 			pi.status, pi.amountReceived, pi.chargeKey = statusSucceeded, pi.amount, c.idemKey
-			o := effectOp("charge", c.idemKey, pi.amount, pi.metadata)
+			o := core.EffectOp("charge", c.idemKey, pi.amount, pi.metadata)
 			o.Output.ChargeID = pi.latestCharge
 			o.Input.Currency = pi.currency // wrong-amount compares it with the request
 			op = &o
@@ -247,7 +248,7 @@ func (p *PSP) charge(c *call, pi *paymentIntent, pm string) response {
 	}
 	p.mu.Unlock()
 	if op != nil {
-		p.truth.add(*op)
+		p.truth.Add(*op)
 	}
 	for _, ev := range evs {
 		p.dispatch(c.acct, ev)

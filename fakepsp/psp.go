@@ -26,12 +26,6 @@ import (
 	"github.com/idemcheck/idemcheck/fakepsp/core"
 )
 
-// OpRecorder receives every ground-truth op as it happens; *history.Recorder
-// satisfies it.
-type OpRecorder interface {
-	Record(op history.Op) error
-}
-
 // WebhookSchedule is the retry schedule of a failing webhook delivery: the
 // n-th retry waits Base*Factor^(n-1), and no retry is scheduled beyond Horizon
 // after the first attempt (summing the backoffs, so load cannot change the count).
@@ -102,9 +96,9 @@ type PSP struct {
 	inflight int
 
 	faults  *Faults
-	truth   *groundTruth
+	truth   *core.GroundTruth
 	limiter *rateLimiter
-	pause   *pauser
+	pause   *core.Pauser
 	dlog    *deliveryLog
 	calls   callLog // every API call answered: the PSP's own count
 
@@ -137,13 +131,13 @@ func Start(cfg Config) (*PSP, error) {
 		cancel:   cancel,
 		accounts: map[string]*account{},
 		whSecret: cfg.WebhookSecret,
-		pause:    newPauser(),
+		pause:    core.NewPauser(),
 		dlog:     &deliveryLog{},
 	}
 	p.idle = sync.NewCond(&p.life)
-	p.truth = newGroundTruth(cfg.Recorder, cfg.OnOp)
+	p.truth = core.NewGroundTruth(cfg.Recorder, cfg.OnOp)
 	p.limiter = newRateLimiter(cfg.RateLimits)
-	p.faults = core.NewFaults(p.pause.set)
+	p.faults = core.NewFaults(p.pause.Set)
 	p.firstKey = p.addAccount(cfg.SecretKey)
 	p.srv = &http.Server{
 		Handler:           p.routes(),
@@ -268,13 +262,13 @@ func (p *PSP) WebhookSecret() string { return p.whSecret }
 func (p *PSP) Faults() *Faults { return p.faults }
 
 // Charges returns the ground truth: every charge made, in order.
-func (p *PSP) Charges() []history.Op { return p.truth.ops(history.OpCharge) }
+func (p *PSP) Charges() []history.Op { return p.truth.Ops(history.OpCharge) }
 
 // Refunds returns the ground truth: every refund made, in order.
-func (p *PSP) Refunds() []history.Op { return p.truth.ops(history.OpRefund) }
+func (p *PSP) Refunds() []history.Op { return p.truth.Ops(history.OpRefund) }
 
 // History returns every charge and refund op, in order.
-func (p *PSP) History() history.History { return p.truth.ops("") }
+func (p *PSP) History() history.History { return p.truth.Ops("") }
 
 // Now is the PSP's clock: Config.Clock plus what Advance added.
 func (p *PSP) Now() time.Time {
@@ -293,10 +287,10 @@ func (p *PSP) Advance(d time.Duration) {
 
 // Pause makes the whole PSP stop answering (API and webhooks) until Resume;
 // requests wait, as against a frozen process. The control API keeps working.
-func (p *PSP) Pause() { p.pause.set(true) }
+func (p *PSP) Pause() { p.pause.Set(true) }
 
 // Resume ends a Pause.
-func (p *PSP) Resume() { p.pause.set(false) }
+func (p *PSP) Resume() { p.pause.Set(false) }
 
 // nowLocked is Now for callers holding p.mu.
 func (p *PSP) nowLocked() time.Time { return p.cfg.Clock().Add(p.offset) }

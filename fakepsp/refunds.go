@@ -3,6 +3,8 @@ package fakepsp
 import (
 	"net/http"
 	"strconv"
+
+	"github.com/idemcheck/idemcheck/fakepsp/core"
 )
 
 // refund is one refund of a charge. Guarded by PSP.mu.
@@ -102,7 +104,7 @@ func (p *PSP) createRefund(c *call) response {
 	rf := &refund{id: newID("re"), amount: amount, pi: pi, charge: pi.latestCharge, metadata: md, reason: reason, created: p.nowLocked().Unix()}
 	pi.amountRefunded += amount
 	c.acct.refunds[rf.id] = rf
-	op := effectOp("refund", c.idemKey, amount, pi.metadata)
+	op := core.EffectOp("refund", c.idemKey, amount, pi.metadata)
 	op.Input.ChargeID = pi.latestCharge
 	// The refund request it carries out, when the caller names one: two
 	// refunds of one request under two keys are a double-refund.
@@ -112,7 +114,7 @@ func (p *PSP) createRefund(c *call) response {
 	body := rf.json()
 	evs := []*event{p.newEventLocked(c, "charge.refunded", pi.chargeJSON(), t), p.newEventLocked(c, "refund.created", body, t)}
 	p.mu.Unlock()
-	p.truth.add(op)
+	p.truth.Add(op)
 	for _, ev := range evs {
 		p.dispatch(c.acct, ev)
 	}

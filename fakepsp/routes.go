@@ -118,7 +118,7 @@ func (p *PSP) api(endpoint string, h func(*call) response) http.Handler {
 			return
 		}
 		defer p.leave()
-		if !p.pause.wait(r.Context(), p.ctx) {
+		if !p.pause.Wait(r.Context(), p.ctx) {
 			return // client gave up or the PSP closed while paused
 		}
 		c := &call{p: p, r: r, endpoint: endpoint, requestID: "req_" + randToken(14), idemKey: r.Header.Get("Idempotency-Key"),
