@@ -157,7 +157,7 @@ func withDefaults(cfg Config) Config {
 		cfg.Addr = "127.0.0.1:0"
 	}
 	if cfg.KeyWindow <= 0 {
-		cfg.KeyWindow = 24 * time.Hour
+		cfg.KeyWindow = stripeKeys.Window
 	}
 	ws := &cfg.WebhookSchedule
 	if ws.Base <= 0 {

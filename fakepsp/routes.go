@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/idemcheck/idemcheck/fakepsp/core"
 	"github.com/stripe/stripe-go/v85"
 )
 
@@ -121,7 +122,7 @@ func (p *PSP) api(endpoint string, h func(*call) response) http.Handler {
 		if !p.pause.Wait(r.Context(), p.ctx) {
 			return // client gave up or the PSP closed while paused
 		}
-		c := &call{p: p, r: r, endpoint: endpoint, requestID: "req_" + randToken(14), idemKey: r.Header.Get("Idempotency-Key"),
+		c := &call{p: p, r: r, endpoint: endpoint, requestID: "req_" + randToken(14), idemKey: r.Header.Get(stripeKeys.Header),
 			version: DefaultAPIVersion}
 		key, hasKey := secretKey(r)
 		if !hasKey {
@@ -161,27 +162,27 @@ func (p *PSP) api(endpoint string, h func(*call) response) http.Handler {
 
 // idempotent runs a POST that carries an Idempotency-Key.
 func (p *PSP) idempotent(w http.ResponseWriter, c *call, h func(*call) response) {
-	if len(c.idemKey) > maxKeyLen {
+	if stripeKeys.TooLong(c.idemKey) {
 		p.write(w, c, keyTooLong(), false)
 		return
 	}
 	p.mu.Lock()
 	// Scope is the concrete path: a key used to confirm pi_1 cannot confirm pi_2.
 	path := c.r.Method + " " + c.r.URL.Path
-	e, res := c.acct.keys.claim(c.idemKey, path, c.params.fingerprint(), p.nowLocked(), p.cfg.KeyWindow)
-	var saved keyEntry
-	if res == claimReplay {
+	e, res := c.acct.keys.Claim(c.idemKey, path, c.params.fingerprint(), p.nowLocked(), p.cfg.KeyWindow)
+	var saved core.KeyEntry
+	if res == core.ClaimReplay {
 		saved = *e
 	}
 	p.mu.Unlock()
 	switch res {
-	case claimReplay:
+	case core.ClaimReplay:
 		p.replay(w, c, saved)
 		return
-	case claimMismatch:
+	case core.ClaimMismatch:
 		p.write(w, c, keyMismatch(c.idemKey, e, path), false)
 		return
-	case claimInUse:
+	case core.ClaimInUse:
 		p.write(w, c, keyInUse(c.idemKey), false)
 		return
 	}
@@ -189,18 +190,18 @@ func (p *PSP) idempotent(w http.ResponseWriter, c *call, h func(*call) response)
 	body := encode(resp.body)
 	p.mu.Lock()
 	if c.started {
-		c.acct.keys.save(e, resp.status, body, c.requestID)
+		c.acct.keys.Save(e, resp.status, body, c.requestID)
 	} else {
-		c.acct.keys.release(c.idemKey, e)
+		c.acct.keys.Release(c.idemKey, e)
 	}
 	p.mu.Unlock()
 	p.writeBody(w, c, resp.status, body, false)
 }
 
-func (p *PSP) replay(w http.ResponseWriter, c *call, e keyEntry) {
-	w.Header().Set("Original-Request", e.requestID)
-	c.requestID = e.requestID
-	p.writeBody(w, c, e.status, e.body, true)
+func (p *PSP) replay(w http.ResponseWriter, c *call, e core.KeyEntry) {
+	w.Header().Set("Original-Request", e.RequestID)
+	c.requestID = e.RequestID
+	p.writeBody(w, c, e.Status, e.Body, true)
 }
 
 func (p *PSP) write(w http.ResponseWriter, c *call, resp response, replayed bool) {
