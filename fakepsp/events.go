@@ -3,6 +3,8 @@ package fakepsp
 import (
 	"encoding/json"
 	"strings"
+
+	"github.com/idemcheck/idemcheck/fakepsp/core"
 )
 
 // event is one Stripe Event; raw is its JSON, fixed at creation, as both the
@@ -18,6 +20,11 @@ type event struct {
 	pi       string
 	piAmount int64
 }
+
+// EventID, EventType and FaultTarget are what the delivery engine needs of ev.
+func (ev *event) EventID() string          { return ev.id }
+func (ev *event) EventType() string        { return ev.typ }
+func (ev *event) FaultTarget() core.Target { return ev.target }
 
 // newEventLocked records an event about obj; the caller holds p.mu and
 // dispatches it after unlocking.

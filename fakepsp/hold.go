@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"slices"
 	"sync"
+
+	"github.com/idemcheck/idemcheck/fakepsp/core"
 )
 
 // WebhookEvent is one event as a harness sees it: what it is about and the
@@ -34,7 +36,7 @@ type Hold struct {
 
 type heldEvent struct {
 	ev *event
-	w  *webhookWorker
+	w  *core.Worker
 }
 
 // HoldWebhooks starts holding every event match accepts.
@@ -47,7 +49,7 @@ func (p *PSP) HoldWebhooks(match func(WebhookEvent) bool) *Hold {
 }
 
 // take holds ev for w when h matches it; it reports whether it did.
-func (h *Hold) take(ev *event, w *webhookWorker) bool {
+func (h *Hold) take(ev *event, w *core.Worker) bool {
 	if !h.match(ev.public()) {
 		return false
 	}
@@ -93,7 +95,7 @@ func (h *Hold) Release(first ...string) {
 	}
 	slices.SortStableFunc(held, func(a, b heldEvent) int { return rank(a) - rank(b) })
 	for _, he := range held {
-		he.w.enqueue(he.ev)
+		he.w.Enqueue(he.ev)
 	}
 }
 
@@ -110,7 +112,7 @@ func (h *Hold) ReleaseOne(id string) {
 	})
 	h.mu.Unlock()
 	for _, he := range out {
-		he.w.enqueue(he.ev)
+		he.w.Enqueue(he.ev)
 	}
 }
 

@@ -2,14 +2,9 @@ package fakepsp
 
 import (
 	"net/http"
-	"time"
 
 	"github.com/idemcheck/idemcheck/fakepsp/core"
 )
-
-// stripeKeys are Stripe's documented Idempotency-Key rules: at most 255
-// characters, results kept 24 hours (Config.KeyWindow overrides the window).
-var stripeKeys = core.KeyRules{Header: "Idempotency-Key", MaxLen: 255, Window: 24 * time.Hour}
 
 func keyTooLong() response {
 	return errResp(http.StatusBadRequest, stripeError{Type: "invalid_request_error", Code: "idempotency_key_too_long", Param: "Idempotency-Key",

@@ -24,18 +24,12 @@ import (
 
 	"github.com/idemcheck/idemcheck/checker/history"
 	"github.com/idemcheck/idemcheck/fakepsp/core"
+	wire "github.com/idemcheck/idemcheck/fakepsp/stripe"
 )
 
-// WebhookSchedule is the retry schedule of a failing webhook delivery: the
-// n-th retry waits Base*Factor^(n-1), and no retry is scheduled beyond Horizon
-// after the first attempt (summing the backoffs, so load cannot change the count).
-type WebhookSchedule struct {
-	Base    time.Duration // default 1 min
-	Factor  float64       // default 2
-	Horizon time.Duration // default 72 h (Stripe retries for three days)
-	// Timeout bounds one delivery attempt; default 10 s.
-	Timeout time.Duration
-}
+// WebhookSchedule is the retry schedule of a failing webhook delivery
+// (core.Schedule); zero fields take Stripe's (withDefaults).
+type WebhookSchedule = core.Schedule
 
 // RateLimits are token buckets per account and per (account, endpoint).
 // Zero fields take Stripe's defaults; Disabled turns both off.
@@ -99,7 +93,7 @@ type PSP struct {
 	truth   *core.GroundTruth
 	limiter *rateLimiter
 	pause   *core.Pauser
-	dlog    *deliveryLog
+	dlog    *core.DeliveryLog
 	calls   callLog // every API call answered: the PSP's own count
 
 	mu       sync.Mutex // guards everything below and all account state
@@ -132,7 +126,7 @@ func Start(cfg Config) (*PSP, error) {
 		accounts: map[string]*account{},
 		whSecret: cfg.WebhookSecret,
 		pause:    core.NewPauser(),
-		dlog:     &deliveryLog{},
+		dlog:     &core.DeliveryLog{},
 	}
 	p.idle = sync.NewCond(&p.life)
 	p.truth = core.NewGroundTruth(cfg.Recorder, cfg.OnOp)
@@ -157,7 +151,7 @@ func withDefaults(cfg Config) Config {
 		cfg.Addr = "127.0.0.1:0"
 	}
 	if cfg.KeyWindow <= 0 {
-		cfg.KeyWindow = stripeKeys.Window
+		cfg.KeyWindow = wire.Keys.Window
 	}
 	ws := &cfg.WebhookSchedule
 	if ws.Base <= 0 {

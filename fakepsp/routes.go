@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/idemcheck/idemcheck/fakepsp/core"
+	wire "github.com/idemcheck/idemcheck/fakepsp/stripe"
 	"github.com/stripe/stripe-go/v85"
 )
 
@@ -122,7 +123,7 @@ func (p *PSP) api(endpoint string, h func(*call) response) http.Handler {
 		if !p.pause.Wait(r.Context(), p.ctx) {
 			return // client gave up or the PSP closed while paused
 		}
-		c := &call{p: p, r: r, endpoint: endpoint, requestID: "req_" + randToken(14), idemKey: r.Header.Get(stripeKeys.Header),
+		c := &call{p: p, r: r, endpoint: endpoint, requestID: "req_" + randToken(14), idemKey: r.Header.Get(wire.Keys.Header),
 			version: DefaultAPIVersion}
 		key, hasKey := secretKey(r)
 		if !hasKey {
@@ -162,7 +163,7 @@ func (p *PSP) api(endpoint string, h func(*call) response) http.Handler {
 
 // idempotent runs a POST that carries an Idempotency-Key.
 func (p *PSP) idempotent(w http.ResponseWriter, c *call, h func(*call) response) {
-	if stripeKeys.TooLong(c.idemKey) {
+	if wire.Keys.TooLong(c.idemKey) {
 		p.write(w, c, keyTooLong(), false)
 		return
 	}
