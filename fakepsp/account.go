@@ -43,7 +43,7 @@ func newAccount() *account {
 // addAccount registers an account under key (a fresh sk_test_ key when empty).
 func (p *PSP) addAccount(key string) string {
 	if key == "" {
-		key = "sk_test_" + randToken(24)
+		key = dialect.NewCredential()
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()

@@ -1,20 +1,14 @@
 package fakepsp
 
-import "net/http"
+import (
+	"net/http"
 
-// stripeError is the body of every error: {"error":{...}} as Stripe sends it.
-type stripeError struct {
-	Type          string         `json:"type"`
-	Code          string         `json:"code,omitempty"`
-	DeclineCode   string         `json:"decline_code,omitempty"`
-	Message       string         `json:"message"`
-	Param         string         `json:"param,omitempty"`
-	PaymentIntent map[string]any `json:"payment_intent,omitempty"`
-	Charge        string         `json:"charge,omitempty"`
-	PaymentMethod map[string]any `json:"payment_method,omitempty"`
-	DocURL        string         `json:"doc_url,omitempty"`
-	RequestLogURL string         `json:"request_log_url,omitempty"`
-}
+	"github.com/idemcheck/idemcheck/fakepsp/core"
+	wire "github.com/idemcheck/idemcheck/fakepsp/stripe"
+)
+
+// stripeError is the body of every error (fakepsp/stripe's Error).
+type stripeError = wire.Error
 
 // response is what a handler answers: a status and a JSON-able body.
 type response struct {
@@ -40,12 +34,14 @@ func notFound(param, what, id string) response {
 	return errResp(http.StatusNotFound, stripeError{Type: "invalid_request_error", Code: "resource_missing", Param: param, Message: "No such " + what + ": '" + id + "'"})
 }
 
-func apiError() response {
-	return errResp(http.StatusInternalServerError, stripeError{Type: "api_error", Message: "An unknown error occurred while processing your request."})
-}
+func apiError() response { return refuse(core.Refusal{Kind: core.RefuseInternal}) }
 
-func rateLimited() response {
-	return errResp(http.StatusTooManyRequests, stripeError{Type: "invalid_request_error", Code: "rate_limit", Message: "Too many requests hit the API too quickly. We recommend an exponential backoff of your requests."})
+func rateLimited() response { return refuse(core.Refusal{Kind: core.RefuseRateLimited}) }
+
+// refuse is the dialect's answer to a refusal the core decided.
+func refuse(r core.Refusal) response {
+	rep := dialect.Refuse(r)
+	return response{status: rep.Status, body: rep.Body}
 }
 
 // withLogURL adds the request's log page to an error, as Stripe links

@@ -24,7 +24,6 @@ import (
 
 	"github.com/idemcheck/idemcheck/checker/history"
 	"github.com/idemcheck/idemcheck/fakepsp/core"
-	wire "github.com/idemcheck/idemcheck/fakepsp/stripe"
 )
 
 // WebhookSchedule is the retry schedule of a failing webhook delivery
@@ -151,7 +150,7 @@ func withDefaults(cfg Config) Config {
 		cfg.Addr = "127.0.0.1:0"
 	}
 	if cfg.KeyWindow <= 0 {
-		cfg.KeyWindow = wire.Keys.Window
+		cfg.KeyWindow = dialect.Keys().Window
 	}
 	ws := &cfg.WebhookSchedule
 	if ws.Base <= 0 {
@@ -179,7 +178,7 @@ func withDefaults(cfg Config) Config {
 		cfg.SecretKey = "sk_test_" + randToken(24)
 	}
 	if cfg.WebhookSecret == "" {
-		cfg.WebhookSecret = "whsec_" + randToken(32)
+		cfg.WebhookSecret = dialect.Webhooks().NewSecret()
 	}
 	return cfg
 }

@@ -1,10 +1,8 @@
 package fakepsp
 
 import (
-	"encoding/base64"
 	"encoding/json"
 	"net/http"
-	"strings"
 
 	"github.com/idemcheck/idemcheck/fakepsp/core"
 	wire "github.com/idemcheck/idemcheck/fakepsp/stripe"
@@ -123,17 +121,15 @@ func (p *PSP) api(endpoint string, h func(*call) response) http.Handler {
 		if !p.pause.Wait(r.Context(), p.ctx) {
 			return // client gave up or the PSP closed while paused
 		}
-		c := &call{p: p, r: r, endpoint: endpoint, requestID: "req_" + randToken(14), idemKey: r.Header.Get(wire.Keys.Header),
+		c := &call{p: p, r: r, endpoint: endpoint, requestID: "req_" + randToken(14), idemKey: r.Header.Get(dialect.Keys().Header),
 			version: DefaultAPIVersion}
-		key, hasKey := secretKey(r)
+		key, hasKey := dialect.Credential(r)
 		if !hasKey {
-			p.write(w, c, errResp(http.StatusUnauthorized, stripeError{Type: "invalid_request_error",
-				Message: "You did not provide an API key. Provide it in the Authorization header (Authorization: Bearer YOUR_SECRET_KEY)."}), false)
+			p.write(w, c, refuse(core.Refusal{Kind: core.RefuseNoCredential}), false)
 			return
 		}
 		if c.acct = p.accountFor(key); c.acct == nil {
-			p.write(w, c, errResp(http.StatusUnauthorized, stripeError{Type: "invalid_request_error", Code: "api_key_invalid",
-				Message: "Invalid API Key provided: " + redact(key)}), false)
+			p.write(w, c, refuse(core.Refusal{Kind: core.RefuseBadCredential, Key: key}), false)
 			return
 		}
 		v, valid := requestVersion(r)
@@ -163,7 +159,7 @@ func (p *PSP) api(endpoint string, h func(*call) response) http.Handler {
 
 // idempotent runs a POST that carries an Idempotency-Key.
 func (p *PSP) idempotent(w http.ResponseWriter, c *call, h func(*call) response) {
-	if wire.Keys.TooLong(c.idemKey) {
+	if dialect.Keys().TooLong(c.idemKey) {
 		p.write(w, c, keyTooLong(), false)
 		return
 	}
@@ -262,31 +258,7 @@ func encode(body any) []byte {
 	return append(b, '\n')
 }
 
-// secretKey reads "Authorization: Bearer sk_..." or Basic auth with the key
-// as the user name, as Stripe accepts both.
-func secretKey(r *http.Request) (string, bool) {
-	a := r.Header.Get("Authorization")
-	switch {
-	case strings.HasPrefix(a, "Bearer "):
-		k := strings.TrimSpace(strings.TrimPrefix(a, "Bearer "))
-		return k, k != ""
-	case strings.HasPrefix(a, "Basic "):
-		raw, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(a, "Basic "))
-		if err != nil {
-			return "", false
-		}
-		user, _, _ := strings.Cut(string(raw), ":")
-		return user, user != ""
-	}
-	return "", false
-}
-
-func redact(k string) string {
-	if len(k) <= 12 {
-		return "sk_****"
-	}
-	return k[:8] + "****" + k[len(k)-4:]
-}
+func redact(k string) string { return wire.Redact(k) }
 
 // opOf names the effect a request has, for Match.Op: a manual-capture
 // intent's confirmation authorizes, its capture charges.

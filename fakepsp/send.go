@@ -60,12 +60,12 @@ func (p *PSP) Send(ctx context.Context, eventID string, o SendOptions) (Delivery
 	if at.IsZero() {
 		at = time.Now()
 	}
-	var sig string
+	var secret string
 	switch o.Signature {
 	case "", SignValid:
-		o.Signature, sig = SignValid, SignatureHeader(p.whSecret, at, ev.raw)
+		o.Signature, secret = SignValid, p.whSecret
 	case SignWrong:
-		sig = SignatureHeader("whsec_"+randToken(32), at, ev.raw)
+		secret = dialect.Webhooks().NewSecret()
 	case SignAbsent:
 	default:
 		return Delivery{}, fmt.Errorf("fakepsp: unknown signature mode %q", o.Signature)
@@ -73,7 +73,7 @@ func (p *PSP) Send(ctx context.Context, eventID string, o SendOptions) (Delivery
 	client := &http.Client{Timeout: o.Timeout, Transport: &http.Transport{DisableKeepAlives: true}}
 	started := time.Now()
 	var ans core.Answer
-	req, err := wire.DeliveryRequest(ctx, o.URL, ev.raw, sig)
+	req, err := dialect.Webhooks().Request(ctx, o.URL, ev.raw, secret, at)
 	if err == nil {
 		ans, err = core.Post(client, req)
 	}

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/idemcheck/idemcheck/fakepsp/core"
-	wire "github.com/idemcheck/idemcheck/fakepsp/stripe"
 )
 
 // webhookEndpoint is a registered receiver; its worker delivers to it.
@@ -67,10 +66,10 @@ func (p *PSP) addEndpoint(acct *account, rawURL string, events []string, version
 // own wall clock (stripe-go allows 300 s), whatever a suite did to PSP time.
 func (p *PSP) newWorker(ep *webhookEndpoint) *core.Worker {
 	return core.NewWorker(p.ctx, core.WorkerConfig{EndpointID: ep.id, URL: ep.url, Schedule: p.cfg.WebhookSchedule,
-		Faults: p.faults, Pause: p.pause, Log: p.dlog, Accepted: wire.Accepted,
+		Faults: p.faults, Pause: p.pause, Log: p.dlog, Accepted: dialect.Webhooks().Accepted,
 		Send: func(ctx context.Context, client *http.Client, e core.Event) (core.Answer, error) {
 			raw := e.(*event).rawFor(ep.apiVersion)
-			req, err := wire.DeliveryRequest(ctx, ep.url, raw, wire.SignatureHeader(p.whSecret, time.Now(), raw))
+			req, err := dialect.Webhooks().Request(ctx, ep.url, raw, p.whSecret, time.Now())
 			if err != nil {
 				return core.Answer{}, err
 			}
