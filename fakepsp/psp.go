@@ -30,13 +30,9 @@ import (
 // (core.Schedule); zero fields take Stripe's (withDefaults).
 type WebhookSchedule = core.Schedule
 
-// RateLimits are token buckets per account and per (account, endpoint).
-// Zero fields take Stripe's defaults; Disabled turns both off.
-type RateLimits struct {
-	PerAccount  float64 // requests per second, default 100
-	PerEndpoint float64 // requests per second, default 25
-	Disabled    bool
-}
+// RateLimits are token buckets per account and per (account, endpoint)
+// (core.RateLimits); zero fields take Stripe's defaults.
+type RateLimits = core.RateLimits
 
 // Config configures a PSP. The zero value is usable.
 type Config struct {
@@ -90,10 +86,10 @@ type PSP struct {
 
 	faults  *Faults
 	truth   *core.GroundTruth
-	limiter *rateLimiter
+	limiter *core.RateLimiter
 	pause   *core.Pauser
 	dlog    *core.DeliveryLog
-	calls   callLog // every API call answered: the PSP's own count
+	calls   core.CallLog // every API call answered: the PSP's own count
 
 	mu       sync.Mutex // guards everything below and all account state
 	offset   time.Duration
@@ -129,7 +125,7 @@ func Start(cfg Config) (*PSP, error) {
 	}
 	p.idle = sync.NewCond(&p.life)
 	p.truth = core.NewGroundTruth(cfg.Recorder, cfg.OnOp)
-	p.limiter = newRateLimiter(cfg.RateLimits)
+	p.limiter = core.NewRateLimiter(cfg.RateLimits)
 	p.faults = core.NewFaults(p.pause.Set)
 	p.firstKey = p.addAccount(cfg.SecretKey)
 	p.srv = &http.Server{

@@ -145,7 +145,7 @@ func (p *PSP) api(endpoint string, h func(*call) response) http.Handler {
 		}
 		c.params = prm
 		amount, _, _ := prm.int64("amount")
-		if !p.limiter.allow(key, endpoint) || p.faults.Fire(RateLimit, target{Key: c.idemKey, Amount: amount, Op: opOf(c)}) != nil {
+		if !p.limiter.Allow(key, endpoint) || p.faults.Fire(RateLimit, target{Key: c.idemKey, Amount: amount, Op: opOf(c)}) != nil {
 			p.write(w, c, rateLimited(), false)
 			return
 		}
@@ -207,7 +207,7 @@ func (p *PSP) write(w http.ResponseWriter, c *call, resp response, replayed bool
 
 // writeBody answers, unless a reply fault says to lose or hold the answer.
 func (p *PSP) writeBody(w http.ResponseWriter, c *call, status int, body []byte, replayed bool) {
-	p.calls.add(c, status, replayed)
+	p.logCall(c, status, replayed)
 	if c.hold != nil {
 		select {
 		case <-c.hold.Released():
