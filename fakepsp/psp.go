@@ -11,6 +11,12 @@
 // docs/FAKEPSP.md says what it answers and what it does not model.
 //
 // Start one in-process with Start, or run it standalone with `idemcheck psp`.
+//
+// Layout (issue 52): what every PSP shares lives in fakepsp/core (key
+// records, faults, ground truth, the delivery engine), Stripe's wire in
+// fakepsp/stripe, registered through fakepsp/dialects.go. This package is
+// the face the rest of the repository uses; it still holds Stripe's routes
+// and objects beside the payment state machine, the next to move.
 package fakepsp
 
 import (
