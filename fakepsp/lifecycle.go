@@ -1,8 +1,6 @@
 package fakepsp
 
-import (
-	"time"
-)
+import ()
 
 // enter counts a request in; false once Close has begun, so Close can wait
 // for every request (and every goroutine a request starts) to end.
@@ -32,17 +30,5 @@ func (p *PSP) drain() {
 	p.stopping = true
 	for p.inflight > 0 {
 		p.idle.Wait()
-	}
-}
-
-// sleep waits d unless the PSP closes first; false when it closed.
-func (p *PSP) sleep(d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-p.ctx.Done():
-		return false
 	}
 }
