@@ -47,7 +47,7 @@ func (p *PSP) captureIntent(c *call) response {
 		return *bad
 	}
 	p.mu.Lock()
-	capturable := pi.capturable
+	capturable := pi.Capturable
 	p.mu.Unlock()
 	if !present {
 		amount = capturable
@@ -68,11 +68,11 @@ func (p *PSP) captureIntent(c *call) response {
 		return captureState(status) // a concurrent capture or cancel won
 	}
 	applyMetadata(pi, md)
-	pi.status, pi.amountReceived, pi.capturable, pi.released = statusSucceeded, amount, 0, pi.amount-amount
-	pi.chargeKey = c.idemKey
+	pi.status = statusSucceeded
+	pi.Capture(amount, c.idemKey)
 	op := core.EffectOp("charge", c.idemKey, amount, pi.metadata)
 	op.Output.ChargeID = pi.latestCharge
-	op.Input.Currency = pi.currency // wrong-amount compares it with the request
+	op.Input.Currency = pi.Currency // wrong-amount compares it with the request
 	snap := pi.snapshot()
 	evs := []*event{p.newEventLocked(c, "charge.captured", pi.chargeJSON(), t),
 		p.newEventLocked(c, "payment_intent.succeeded", snap, t)}
@@ -105,7 +105,7 @@ func (p *PSP) cancelIntent(c *call) response {
 		return invalidParam("cancellation_reason", "Invalid cancellation_reason: must be one of duplicate, fraudulent, requested_by_customer, or abandoned")
 	}
 	c.begin()
-	t := target{Key: c.idemKey, Amount: pi.amount, Op: "cancel"}
+	t := target{Key: c.idemKey, Amount: pi.Amount, Op: "cancel"}
 	if r := c.beforeCharge(t); r != nil {
 		return *r
 	}
@@ -116,8 +116,7 @@ func (p *PSP) cancelIntent(c *call) response {
 		return cancelState(status)
 	}
 	pi.status, pi.canceledAt, pi.cancelReason = statusCanceled, p.nowLocked().Unix(), reason
-	pi.released += pi.capturable
-	pi.capturable = 0
+	pi.Cancel()
 	snap := pi.snapshot()
 	ev := p.newEventLocked(c, "payment_intent.canceled", snap, t)
 	p.mu.Unlock()
@@ -168,10 +167,10 @@ func (p *PSP) updateIntent(c *call) response {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if present {
-		pi.amount = amount
+		pi.Amount = amount
 	}
 	if currency != "" {
-		pi.currency = currency
+		pi.Currency = currency
 	}
 	if capture != "" {
 		pi.captureMethod = capture

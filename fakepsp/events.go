@@ -35,7 +35,7 @@ func (p *PSP) newEventLocked(c *call, typ string, obj map[string]any, t target) 
 		ev.pi, _ = obj["id"].(string)
 	}
 	if pi := c.acct.intents[ev.pi]; pi != nil {
-		ev.piAmount = pi.amount
+		ev.piAmount = pi.Amount
 	}
 	pending := 0
 	for _, ep := range c.acct.endpoints {

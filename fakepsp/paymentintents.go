@@ -12,27 +12,21 @@ import (
 // paymentIntent is the PSP's state of one PaymentIntent and its charge.
 // Guarded by PSP.mu.
 type paymentIntent struct {
-	id             string
-	amount         int64
-	currency       string
-	status         string
-	captureMethod  string // "automatic" or "manual"
-	metadata       map[string]string
-	description    string
-	paymentMethod  string
-	customer       string
-	created        int64
-	latestCharge   string
-	chargeCreated  int64
-	amountReceived int64 // captured
-	capturable     int64 // authorized, not yet captured (manual)
-	released       int64 // authorized, never captured: partial capture or cancel
-	amountRefunded int64 // refunded (refunds only)
-	canceledAt     int64
-	cancelReason   string
-	lastError      *stripeError
-	chargeKey      string      // the Idempotency-Key of the request that charged (or captured)
-	versions       []piVersion // what search may see, with its lag
+	core.Payment  // its money: amounts authorized, captured, released, refunded
+	id            string
+	status        string
+	captureMethod string // "automatic" or "manual"
+	metadata      map[string]string
+	description   string
+	paymentMethod string
+	customer      string
+	created       int64
+	latestCharge  string
+	chargeCreated int64
+	canceledAt    int64
+	cancelReason  string
+	lastError     *stripeError
+	versions      []piVersion // what search may see, with its lag
 }
 
 // piVersion is the PaymentIntent as it was at one moment (real time).
@@ -64,8 +58,8 @@ func (pi *paymentIntent) json() map[string]any {
 		reason = pi.cancelReason
 	}
 	return fill(map[string]any{
-		"id": pi.id, "object": "payment_intent", "amount": pi.amount, "amount_received": pi.amountReceived,
-		"amount_capturable": pi.capturable, "currency": pi.currency, "status": pi.status, "metadata": nonNil(pi.metadata),
+		"id": pi.id, "object": "payment_intent", "amount": pi.Amount, "amount_received": pi.Received,
+		"amount_capturable": pi.Capturable, "currency": pi.Currency, "status": pi.status, "metadata": nonNil(pi.metadata),
 		"payment_method": orNull(pi.paymentMethod), "customer": orNull(pi.customer), "latest_charge": latest, "last_payment_error": lastErr,
 		"description": orNull(pi.description), "canceled_at": canceledAt, "cancellation_reason": reason,
 		"created": pi.created, "livemode": false, "capture_method": pi.captureMethod, "confirmation_method": "automatic",
@@ -131,7 +125,7 @@ func (p *PSP) createIntent(c *call) response {
 		return *bad
 	}
 	c.begin()
-	pi := &paymentIntent{id: newID("pi"), amount: amount, currency: currency, metadata: md, captureMethod: capture,
+	pi := &paymentIntent{Payment: core.Payment{Amount: amount, Currency: currency}, id: newID("pi"), metadata: md, captureMethod: capture,
 		description: c.params.str("description"), paymentMethod: pm, customer: cus, status: statusRequiresPM}
 	if pm != "" {
 		pi.status = statusRequiresConfirm
@@ -204,7 +198,7 @@ func (p *PSP) charge(c *call, pi *paymentIntent, pm string) response {
 	p.mu.Lock()
 	manual := pi.captureMethod == "manual"
 	p.mu.Unlock()
-	t := target{Key: c.idemKey, Amount: pi.amount, Op: "charge"}
+	t := target{Key: c.idemKey, Amount: pi.Amount, Op: "charge"}
 	if manual {
 		t.Op = "authorize"
 	}
@@ -229,12 +223,14 @@ func (p *PSP) charge(c *call, pi *paymentIntent, pm string) response {
 		c.acct.charges[pi.latestCharge] = pi
 		c.acct.chargeSeq = append(c.acct.chargeSeq, pi.latestCharge)
 		if manual {
-			pi.status, pi.capturable = statusRequiresCapture, pi.amount
+			pi.status = statusRequiresCapture
+			pi.Authorize()
 		} else {
-			pi.status, pi.amountReceived, pi.chargeKey = statusSucceeded, pi.amount, c.idemKey
-			o := core.EffectOp("charge", c.idemKey, pi.amount, pi.metadata)
+			pi.status = statusSucceeded
+			pi.Settle(c.idemKey)
+			o := core.EffectOp("charge", c.idemKey, pi.Amount, pi.metadata)
 			o.Output.ChargeID = pi.latestCharge
-			o.Input.Currency = pi.currency // wrong-amount compares it with the request
+			o.Input.Currency = pi.Currency // wrong-amount compares it with the request
 			op = &o
 		}
 		snap := pi.snapshot()

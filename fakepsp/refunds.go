@@ -25,7 +25,7 @@ func (r *refund) json() map[string]any {
 	}
 	return fill(map[string]any{
 		"id": r.id, "object": "refund", "amount": r.amount, "charge": r.charge, "payment_intent": r.pi.id,
-		"currency": r.pi.currency, "status": "succeeded", "metadata": nonNil(r.metadata), "reason": reason,
+		"currency": r.pi.Currency, "status": "succeeded", "metadata": nonNil(r.metadata), "reason": reason,
 		"created": r.created, "balance_transaction": refundTxnID(r),
 		"destination_details": map[string]any{"type": "card", "card": map[string]any{"reference": nil,
 			"reference_status": "pending", "reference_type": "acquirer_reference_number", "type": "refund"}},
@@ -65,7 +65,7 @@ func (p *PSP) createRefund(c *call) response {
 	succeeded := pi != nil && pi.status == statusSucceeded
 	var piAmount int64
 	if pi != nil {
-		piAmount = pi.amountReceived - pi.amountRefunded
+		piAmount = pi.Refundable()
 	}
 	p.mu.Unlock()
 	switch {
@@ -87,7 +87,7 @@ func (p *PSP) createRefund(c *call) response {
 		return *r
 	}
 	p.mu.Lock()
-	left := pi.amountReceived - pi.amountRefunded
+	left := pi.Refundable()
 	if !present {
 		amount = left
 	}
@@ -102,7 +102,7 @@ func (p *PSP) createRefund(c *call) response {
 			Message: "Refund amount (" + strconv.FormatInt(amount, 10) + ") is greater than unrefunded amount on charge (" + strconv.FormatInt(left, 10) + ")."})
 	}
 	rf := &refund{id: newID("re"), amount: amount, pi: pi, charge: pi.latestCharge, metadata: md, reason: reason, created: p.nowLocked().Unix()}
-	pi.amountRefunded += amount
+	pi.Refund(amount)
 	c.acct.refunds[rf.id] = rf
 	op := core.EffectOp("refund", c.idemKey, amount, pi.metadata)
 	op.Input.ChargeID = pi.latestCharge
