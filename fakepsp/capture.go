@@ -34,7 +34,7 @@ func (p *PSP) captureIntent(c *call) response {
 	if status != statusRequiresCapture {
 		return captureState(status)
 	}
-	amount, present, bad := c.params.int64("amount_to_capture")
+	amount, present, bad := c.params.Int64("amount_to_capture")
 	if bad != nil {
 		return *bad
 	}
@@ -98,7 +98,7 @@ func (p *PSP) cancelIntent(c *call) response {
 	if !oneOf(status, cancelable) {
 		return cancelState(status)
 	}
-	reason := c.params.str("cancellation_reason")
+	reason := c.params.Str("cancellation_reason")
 	switch reason {
 	case "", "duplicate", "fraudulent", "requested_by_customer", "abandoned":
 	default:
@@ -137,13 +137,13 @@ func (p *PSP) updateIntent(c *call) response {
 		return notFound("intent", "payment_intent", c.r.PathValue("id"))
 	}
 	for _, f := range []string{"amount", "currency", "payment_method", "capture_method"} {
-		if c.params.has(f) && !oneOf(status, updatable) {
+		if c.params.Has(f) && !oneOf(status, updatable) {
 			return errResp(http.StatusBadRequest, stripeError{Type: "invalid_request_error", Code: "payment_intent_unexpected_state", Param: f,
 				Message: "This PaymentIntent's " + f + " could not be updated because it has a status of " + status +
 					". You may only update the " + f + " of a PaymentIntent with one of the following statuses: " + strings.Join(updatable, ", ") + "."})
 		}
 	}
-	amount, present, bad := c.params.int64("amount")
+	amount, present, bad := c.params.Int64("amount")
 	if bad != nil {
 		return *bad
 	}
@@ -151,9 +151,9 @@ func (p *PSP) updateIntent(c *call) response {
 		return errResp(http.StatusBadRequest, stripeError{Type: "invalid_request_error", Code: "parameter_invalid_integer", Param: "amount",
 			Message: "This value must be greater than or equal to 1 and no more than 99999999."})
 	}
-	currency := strings.ToLower(c.params.str("currency"))
-	if c.params.has("currency") && !knownCurrency(currency) {
-		return invalidParam("currency", "Invalid currency: "+c.params.str("currency")+".")
+	currency := strings.ToLower(c.params.Str("currency"))
+	if c.params.Has("currency") && !knownCurrency(currency) {
+		return invalidParam("currency", "Invalid currency: "+c.params.Str("currency")+".")
 	}
 	capture, bad := captureMethod(c.params, "")
 	if bad != nil {
@@ -175,10 +175,10 @@ func (p *PSP) updateIntent(c *call) response {
 	if capture != "" {
 		pi.captureMethod = capture
 	}
-	if c.params.has("description") {
-		pi.description = c.params.str("description")
+	if c.params.Has("description") {
+		pi.description = c.params.Str("description")
 	}
-	if pm := c.params.str("payment_method"); pm != "" {
+	if pm := c.params.Str("payment_method"); pm != "" {
 		pi.paymentMethod = pm
 		if pi.status == statusRequiresPM {
 			pi.status = statusRequiresConfirm
@@ -191,14 +191,14 @@ func (p *PSP) updateIntent(c *call) response {
 // metadataUpdate reads metadata for an update: an empty value unsets its
 // key, and metadata= (empty) unsets them all (the "" key in the result).
 func metadataUpdate(prm params) (map[string]*string, *response) {
-	if _, bad := prm.metadata(); bad != nil {
+	if _, bad := prm.Metadata(); bad != nil {
 		return nil, bad
 	}
 	out := map[string]*string{}
-	if prm.has("metadata") && prm.str("metadata") == "" {
+	if prm.Has("metadata") && prm.Str("metadata") == "" {
 		out[""] = nil
 	}
-	for k, vs := range prm.v {
+	for k, vs := range prm.Values() {
 		if name, ok := strings.CutPrefix(k, "metadata["); ok && strings.HasSuffix(name, "]") {
 			name = strings.TrimSuffix(name, "]")
 			if vs[0] == "" {

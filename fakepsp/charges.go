@@ -111,7 +111,7 @@ func (p *PSP) retrieveCharge(c *call) response {
 // listCharges lists charges, newest first, optionally of one payment_intent
 // or customer (GET /v1/charges).
 func (p *PSP) listCharges(c *call) response {
-	piID, cus := c.params.str("payment_intent"), c.params.str("customer")
+	piID, cus := c.params.Str("payment_intent"), c.params.Str("customer")
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	var items []any

@@ -10,29 +10,19 @@ import (
 // stripeError is the body of every error (fakepsp/stripe's Error).
 type stripeError = wire.Error
 
+// params are a request's Stripe form parameters (fakepsp/stripe's Params).
+type params = wire.Params
+
 // response is what a handler answers: a status and a JSON-able body.
-type response struct {
-	status int
-	body   any
-}
+type response = core.Reply
 
-func ok(body any) response { return response{status: http.StatusOK, body: body} }
+func ok(body any) response { return response{Status: http.StatusOK, Body: body} }
 
-func errResp(status int, e stripeError) response {
-	return response{status: status, body: map[string]any{"error": e}}
-}
-
-func invalidParam(param, msg string) response {
-	return errResp(http.StatusBadRequest, stripeError{Type: "invalid_request_error", Code: "parameter_invalid", Param: param, Message: msg})
-}
-
-func missingParam(param string) response {
-	return errResp(http.StatusBadRequest, stripeError{Type: "invalid_request_error", Code: "parameter_missing", Param: param, Message: "Missing required param: " + param + "."})
-}
-
-func notFound(param, what, id string) response {
-	return errResp(http.StatusNotFound, stripeError{Type: "invalid_request_error", Code: "resource_missing", Param: param, Message: "No such " + what + ": '" + id + "'"})
-}
+// Stripe's error bodies (fakepsp/stripe/errors.go).
+func errResp(status int, e stripeError) response { return wire.ErrorReply(status, e) }
+func invalidParam(param, msg string) response    { return wire.InvalidParam(param, msg) }
+func missingParam(param string) response         { return wire.MissingParam(param) }
+func notFound(param, what, id string) response   { return wire.NotFound(param, what, id) }
 
 func apiError() response { return refuse(core.Refusal{Kind: core.RefuseInternal}) }
 
@@ -40,20 +30,19 @@ func rateLimited() response { return refuse(core.Refusal{Kind: core.RefuseRateLi
 
 // refuse is the dialect's answer to a refusal the core decided.
 func refuse(r core.Refusal) response {
-	rep := dialect.Refuse(r)
-	return response{status: rep.Status, body: rep.Body}
+	return dialect.Refuse(r)
 }
 
 // withLogURL adds the request's log page to an error, as Stripe links
 // every error to its dashboard log.
 func withLogURL(c *call, resp response) response {
-	m, isMap := resp.body.(map[string]any)
+	m, isMap := resp.Body.(map[string]any)
 	if !isMap {
 		return resp
 	}
 	if e, isErr := m["error"].(stripeError); isErr && e.RequestLogURL == "" {
 		e.RequestLogURL = "https://dashboard.stripe.com/test/logs/" + c.requestID
-		resp.body = map[string]any{"error": e}
+		resp.Body = map[string]any{"error": e}
 	}
 	return resp
 }

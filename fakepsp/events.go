@@ -58,8 +58,8 @@ func (p *PSP) newEventLocked(c *call, typ string, obj map[string]any, t target) 
 }
 
 func (p *PSP) listEvents(c *call) response {
-	types := c.params.array("types")
-	if t := c.params.str("type"); t != "" {
+	types := c.params.Array("types")
+	if t := c.params.Str("type"); t != "" {
 		types = append(types, t)
 	}
 	p.mu.Lock()

@@ -113,7 +113,7 @@ func mergeNodes(a, b *paramNode) *paramNode {
 func (n *paramNode) unknownParams(p params) []string {
 	var bad []string
 	seen := map[string]bool{}
-	for key := range p.v {
+	for key := range p.Values() {
 		if u := n.unknown(key); u != "" && !seen[u] {
 			seen[u] = true
 			bad = append(bad, u)

@@ -8,7 +8,7 @@ import (
 
 // listLimit reads Stripe's limit parameter: 1..100, default 10.
 func listLimit(p params) (int, *response) {
-	n, present, bad := p.int64("limit")
+	n, present, bad := p.Int64("limit")
 	if bad != nil {
 		return 0, bad
 	}
@@ -32,7 +32,7 @@ func paginate(c *call, url string, ids []string, items []any) response {
 	if bad != nil {
 		return *bad
 	}
-	after, before := c.params.str("starting_after"), c.params.str("ending_before")
+	after, before := c.params.Str("starting_after"), c.params.Str("ending_before")
 	if after != "" && before != "" {
 		return errResp(http.StatusBadRequest, stripeError{Type: "invalid_request_error", Param: "ending_before",
 			Message: "You may only specify one of these parameters: ending_before, starting_after."})

@@ -106,7 +106,7 @@ func (p *PSP) retrieveBalanceTxn(c *call) response {
 // listBalanceTxns lists balance transactions, newest first, optionally of
 // one type or source (GET /v1/balance_transactions).
 func (p *PSP) listBalanceTxns(c *call) response {
-	typ, src := c.params.str("type"), c.params.str("source")
+	typ, src := c.params.Str("type"), c.params.Str("source")
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	var all []map[string]any

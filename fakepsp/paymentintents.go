@@ -84,7 +84,7 @@ func (pi *paymentIntent) snapshot() map[string]any {
 }
 
 func (p *PSP) createIntent(c *call) response {
-	amount, present, bad := c.params.int64("amount")
+	amount, present, bad := c.params.Int64("amount")
 	switch {
 	case bad != nil:
 		return *bad
@@ -97,18 +97,18 @@ func (p *PSP) createIntent(c *call) response {
 		return errResp(http.StatusBadRequest, stripeError{Type: "invalid_request_error", Code: "amount_too_large", Param: "amount",
 			Message: "Amount must be no more than 99999999."})
 	}
-	currency := strings.ToLower(c.params.str("currency"))
-	if !c.params.has("currency") {
+	currency := strings.ToLower(c.params.Str("currency"))
+	if !c.params.Has("currency") {
 		return missingParam("currency")
 	}
 	if !knownCurrency(currency) {
-		return invalidParam("currency", "Invalid currency: "+c.params.str("currency")+".")
+		return invalidParam("currency", "Invalid currency: "+c.params.Str("currency")+".")
 	}
-	md, bad := c.params.metadata()
+	md, bad := c.params.Metadata()
 	if bad != nil {
 		return *bad
 	}
-	confirm, bad := c.params.boolean("confirm")
+	confirm, bad := c.params.Bool("confirm")
 	if bad != nil {
 		return *bad
 	}
@@ -116,7 +116,7 @@ func (p *PSP) createIntent(c *call) response {
 	if bad != nil {
 		return *bad
 	}
-	pm := c.params.str("payment_method")
+	pm := c.params.Str("payment_method")
 	if confirm && pm == "" {
 		return missingPM()
 	}
@@ -126,7 +126,7 @@ func (p *PSP) createIntent(c *call) response {
 	}
 	c.begin()
 	pi := &paymentIntent{Payment: core.Payment{Amount: amount, Currency: currency}, id: newID("pi"), metadata: md, captureMethod: capture,
-		description: c.params.str("description"), paymentMethod: pm, customer: cus, status: statusRequiresPM}
+		description: c.params.Str("description"), paymentMethod: pm, customer: cus, status: statusRequiresPM}
 	if pm != "" {
 		pi.status = statusRequiresConfirm
 	}
@@ -146,7 +146,7 @@ func (p *PSP) createIntent(c *call) response {
 
 // captureMethod reads capture_method; automatic_async captures at once too.
 func captureMethod(prm params, dflt string) (string, *response) {
-	switch m := prm.str("capture_method"); m {
+	switch m := prm.Str("capture_method"); m {
 	case "":
 		return dflt, nil
 	case "automatic", "automatic_async", "manual":
@@ -169,7 +169,7 @@ func (p *PSP) confirmIntent(c *call) response {
 	if pi == nil {
 		return notFound("intent", "payment_intent", id)
 	}
-	if x := c.params.str("payment_method"); x != "" {
+	if x := c.params.Str("payment_method"); x != "" {
 		pm = x
 	}
 	if status != statusRequiresPM && status != statusRequiresConfirm {
@@ -267,7 +267,7 @@ func (p *PSP) retrieveIntent(c *call) response {
 }
 
 func (p *PSP) listIntents(c *call) response {
-	cus := c.params.str("customer")
+	cus := c.params.Str("customer")
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	var items []any

@@ -33,11 +33,11 @@ func (r *refund) json() map[string]any {
 }
 
 func (p *PSP) createRefund(c *call) response {
-	piID, chID := c.params.str("payment_intent"), c.params.str("charge")
+	piID, chID := c.params.Str("payment_intent"), c.params.Str("charge")
 	if piID == "" && chID == "" {
 		return missingParam("payment_intent")
 	}
-	amount, present, bad := c.params.int64("amount")
+	amount, present, bad := c.params.Int64("amount")
 	if bad != nil {
 		return *bad
 	}
@@ -45,11 +45,11 @@ func (p *PSP) createRefund(c *call) response {
 		return errResp(http.StatusBadRequest, stripeError{Type: "invalid_request_error", Code: "parameter_invalid_integer", Param: "amount",
 			Message: "This value must be greater than or equal to 1."})
 	}
-	md, bad := c.params.metadata()
+	md, bad := c.params.Metadata()
 	if bad != nil {
 		return *bad
 	}
-	reason := c.params.str("reason")
+	reason := c.params.Str("reason")
 	switch reason {
 	case "", "duplicate", "fraudulent", "requested_by_customer":
 	default:
@@ -138,7 +138,7 @@ func (p *PSP) retrieveRefund(c *call) response {
 // listRefunds lists refunds, newest first, optionally of one payment_intent
 // or charge (GET /v1/refunds).
 func (p *PSP) listRefunds(c *call) response {
-	piID, chID := c.params.str("payment_intent"), c.params.str("charge")
+	piID, chID := c.params.Str("payment_intent"), c.params.Str("charge")
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if piID != "" && c.acct.intents[piID] == nil {

@@ -98,7 +98,7 @@ func (p *PSP) checked(rt route) func(*call) response {
 		if bad := tree.unknownParams(c.params); len(bad) > 0 {
 			return unknownParam(bad)
 		}
-		exp := c.params.array("expand")
+		exp := c.params.Array("expand")
 		for _, e := range exp {
 			if !oneOf(e, rt.expand) {
 				return notExpandable(e, rt.expand)
@@ -138,13 +138,13 @@ func (p *PSP) api(endpoint string, h func(*call) response) http.Handler {
 			return
 		}
 		c.version = v
-		prm, bad := readParams(r)
+		prm, bad := wire.ReadParams(r)
 		if bad != nil {
 			p.write(w, c, *bad, false)
 			return
 		}
 		c.params = prm
-		amount, _, _ := prm.int64("amount")
+		amount, _, _ := prm.Int64("amount")
 		if !p.limiter.Allow(key, endpoint) || p.faults.Fire(RateLimit, target{Key: c.idemKey, Amount: amount, Op: opOf(c)}) != nil {
 			p.write(w, c, rateLimited(), false)
 			return
@@ -166,7 +166,7 @@ func (p *PSP) idempotent(w http.ResponseWriter, c *call, h func(*call) response)
 	p.mu.Lock()
 	// Scope is the concrete path: a key used to confirm pi_1 cannot confirm pi_2.
 	path := c.r.Method + " " + c.r.URL.Path
-	e, res := c.acct.keys.Claim(c.idemKey, path, c.params.fingerprint(), p.nowLocked(), p.cfg.KeyWindow)
+	e, res := c.acct.keys.Claim(c.idemKey, path, c.params.Fingerprint(), p.nowLocked(), p.cfg.KeyWindow)
 	var saved core.KeyEntry
 	if res == core.ClaimReplay {
 		saved = *e
@@ -184,15 +184,15 @@ func (p *PSP) idempotent(w http.ResponseWriter, c *call, h func(*call) response)
 		return
 	}
 	resp := withLogURL(c, h(c))
-	body := encode(resp.body)
+	body := encode(resp.Body)
 	p.mu.Lock()
 	if c.started {
-		c.acct.keys.Save(e, resp.status, body, c.requestID)
+		c.acct.keys.Save(e, resp.Status, body, c.requestID)
 	} else {
 		c.acct.keys.Release(c.idemKey, e)
 	}
 	p.mu.Unlock()
-	p.writeBody(w, c, resp.status, body, false)
+	p.writeBody(w, c, resp.Status, body, false)
 }
 
 func (p *PSP) replay(w http.ResponseWriter, c *call, e core.KeyEntry) {
@@ -202,7 +202,7 @@ func (p *PSP) replay(w http.ResponseWriter, c *call, e core.KeyEntry) {
 }
 
 func (p *PSP) write(w http.ResponseWriter, c *call, resp response, replayed bool) {
-	p.writeBody(w, c, resp.status, encode(withLogURL(c, resp).body), replayed)
+	p.writeBody(w, c, resp.Status, encode(withLogURL(c, resp).Body), replayed)
 }
 
 // writeBody answers, unless a reply fault says to lose or hold the answer.
@@ -265,12 +265,12 @@ func redact(k string) string { return wire.Redact(k) }
 func opOf(c *call) string {
 	switch c.endpoint {
 	case "POST /v1/payment_intents":
-		if c.params.str("capture_method") == "manual" {
+		if c.params.Str("capture_method") == "manual" {
 			return "authorize"
 		}
 		return "charge"
 	case "POST /v1/payment_intents/{id}/confirm":
-		m := c.params.str("capture_method")
+		m := c.params.Str("capture_method")
 		if m == "" {
 			c.p.mu.Lock()
 			if pi := c.acct.intents[c.r.PathValue("id")]; pi != nil {

@@ -132,7 +132,7 @@ func (c clause) matches(snap map[string]any) bool {
 // reached search (searchlag.go): search is not read-after-write, as Stripe
 // warns.
 func (p *PSP) searchIntents(c *call) response {
-	clauses, or, perr := parseQuery(c.params.str("query"))
+	clauses, or, perr := parseQuery(c.params.Str("query"))
 	if perr != "" {
 		return errResp(http.StatusBadRequest, stripeError{Type: "invalid_request_error", Code: "parameter_invalid", Param: "query", Message: perr})
 	}
@@ -141,7 +141,7 @@ func (p *PSP) searchIntents(c *call) response {
 		return *bad
 	}
 	offset := 0
-	if pg := c.params.str("page"); pg != "" {
+	if pg := c.params.Str("page"); pg != "" {
 		n, err := strconv.Atoi(strings.TrimPrefix(pg, "page_"))
 		if err != nil || n < 0 {
 			return invalidParam("page", "Invalid page token.")

@@ -111,14 +111,14 @@ func checkEndpointURL(raw string) error {
 }
 
 func (p *PSP) createEndpoint(c *call) response {
-	u := c.params.str("url")
+	u := c.params.Str("url")
 	if u == "" {
 		return missingParam("url")
 	}
 	if err := checkEndpointURL(u); err != nil {
 		return invalidParam("url", "Invalid URL: "+u)
 	}
-	events := c.params.array("enabled_events")
+	events := c.params.Array("enabled_events")
 	if len(events) == 0 {
 		return missingParam("enabled_events")
 	}
@@ -127,7 +127,7 @@ func (p *PSP) createEndpoint(c *call) response {
 			return invalidParam(fmt.Sprintf("enabled_events[%d]", i), "Invalid event type: "+e)
 		}
 	}
-	version := c.params.str("api_version")
+	version := c.params.Str("api_version")
 	if version != "" && !validAPIVersion(version) {
 		return invalidParam("api_version", "Invalid Stripe API version: "+version)
 	}

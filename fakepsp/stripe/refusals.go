@@ -36,6 +36,4 @@ func (Dialect) Refuse(r core.Refusal) core.Reply {
 }
 
 // reply is Stripe's error envelope, {"error":{...}}.
-func reply(status int, e Error) core.Reply {
-	return core.Reply{Status: status, Body: map[string]any{"error": e}}
-}
+func reply(status int, e Error) core.Reply { return ErrorReply(status, e) }
