@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/idemcheck/idemcheck/fakepsp/core"
+	wire "github.com/idemcheck/idemcheck/fakepsp/stripe"
 )
 
 // event is one Stripe Event; raw is its JSON, fixed at creation, as both the
@@ -20,6 +21,10 @@ type event struct {
 	pi       string
 	piAmount int64
 }
+
+// DefaultAPIVersion is the version every account answers in, stripe-go's
+// pinned one (fakepsp/stripe/versions.go says how versions are handled).
+const DefaultAPIVersion = wire.APIVersion
 
 // EventID, EventType and FaultTarget are what the delivery engine needs of ev.
 func (ev *event) EventID() string          { return ev.id }

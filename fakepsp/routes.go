@@ -93,10 +93,10 @@ func prefixed(prefix string, fields []string) []string {
 // what Stripe refuses for any endpoint: unknown parameters and fields that
 // cannot be expanded; then it runs the handler and expands its answer.
 func (p *PSP) checked(rt route) func(*call) response {
-	tree := paramTree(rt.params)
+	tree := wire.ParamTree(rt.params)
 	return func(c *call) response {
-		if bad := tree.unknownParams(c.params); len(bad) > 0 {
-			return unknownParam(bad)
+		if bad := tree.UnknownParams(c.params); len(bad) > 0 {
+			return wire.UnknownParam(bad)
 		}
 		exp := c.params.Array("expand")
 		for _, e := range exp {
@@ -132,9 +132,9 @@ func (p *PSP) api(endpoint string, h func(*call) response) http.Handler {
 			p.write(w, c, refuse(core.Refusal{Kind: core.RefuseBadCredential, Key: key}), false)
 			return
 		}
-		v, valid := requestVersion(r)
+		v, valid := wire.RequestVersion(r)
 		if !valid {
-			p.write(w, c, invalidVersion(v), false)
+			p.write(w, c, wire.InvalidVersion(v), false)
 			return
 		}
 		c.version = v

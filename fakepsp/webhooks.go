@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/idemcheck/idemcheck/fakepsp/core"
+	wire "github.com/idemcheck/idemcheck/fakepsp/stripe"
 )
 
 // webhookEndpoint is a registered receiver; its worker delivers to it.
@@ -68,7 +69,7 @@ func (p *PSP) newWorker(ep *webhookEndpoint) *core.Worker {
 	return core.NewWorker(p.ctx, core.WorkerConfig{EndpointID: ep.id, URL: ep.url, Schedule: p.cfg.WebhookSchedule,
 		Faults: p.faults, Pause: p.pause, Log: p.dlog, Accepted: dialect.Webhooks().Accepted,
 		Send: func(ctx context.Context, client *http.Client, e core.Event) (core.Answer, error) {
-			raw := e.(*event).rawFor(ep.apiVersion)
+			raw := wire.EventFor(e.(*event).raw, ep.apiVersion)
 			req, err := dialect.Webhooks().Request(ctx, ep.url, raw, p.whSecret, time.Now())
 			if err != nil {
 				return core.Answer{}, err
@@ -128,7 +129,7 @@ func (p *PSP) createEndpoint(c *call) response {
 		}
 	}
 	version := c.params.Str("api_version")
-	if version != "" && !validAPIVersion(version) {
+	if version != "" && !wire.ValidAPIVersion(version) {
 		return invalidParam("api_version", "Invalid Stripe API version: "+version)
 	}
 	c.begin()
