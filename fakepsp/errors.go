@@ -24,6 +24,11 @@ func invalidParam(param, msg string) response    { return wire.InvalidParam(para
 func missingParam(param string) response         { return wire.MissingParam(param) }
 func notFound(param, what, id string) response   { return wire.NotFound(param, what, id) }
 
+// paginate is one page of a Stripe list (fakepsp/stripe/lists.go).
+func paginate(c *call, url string, ids []string, items []any) response {
+	return wire.Paginate(c.params, url, ids, items)
+}
+
 func apiError() response { return refuse(core.Refusal{Kind: core.RefuseInternal}) }
 
 func rateLimited() response { return refuse(core.Refusal{Kind: core.RefuseRateLimited}) }

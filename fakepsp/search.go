@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	wire "github.com/idemcheck/idemcheck/fakepsp/stripe"
 )
 
 // clause is one term of Stripe's search query language:
@@ -136,7 +138,7 @@ func (p *PSP) searchIntents(c *call) response {
 	if perr != "" {
 		return errResp(http.StatusBadRequest, stripeError{Type: "invalid_request_error", Code: "parameter_invalid", Param: "query", Message: perr})
 	}
-	limit, bad := listLimit(c.params)
+	limit, bad := wire.ListLimit(c.params)
 	if bad != nil {
 		return *bad
 	}
