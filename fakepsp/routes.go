@@ -157,42 +157,24 @@ func (p *PSP) api(endpoint string, h func(*call) response) http.Handler {
 	})
 }
 
-// idempotent runs a POST that carries an Idempotency-Key.
+// idempotent runs a POST that carries an Idempotency-Key through the core's
+// key rules (core/keyed.go), with Stripe's scope: the concrete path, so a key
+// used to confirm pi_1 cannot confirm pi_2.
 func (p *PSP) idempotent(w http.ResponseWriter, c *call, h func(*call) response) {
-	if dialect.Keys().TooLong(c.idemKey) {
-		p.write(w, c, keyTooLong(), false)
-		return
+	out := core.Keyed{Rules: dialect.Keys(), Window: p.cfg.KeyWindow, Store: c.acct.keys, Lock: &p.mu, Now: p.nowLocked,
+		Key: c.idemKey, Scope: c.r.Method + " " + c.r.URL.Path, Fingerprint: c.params.Fingerprint()}.
+		Do(func() (int, []byte, string, bool) {
+			resp := withLogURL(c, h(c))
+			return resp.Status, encode(resp.Body), c.requestID, c.started
+		})
+	switch {
+	case out.Refusal != nil:
+		p.write(w, c, refuse(*out.Refusal), false)
+	case out.Replay != nil:
+		p.replay(w, c, *out.Replay)
+	default:
+		p.writeBody(w, c, out.Status, out.Body, false)
 	}
-	p.mu.Lock()
-	// Scope is the concrete path: a key used to confirm pi_1 cannot confirm pi_2.
-	path := c.r.Method + " " + c.r.URL.Path
-	e, res := c.acct.keys.Claim(c.idemKey, path, c.params.Fingerprint(), p.nowLocked(), p.cfg.KeyWindow)
-	var saved core.KeyEntry
-	if res == core.ClaimReplay {
-		saved = *e
-	}
-	p.mu.Unlock()
-	switch res {
-	case core.ClaimReplay:
-		p.replay(w, c, saved)
-		return
-	case core.ClaimMismatch:
-		p.write(w, c, keyMismatch(c.idemKey, e, path), false)
-		return
-	case core.ClaimInUse:
-		p.write(w, c, keyInUse(c.idemKey), false)
-		return
-	}
-	resp := withLogURL(c, h(c))
-	body := encode(resp.Body)
-	p.mu.Lock()
-	if c.started {
-		c.acct.keys.Save(e, resp.Status, body, c.requestID)
-	} else {
-		c.acct.keys.Release(c.idemKey, e)
-	}
-	p.mu.Unlock()
-	p.writeBody(w, c, resp.Status, body, false)
 }
 
 func (p *PSP) replay(w http.ResponseWriter, c *call, e core.KeyEntry) {
