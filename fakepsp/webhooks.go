@@ -182,7 +182,7 @@ func (p *PSP) dispatch(acct *account, ev *event) {
 	holds := append([]*Hold(nil), p.holds...)
 	p.mu.Unlock()
 	for _, w := range to {
-		if !slices.ContainsFunc(holds, func(h *Hold) bool { return h.take(ev, w) }) {
+		if !slices.ContainsFunc(holds, func(h *Hold) bool { return h.h.Take(ev, w) }) {
 			w.Enqueue(ev)
 		}
 	}
