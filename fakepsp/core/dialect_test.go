@@ -167,7 +167,11 @@ func TestSeamFitsAnAdyenShapedDialect(t *testing.T) {
 	defer srv.Close()
 
 	body := []byte(`{"live":"false","notificationItems":[{"NotificationRequestItem":{"pspReference":"7914073381342284","originalReference":"","merchantAccountCode":"TestMerchant","merchantReference":"pay_1","amount":{"value":1130,"currency":"EUR"},"eventCode":"AUTHORISATION","success":"true"}}]}`)
-	signWith := map[string]string{"n1": secret, "n2": "00" + secret[2:]} // n2: another key
+	other := d.Webhooks().NewSecret()
+	if other == secret {
+		t.Fatal("two fresh secrets are equal")
+	}
+	signWith := map[string]string{"n1": secret, "n2": other} // n2: a key the receiver does not know
 	log := &core.DeliveryLog{}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
