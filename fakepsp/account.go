@@ -4,13 +4,15 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"sync/atomic"
+
+	"github.com/idemcheck/idemcheck/fakepsp/core"
 )
 
 // account is everything one secret key owns: Stripe scopes objects and
 // idempotency keys to an account. Guarded by PSP.mu.
 type account struct {
 	id        string
-	keys      *keyStore
+	keys      *core.KeyStore
 	intents   map[string]*paymentIntent
 	intentSeq []*paymentIntent          // creation order, for search
 	charges   map[string]*paymentIntent // successful charges
@@ -28,7 +30,7 @@ type account struct {
 func newAccount() *account {
 	return &account{
 		id:        "acct_" + randToken(16),
-		keys:      newKeyStore(),
+		keys:      core.NewKeyStore(),
 		intents:   map[string]*paymentIntent{},
 		charges:   map[string]*paymentIntent{},
 		failed:    map[string]*failedCharge{},
@@ -41,7 +43,7 @@ func newAccount() *account {
 // addAccount registers an account under key (a fresh sk_test_ key when empty).
 func (p *PSP) addAccount(key string) string {
 	if key == "" {
-		key = "sk_test_" + randToken(24)
+		key = dialect.NewCredential()
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()

@@ -3,6 +3,8 @@ package fakepsp
 import (
 	"net/http"
 	"strings"
+
+	"github.com/idemcheck/idemcheck/fakepsp/core"
 )
 
 // Separate authorization and capture (capture_method=manual), cancel and
@@ -32,7 +34,7 @@ func (p *PSP) captureIntent(c *call) response {
 	if status != statusRequiresCapture {
 		return captureState(status)
 	}
-	amount, present, bad := c.params.int64("amount_to_capture")
+	amount, present, bad := c.params.Int64("amount_to_capture")
 	if bad != nil {
 		return *bad
 	}
@@ -45,7 +47,7 @@ func (p *PSP) captureIntent(c *call) response {
 		return *bad
 	}
 	p.mu.Lock()
-	capturable := pi.capturable
+	capturable := pi.Capturable
 	p.mu.Unlock()
 	if !present {
 		amount = capturable
@@ -55,7 +57,7 @@ func (p *PSP) captureIntent(c *call) response {
 			Message: "The payment could not be captured because the requested capture amount is greater than the amount you can capture for this charge."})
 	}
 	c.begin()
-	t := target{key: c.idemKey, amount: amount, op: "charge"}
+	t := target{Key: c.idemKey, Amount: amount, Op: "charge"}
 	if r := c.beforeCharge(t); r != nil {
 		return *r
 	}
@@ -66,16 +68,16 @@ func (p *PSP) captureIntent(c *call) response {
 		return captureState(status) // a concurrent capture or cancel won
 	}
 	applyMetadata(pi, md)
-	pi.status, pi.amountReceived, pi.capturable, pi.released = statusSucceeded, amount, 0, pi.amount-amount
-	pi.chargeKey = c.idemKey
-	op := effectOp("charge", c.idemKey, amount, pi.metadata)
+	pi.status = statusSucceeded
+	pi.Capture(amount, c.idemKey)
+	op := core.EffectOp("charge", c.idemKey, amount, pi.metadata)
 	op.Output.ChargeID = pi.latestCharge
-	op.Input.Currency = pi.currency // wrong-amount compares it with the request
+	op.Input.Currency = pi.Currency // wrong-amount compares it with the request
 	snap := pi.snapshot()
 	evs := []*event{p.newEventLocked(c, "charge.captured", pi.chargeJSON(), t),
 		p.newEventLocked(c, "payment_intent.succeeded", snap, t)}
 	p.mu.Unlock()
-	p.truth.add(op)
+	p.truth.Add(op)
 	for _, ev := range evs {
 		p.dispatch(c.acct, ev)
 	}
@@ -96,14 +98,14 @@ func (p *PSP) cancelIntent(c *call) response {
 	if !oneOf(status, cancelable) {
 		return cancelState(status)
 	}
-	reason := c.params.str("cancellation_reason")
+	reason := c.params.Str("cancellation_reason")
 	switch reason {
 	case "", "duplicate", "fraudulent", "requested_by_customer", "abandoned":
 	default:
 		return invalidParam("cancellation_reason", "Invalid cancellation_reason: must be one of duplicate, fraudulent, requested_by_customer, or abandoned")
 	}
 	c.begin()
-	t := target{key: c.idemKey, amount: pi.amount, op: "cancel"}
+	t := target{Key: c.idemKey, Amount: pi.Amount, Op: "cancel"}
 	if r := c.beforeCharge(t); r != nil {
 		return *r
 	}
@@ -114,8 +116,7 @@ func (p *PSP) cancelIntent(c *call) response {
 		return cancelState(status)
 	}
 	pi.status, pi.canceledAt, pi.cancelReason = statusCanceled, p.nowLocked().Unix(), reason
-	pi.released += pi.capturable
-	pi.capturable = 0
+	pi.Cancel()
 	snap := pi.snapshot()
 	ev := p.newEventLocked(c, "payment_intent.canceled", snap, t)
 	p.mu.Unlock()
@@ -136,13 +137,13 @@ func (p *PSP) updateIntent(c *call) response {
 		return notFound("intent", "payment_intent", c.r.PathValue("id"))
 	}
 	for _, f := range []string{"amount", "currency", "payment_method", "capture_method"} {
-		if c.params.has(f) && !oneOf(status, updatable) {
+		if c.params.Has(f) && !oneOf(status, updatable) {
 			return errResp(http.StatusBadRequest, stripeError{Type: "invalid_request_error", Code: "payment_intent_unexpected_state", Param: f,
 				Message: "This PaymentIntent's " + f + " could not be updated because it has a status of " + status +
 					". You may only update the " + f + " of a PaymentIntent with one of the following statuses: " + strings.Join(updatable, ", ") + "."})
 		}
 	}
-	amount, present, bad := c.params.int64("amount")
+	amount, present, bad := c.params.Int64("amount")
 	if bad != nil {
 		return *bad
 	}
@@ -150,9 +151,9 @@ func (p *PSP) updateIntent(c *call) response {
 		return errResp(http.StatusBadRequest, stripeError{Type: "invalid_request_error", Code: "parameter_invalid_integer", Param: "amount",
 			Message: "This value must be greater than or equal to 1 and no more than 99999999."})
 	}
-	currency := strings.ToLower(c.params.str("currency"))
-	if c.params.has("currency") && !knownCurrency(currency) {
-		return invalidParam("currency", "Invalid currency: "+c.params.str("currency")+".")
+	currency := strings.ToLower(c.params.Str("currency"))
+	if c.params.Has("currency") && !knownCurrency(currency) {
+		return invalidParam("currency", "Invalid currency: "+c.params.Str("currency")+".")
 	}
 	capture, bad := captureMethod(c.params, "")
 	if bad != nil {
@@ -166,18 +167,18 @@ func (p *PSP) updateIntent(c *call) response {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if present {
-		pi.amount = amount
+		pi.Amount = amount
 	}
 	if currency != "" {
-		pi.currency = currency
+		pi.Currency = currency
 	}
 	if capture != "" {
 		pi.captureMethod = capture
 	}
-	if c.params.has("description") {
-		pi.description = c.params.str("description")
+	if c.params.Has("description") {
+		pi.description = c.params.Str("description")
 	}
-	if pm := c.params.str("payment_method"); pm != "" {
+	if pm := c.params.Str("payment_method"); pm != "" {
 		pi.paymentMethod = pm
 		if pi.status == statusRequiresPM {
 			pi.status = statusRequiresConfirm
@@ -190,14 +191,14 @@ func (p *PSP) updateIntent(c *call) response {
 // metadataUpdate reads metadata for an update: an empty value unsets its
 // key, and metadata= (empty) unsets them all (the "" key in the result).
 func metadataUpdate(prm params) (map[string]*string, *response) {
-	if _, bad := prm.metadata(); bad != nil {
+	if _, bad := prm.Metadata(); bad != nil {
 		return nil, bad
 	}
 	out := map[string]*string{}
-	if prm.has("metadata") && prm.str("metadata") == "" {
+	if prm.Has("metadata") && prm.Str("metadata") == "" {
 		out[""] = nil
 	}
-	for k, vs := range prm.v {
+	for k, vs := range prm.Values() {
 		if name, ok := strings.CutPrefix(k, "metadata["); ok && strings.HasSuffix(name, "]") {
 			name = strings.TrimSuffix(name, "]")
 			if vs[0] == "" {

@@ -1,25 +1,11 @@
 package fakepsp
 
-// The charge point: where the faults around an effect (a charge or a refund)
-// fire. Before: gate, delay, 500 (nothing charged). After: delay, 500 (the
-// charge stands), lose or hold the reply (the answer is saved first).
+// The charge point: the core's effect point (core/effectpoint.go) in this
+// call's terms.
 
 // beforeCharge returns an answer to give instead of charging, or nil.
 func (c *call) beforeCharge(t target) *response {
-	fs := c.p.faults
-	if f := fs.fire(GateBeforeCharge, t); f != nil {
-		select {
-		case <-f.released():
-		case <-c.p.ctx.Done():
-			r := apiError()
-			return &r
-		}
-	}
-	if f := fs.fire(DelayBeforeCharge, t); f != nil && !c.p.sleep(f.spec.Delay) {
-		r := apiError()
-		return &r
-	}
-	if fs.fire(Error500BeforeCharge, t) != nil {
+	if c.p.faults.BeforeEffect(c.p.ctx, t) {
 		r := apiError()
 		return &r
 	}
@@ -29,19 +15,16 @@ func (c *call) beforeCharge(t target) *response {
 // afterCharge returns an answer to give instead of the real one, or nil; it
 // also arms lose/hold for the write.
 func (c *call) afterCharge(t target) *response {
-	fs := c.p.faults
-	if f := fs.fire(DelayAfterCharge, t); f != nil {
-		c.p.sleep(f.spec.Delay)
-	}
-	var out *response
-	if fs.fire(Error500AfterCharge, t) != nil {
-		r := apiError()
-		out = &r
-	}
-	if fs.fire(LoseReply, t) != nil {
+	a := c.p.faults.AfterEffect(c.p.ctx, t)
+	if a.Lose {
 		c.lose = true
-	} else if f := fs.fire(HoldReply, t); f != nil {
-		c.hold = f
 	}
-	return out
+	if a.Hold != nil {
+		c.hold = a.Hold
+	}
+	if a.Refuse {
+		r := apiError()
+		return &r
+	}
+	return nil
 }

@@ -26,13 +26,13 @@ type failedCharge struct {
 // or authorized. An authorization never captured (or the part of it a
 // partial capture left) counts as refunded, as Stripe shows it.
 func (pi *paymentIntent) chargeJSON() map[string]any {
-	refunded := pi.released + pi.amountRefunded
-	ch := chargeBase(pi.latestCharge, pi, pi.paymentMethod, pi.amount, pi.currency, pi.metadata, pi.chargeCreated)
-	ch["amount_captured"], ch["amount_refunded"], ch["refunded"] = pi.amountReceived, refunded, refunded == pi.amount
-	ch["captured"], ch["paid"], ch["status"] = pi.amountReceived > 0, true, "succeeded"
+	refunded := pi.Released + pi.Refunded
+	ch := chargeBase(pi.latestCharge, pi, pi.paymentMethod, pi.Amount, pi.Currency, pi.metadata, pi.chargeCreated)
+	ch["amount_captured"], ch["amount_refunded"], ch["refunded"] = pi.Received, refunded, refunded == pi.Amount
+	ch["captured"], ch["paid"], ch["status"] = pi.Received > 0, true, "succeeded"
 	ch["balance_transaction"] = orNull(balanceTxnID(pi))
 	ch["outcome"] = outcome(nil)
-	ch["payment_method_details"] = paymentMethodDetails(pi.paymentMethod, pi.amount, pi.latestCharge)
+	ch["payment_method_details"] = paymentMethodDetails(pi.paymentMethod, pi.Amount, pi.latestCharge)
 	return fill(ch, chargeNulls)
 }
 
@@ -75,7 +75,7 @@ func (a *account) chargeObject(id string) map[string]any {
 // intent back to requires_payment_method with its last_payment_error, and
 // the 402 Stripe answers. The caller holds p.mu.
 func (p *PSP) declineLocked(c *call, pi *paymentIntent, pm string, d decline, t target) (response, []*event) {
-	fc := &failedCharge{id: newID("ch"), pi: pi, pm: pm, amount: pi.amount, currency: pi.currency,
+	fc := &failedCharge{id: newID("ch"), pi: pi, pm: pm, amount: pi.Amount, currency: pi.Currency,
 		metadata: pi.metadata, created: p.nowLocked().Unix(), d: d}
 	c.acct.failed[fc.id] = fc
 	c.acct.chargeSeq = append(c.acct.chargeSeq, fc.id)
@@ -111,7 +111,7 @@ func (p *PSP) retrieveCharge(c *call) response {
 // listCharges lists charges, newest first, optionally of one payment_intent
 // or customer (GET /v1/charges).
 func (p *PSP) listCharges(c *call) response {
-	piID, cus := c.params.str("payment_intent"), c.params.str("customer")
+	piID, cus := c.params.Str("payment_intent"), c.params.Str("customer")
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	var items []any

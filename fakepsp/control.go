@@ -1,157 +1,17 @@
 package fakepsp
 
 import (
-	"encoding/json"
-	"fmt"
 	"net/http"
-	"time"
 
+	"github.com/idemcheck/idemcheck/fakepsp/core"
 	"github.com/stripe/stripe-go/v85"
 )
 
-// The control API: on the PSP's own address (loopback unless AllowRemote),
-// no auth, JSON in and out. It keeps answering while the PSP is paused.
-//
-//	GET    /_psp/info                  url, secret_key, webhook_secret, api_version, paused, now
-//	GET    /_psp/history[?op=charge]   ground truth as JSON Lines (HISTORY.md)
-//	GET    /_psp/deliveries            webhook delivery attempts
-//	POST   /_psp/accounts              new account: {"secret_key"}
-//	GET    /_psp/faults                every fault with its fired count
-//	POST   /_psp/faults                arm: {"kind","psp_key","amount","op","times","delay":"250ms","extra"}
-//	GET    /_psp/faults/{id}
-//	DELETE /_psp/faults/{id}           disarm (releases what it holds)
-//	POST   /_psp/faults/{id}/release   open a gate, let held replies go
-//	POST   /_psp/pause, /_psp/resume
-//	POST   /_psp/clock/advance         {"by":"25h"}: move the PSP clock forward
+// controlRoutes mounts the control API (core/control.go) over this PSP.
 func (p *PSP) controlRoutes(mux *http.ServeMux) {
-	ctl := func(pattern string, h func(r *http.Request) (int, any)) {
-		mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
-			if !p.enter() {
-				http.Error(w, "fakepsp closed", http.StatusServiceUnavailable)
-				return
-			}
-			defer p.leave()
-			status, body := h(r)
-			w.Header().Set("Content-Type", "application/json")
-			w.WriteHeader(status)
-			_ = json.NewEncoder(w).Encode(body)
-		})
-	}
-	mux.HandleFunc("GET /_psp/history", func(w http.ResponseWriter, r *http.Request) {
-		op := r.URL.Query().Get("op")
-		switch op {
-		case "", "charge", "refund":
-		default:
-			http.Error(w, `{"error":"op must be charge or refund"}`, http.StatusBadRequest)
-			return
-		}
-		w.Header().Set("Content-Type", "application/x-ndjson")
-		_ = writeJSONL(w, p.truth.ops(op))
-	})
-	ctl("GET /_psp/info", func(*http.Request) (int, any) {
-		return http.StatusOK, map[string]any{"url": p.url, "secret_key": p.firstKey, "webhook_secret": p.whSecret,
-			"api_version": stripe.APIVersion, "paused": p.pause.paused(), "now": p.Now().UTC().Format(time.RFC3339Nano)}
-	})
-	ctl("GET /_psp/deliveries", func(*http.Request) (int, any) { return http.StatusOK, nonNilSlice(p.Deliveries()) })
-	ctl("POST /_psp/accounts", func(*http.Request) (int, any) {
-		return http.StatusCreated, map[string]string{"secret_key": p.NewAccount()}
-	})
-	ctl("GET /_psp/faults", func(*http.Request) (int, any) {
-		out := []FaultInfo{}
-		for _, f := range p.faults.List() {
-			out = append(out, f.Info())
-		}
-		return http.StatusOK, out
-	})
-	ctl("POST /_psp/faults", func(r *http.Request) (int, any) {
-		var req faultRequest
-		dec := json.NewDecoder(http.MaxBytesReader(nil, r.Body, 1<<16))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&req); err != nil {
-			return ctlErr("fault body: %v", err)
-		}
-		spec := FaultSpec{Kind: req.Kind, Match: req.Match, Extra: req.Extra}
-		if req.Delay != "" {
-			d, err := time.ParseDuration(req.Delay)
-			if err != nil {
-				return ctlErr("fault delay %q: %v", req.Delay, err)
-			}
-			spec.Delay = d
-		}
-		f, err := p.faults.Add(spec)
-		if err != nil {
-			return ctlErr("%v", err)
-		}
-		return http.StatusCreated, f.Info()
-	})
-	withFault := func(pattern string, act func(*Fault)) {
-		ctl(pattern, func(r *http.Request) (int, any) {
-			f := p.faults.Get(r.PathValue("id"))
-			if f == nil {
-				return http.StatusNotFound, map[string]string{"error": "no fault " + r.PathValue("id")}
-			}
-			act(f)
-			return http.StatusOK, f.Info()
-		})
-	}
-	withFault("GET /_psp/faults/{id}", func(*Fault) {})
-	withFault("DELETE /_psp/faults/{id}", (*Fault).Undo)
-	withFault("POST /_psp/faults/{id}/release", (*Fault).Release)
-	ctl("POST /_psp/pause", func(*http.Request) (int, any) { p.Pause(); return http.StatusOK, map[string]bool{"paused": true} })
-	ctl("POST /_psp/resume", func(*http.Request) (int, any) { p.Resume(); return http.StatusOK, map[string]bool{"paused": false} })
-	ctl("POST /_psp/clock/advance", func(r *http.Request) (int, any) {
-		var req struct {
-			By string `json:"by"`
-		}
-		if err := json.NewDecoder(http.MaxBytesReader(nil, r.Body, 1<<12)).Decode(&req); err != nil {
-			return ctlErr("clock body: %v", err)
-		}
-		d, err := time.ParseDuration(req.By)
-		if err != nil || d < 0 {
-			return ctlErr("clock advance %q: want a non-negative duration like \"25h\"", req.By)
-		}
-		p.Advance(d)
-		return http.StatusOK, map[string]string{"now": p.Now().UTC().Format(time.RFC3339Nano)}
-	})
-	ctl("/_psp/", func(r *http.Request) (int, any) {
-		return http.StatusNotFound, map[string]string{"error": "unknown control route " + r.Method + " " + r.URL.Path}
-	})
-}
-
-type faultRequest struct {
-	Kind FaultKind `json:"kind"`
-	Match
-	Delay string `json:"delay,omitempty"`
-	Extra int    `json:"extra,omitempty"`
-}
-
-// FaultInfo is a fault as the control API shows it.
-type FaultInfo struct {
-	ID    string    `json:"id"`
-	Kind  FaultKind `json:"kind"`
-	Match Match     `json:"match"`
-	Delay string    `json:"delay,omitempty"`
-	Extra int       `json:"extra,omitempty"`
-	Fired int64     `json:"fired"`
-	Armed bool      `json:"armed"`
-}
-
-// Info describes the fault and how often it fired.
-func (f *Fault) Info() FaultInfo {
-	fi := FaultInfo{ID: f.id, Kind: f.spec.Kind, Match: f.spec.Match, Extra: f.spec.Extra, Fired: f.Fired(), Armed: f.active()}
-	if f.spec.Delay > 0 {
-		fi.Delay = f.spec.Delay.String()
-	}
-	return fi
-}
-
-func ctlErr(format string, args ...any) (int, any) {
-	return http.StatusBadRequest, map[string]string{"error": fmt.Sprintf(format, args...)}
-}
-
-func nonNilSlice[T any](s []T) []T {
-	if s == nil {
-		return []T{}
-	}
-	return s
+	core.ControlRoutes(mux, core.ControlHost{Enter: p.enter, Leave: p.leave,
+		Info: func() map[string]any {
+			return map[string]any{"url": p.url, "secret_key": p.firstKey, "webhook_secret": p.whSecret, "api_version": stripe.APIVersion}
+		},
+		Truth: p.truth, Log: p.dlog, NewAccount: p.NewAccount, Faults: p.faults, Pause: p.pause, Now: p.Now, Advance: p.Advance})
 }

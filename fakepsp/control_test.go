@@ -68,10 +68,10 @@ func TestControlAPI(t *testing.T) {
 		t.Fatalf("gated request: %d", a.status)
 	}
 
-	if _, m, _ := ctl(t, p, "POST", "/_psp/pause", ""); m["paused"] != true || !p.pause.paused() {
+	if _, m, _ := ctl(t, p, "POST", "/_psp/pause", ""); m["paused"] != true || !p.pause.Paused() {
 		t.Fatal("pause over HTTP")
 	}
-	if _, m, _ := ctl(t, p, "POST", "/_psp/resume", ""); m["paused"] != false || p.pause.paused() {
+	if _, m, _ := ctl(t, p, "POST", "/_psp/resume", ""); m["paused"] != false || p.pause.Paused() {
 		t.Fatal("resume over HTTP")
 	}
 

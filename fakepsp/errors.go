@@ -1,63 +1,53 @@
 package fakepsp
 
-import "net/http"
+import (
+	"net/http"
 
-// stripeError is the body of every error: {"error":{...}} as Stripe sends it.
-type stripeError struct {
-	Type          string         `json:"type"`
-	Code          string         `json:"code,omitempty"`
-	DeclineCode   string         `json:"decline_code,omitempty"`
-	Message       string         `json:"message"`
-	Param         string         `json:"param,omitempty"`
-	PaymentIntent map[string]any `json:"payment_intent,omitempty"`
-	Charge        string         `json:"charge,omitempty"`
-	PaymentMethod map[string]any `json:"payment_method,omitempty"`
-	DocURL        string         `json:"doc_url,omitempty"`
-	RequestLogURL string         `json:"request_log_url,omitempty"`
-}
+	"github.com/idemcheck/idemcheck/fakepsp/core"
+	wire "github.com/idemcheck/idemcheck/fakepsp/stripe"
+)
+
+// stripeError is the body of every error (fakepsp/stripe's Error).
+type stripeError = wire.Error
+
+// params are a request's Stripe form parameters (fakepsp/stripe's Params).
+type params = wire.Params
 
 // response is what a handler answers: a status and a JSON-able body.
-type response struct {
-	status int
-	body   any
+type response = core.Reply
+
+func ok(body any) response { return response{Status: http.StatusOK, Body: body} }
+
+// Stripe's error bodies (fakepsp/stripe/errors.go).
+func errResp(status int, e stripeError) response { return wire.ErrorReply(status, e) }
+func invalidParam(param, msg string) response    { return wire.InvalidParam(param, msg) }
+func missingParam(param string) response         { return wire.MissingParam(param) }
+func notFound(param, what, id string) response   { return wire.NotFound(param, what, id) }
+
+// paginate is one page of a Stripe list (fakepsp/stripe/lists.go).
+func paginate(c *call, url string, ids []string, items []any) response {
+	return wire.Paginate(c.params, url, ids, items)
 }
 
-func ok(body any) response { return response{status: http.StatusOK, body: body} }
+func apiError() response { return refuse(core.Refusal{Kind: core.RefuseInternal}) }
 
-func errResp(status int, e stripeError) response {
-	return response{status: status, body: map[string]any{"error": e}}
-}
+func rateLimited() response { return refuse(core.Refusal{Kind: core.RefuseRateLimited}) }
 
-func invalidParam(param, msg string) response {
-	return errResp(http.StatusBadRequest, stripeError{Type: "invalid_request_error", Code: "parameter_invalid", Param: param, Message: msg})
-}
-
-func missingParam(param string) response {
-	return errResp(http.StatusBadRequest, stripeError{Type: "invalid_request_error", Code: "parameter_missing", Param: param, Message: "Missing required param: " + param + "."})
-}
-
-func notFound(param, what, id string) response {
-	return errResp(http.StatusNotFound, stripeError{Type: "invalid_request_error", Code: "resource_missing", Param: param, Message: "No such " + what + ": '" + id + "'"})
-}
-
-func apiError() response {
-	return errResp(http.StatusInternalServerError, stripeError{Type: "api_error", Message: "An unknown error occurred while processing your request."})
-}
-
-func rateLimited() response {
-	return errResp(http.StatusTooManyRequests, stripeError{Type: "invalid_request_error", Code: "rate_limit", Message: "Too many requests hit the API too quickly. We recommend an exponential backoff of your requests."})
+// refuse is the dialect's answer to a refusal the core decided.
+func refuse(r core.Refusal) response {
+	return dialect.Refuse(r)
 }
 
 // withLogURL adds the request's log page to an error, as Stripe links
 // every error to its dashboard log.
 func withLogURL(c *call, resp response) response {
-	m, isMap := resp.body.(map[string]any)
+	m, isMap := resp.Body.(map[string]any)
 	if !isMap {
 		return resp
 	}
 	if e, isErr := m["error"].(stripeError); isErr && e.RequestLogURL == "" {
 		e.RequestLogURL = "https://dashboard.stripe.com/test/logs/" + c.requestID
-		resp.body = map[string]any{"error": e}
+		resp.Body = map[string]any{"error": e}
 	}
 	return resp
 }

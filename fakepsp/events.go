@@ -3,6 +3,9 @@ package fakepsp
 import (
 	"encoding/json"
 	"strings"
+
+	"github.com/idemcheck/idemcheck/fakepsp/core"
+	wire "github.com/idemcheck/idemcheck/fakepsp/stripe"
 )
 
 // event is one Stripe Event; raw is its JSON, fixed at creation, as both the
@@ -19,6 +22,15 @@ type event struct {
 	piAmount int64
 }
 
+// DefaultAPIVersion is the version every account answers in, stripe-go's
+// pinned one (fakepsp/stripe/versions.go says how versions are handled).
+const DefaultAPIVersion = wire.APIVersion
+
+// EventID, EventType and FaultTarget are what the delivery engine needs of ev.
+func (ev *event) EventID() string          { return ev.id }
+func (ev *event) EventType() string        { return ev.typ }
+func (ev *event) FaultTarget() core.Target { return ev.target }
+
 // newEventLocked records an event about obj; the caller holds p.mu and
 // dispatches it after unlocking.
 func (p *PSP) newEventLocked(c *call, typ string, obj map[string]any, t target) *event {
@@ -28,7 +40,7 @@ func (p *PSP) newEventLocked(c *call, typ string, obj map[string]any, t target) 
 		ev.pi, _ = obj["id"].(string)
 	}
 	if pi := c.acct.intents[ev.pi]; pi != nil {
-		ev.piAmount = pi.amount
+		ev.piAmount = pi.Amount
 	}
 	pending := 0
 	for _, ep := range c.acct.endpoints {
@@ -51,8 +63,8 @@ func (p *PSP) newEventLocked(c *call, typ string, obj map[string]any, t target) 
 }
 
 func (p *PSP) listEvents(c *call) response {
-	types := c.params.array("types")
-	if t := c.params.str("type"); t != "" {
+	types := c.params.Array("types")
+	if t := c.params.Str("type"); t != "" {
 		types = append(types, t)
 	}
 	p.mu.Lock()

@@ -24,10 +24,10 @@ func notExpandable(field string, allowed []string) response {
 // expand rewrites a successful answer's expandable fields. Answers share
 // maps with the search snapshots, so every map changed is a copy.
 func (p *PSP) expand(c *call, resp response, fields []string) response {
-	if len(fields) == 0 || resp.status != http.StatusOK {
+	if len(fields) == 0 || resp.Status != http.StatusOK {
 		return resp
 	}
-	obj, isMap := resp.body.(map[string]any)
+	obj, isMap := resp.Body.(map[string]any)
 	if !isMap {
 		return resp
 	}
@@ -55,7 +55,7 @@ func (p *PSP) expand(c *call, resp response, fields []string) response {
 		obj = copyObject(obj)
 		obj["data"] = out
 	}
-	resp.body = obj
+	resp.Body = obj
 	return resp
 }
 

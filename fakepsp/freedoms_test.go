@@ -5,6 +5,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/idemcheck/idemcheck/fakepsp/core"
 )
 
 // TestFreedomDuplicates: with every event drawn for a duplicate, a
@@ -47,9 +49,9 @@ func TestFreedomDuplicates(t *testing.T) {
 func TestFreedomOutOfOrder(t *testing.T) {
 	// A seed whose first draw is late and second is not.
 	seed := uint64(1)
-	for probe := (&PSP{}); ; seed++ {
-		probe.cfg.WebhookFreedoms.Seed = seed
-		if probe.drawFreedom("out of order", 0, 0.5) && !probe.drawFreedom("out of order", 1, 0.5) {
+	for ; ; seed++ {
+		probe := core.Freedoms{Seed: seed}
+		if probe.Draw("out of order", 0, 0.5) && !probe.Draw("out of order", 1, 0.5) {
 			break
 		}
 	}
@@ -92,9 +94,9 @@ func TestFreedomOutOfOrder(t *testing.T) {
 // TestFreedomDraws: the draws follow the seed and the share.
 func TestFreedomDraws(t *testing.T) {
 	draws := func(seed uint64) (n int, s []bool) {
-		p := &PSP{cfg: Config{WebhookFreedoms: WebhookFreedoms{Seed: seed}}}
+		f := core.Freedoms{Seed: seed}
 		for i := uint64(0); i < 1000; i++ {
-			hit := p.drawFreedom("duplicate", i, 0.25)
+			hit := f.Draw("duplicate", i, 0.25)
 			s = append(s, hit)
 			if hit {
 				n++
@@ -111,7 +113,7 @@ func TestFreedomDraws(t *testing.T) {
 	if !slices.Equal(a, b) || slices.Equal(a, c) {
 		t.Errorf("same seed drew differently, or another seed drew the same")
 	}
-	if (&PSP{}).drawFreedom("duplicate", 3, 0) {
+	if (core.Freedoms{}).Draw("duplicate", 3, 0) {
 		t.Errorf("a share of 0 drew")
 	}
 	if _, err := Start(Config{WebhookFreedoms: WebhookFreedoms{Duplicates: 1.5}}); err == nil {

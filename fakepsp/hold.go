@@ -3,7 +3,8 @@ package fakepsp
 import (
 	"encoding/json"
 	"slices"
-	"sync"
+
+	"github.com/idemcheck/idemcheck/fakepsp/core"
 )
 
 // WebhookEvent is one event as a harness sees it: what it is about and the
@@ -22,97 +23,39 @@ func (ev *event) public() WebhookEvent {
 
 // Hold keeps matching events out of their endpoints' delivery schedule until
 // they are released, so a harness decides when, in which order and how many
-// times the handler sees them. Events are matched when they are raised.
-type Hold struct {
-	p     *PSP
-	match func(WebhookEvent) bool
-
-	mu     sync.Mutex
-	held   []heldEvent
-	closed bool
-}
-
-type heldEvent struct {
-	ev *event
-	w  *webhookWorker
-}
+// times the handler sees them (core.Hold). Events are matched when raised.
+type Hold struct{ h *core.Hold }
 
 // HoldWebhooks starts holding every event match accepts.
 func (p *PSP) HoldWebhooks(match func(WebhookEvent) bool) *Hold {
-	h := &Hold{p: p, match: match}
+	h := &Hold{}
+	h.h = core.NewHold(func(e core.Event) bool { return match(e.(*event).public()) }, func() {
+		p.mu.Lock()
+		p.holds = slices.DeleteFunc(p.holds, func(x *Hold) bool { return x == h })
+		p.mu.Unlock()
+	})
 	p.mu.Lock()
 	p.holds = append(p.holds, h)
 	p.mu.Unlock()
 	return h
 }
 
-// take holds ev for w when h matches it; it reports whether it did.
-func (h *Hold) take(ev *event, w *webhookWorker) bool {
-	if !h.match(ev.public()) {
-		return false
-	}
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.closed {
-		return false
-	}
-	h.held = append(h.held, heldEvent{ev: ev, w: w})
-	return true
-}
-
 // Events lists the held events, each once, in the order they were raised.
 func (h *Hold) Events() []WebhookEvent {
-	h.mu.Lock()
-	defer h.mu.Unlock()
 	var out []WebhookEvent
-	for _, he := range h.held {
-		if !slices.ContainsFunc(out, func(e WebhookEvent) bool { return e.ID == he.ev.id }) {
-			out = append(out, he.ev.public())
-		}
+	for _, e := range h.h.Events() {
+		out = append(out, e.(*event).public())
 	}
 	return out
 }
 
 // Release hands the held events to their schedules, those named in first
 // first, in that order, then the rest in the order they were raised; the
-// hold stops holding. Each worker sends one attempt at a time, earliest first,
-// so the handler sees them in this order (retries aside).
-func (h *Hold) Release(first ...string) {
-	h.p.mu.Lock()
-	h.p.holds = slices.DeleteFunc(h.p.holds, func(x *Hold) bool { return x == h })
-	h.p.mu.Unlock()
-	h.mu.Lock()
-	held := h.held
-	h.held, h.closed = nil, true
-	h.mu.Unlock()
-	rank := func(he heldEvent) int {
-		if i := slices.Index(first, he.ev.id); i >= 0 {
-			return i
-		}
-		return len(first)
-	}
-	slices.SortStableFunc(held, func(a, b heldEvent) int { return rank(a) - rank(b) })
-	for _, he := range held {
-		he.w.enqueue(he.ev, false)
-	}
-}
+// hold stops holding.
+func (h *Hold) Release(first ...string) { h.h.Release(first...) }
 
 // ReleaseOne hands one held event to its schedules and keeps holding the rest.
-func (h *Hold) ReleaseOne(id string) {
-	h.mu.Lock()
-	var out []heldEvent
-	h.held = slices.DeleteFunc(h.held, func(he heldEvent) bool {
-		if he.ev.id == id {
-			out = append(out, he)
-			return true
-		}
-		return false
-	})
-	h.mu.Unlock()
-	for _, he := range out {
-		he.w.enqueue(he.ev, false)
-	}
-}
+func (h *Hold) ReleaseOne(id string) { h.h.ReleaseOne(id) }
 
 // WebhookEvents lists the events raised about one PaymentIntent, in order.
 func (p *PSP) WebhookEvents(paymentIntent string) []WebhookEvent {

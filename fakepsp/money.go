@@ -48,7 +48,7 @@ func stripeFee(amount int64) int64 { return (amount*29+500)/1000 + 30 }
 // balanceTxnID is the balance transaction of a charge: it exists once the
 // charge captured money.
 func balanceTxnID(pi *paymentIntent) string {
-	if pi.amountReceived == 0 || pi.latestCharge == "" {
+	if pi.Received == 0 || pi.latestCharge == "" {
 		return ""
 	}
 	return "txn_" + strings.TrimPrefix(pi.latestCharge, "ch_")
@@ -71,13 +71,13 @@ func txnJSON(id string, amount, fee int64, rate any, typ, source string, created
 
 // balanceTxnJSON is a charge's: the amount captured, booked, less the fee.
 func balanceTxnJSON(pi *paymentIntent) map[string]any {
-	amount, rate := booked(pi.amountReceived, pi.currency)
+	amount, rate := booked(pi.Received, pi.Currency)
 	return txnJSON(balanceTxnID(pi), amount, stripeFee(amount), rate, "charge", pi.latestCharge, pi.chargeCreated)
 }
 
 // refundTxnJSON is a refund's: the amount returned, booked at the charge's rate.
 func refundTxnJSON(rf *refund) map[string]any {
-	amount, rate := booked(rf.amount, rf.pi.currency)
+	amount, rate := booked(rf.amount, rf.pi.Currency)
 	return txnJSON(refundTxnID(rf), -amount, 0, rate, "refund", rf.id, rf.created)
 }
 
@@ -106,7 +106,7 @@ func (p *PSP) retrieveBalanceTxn(c *call) response {
 // listBalanceTxns lists balance transactions, newest first, optionally of
 // one type or source (GET /v1/balance_transactions).
 func (p *PSP) listBalanceTxns(c *call) response {
-	typ, src := c.params.str("type"), c.params.str("source")
+	typ, src := c.params.Str("type"), c.params.Str("source")
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	var all []map[string]any

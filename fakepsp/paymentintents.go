@@ -6,32 +6,27 @@ import (
 	"time"
 
 	"github.com/idemcheck/idemcheck/checker/history"
+	"github.com/idemcheck/idemcheck/fakepsp/core"
 )
 
 // paymentIntent is the PSP's state of one PaymentIntent and its charge.
 // Guarded by PSP.mu.
 type paymentIntent struct {
-	id             string
-	amount         int64
-	currency       string
-	status         string
-	captureMethod  string // "automatic" or "manual"
-	metadata       map[string]string
-	description    string
-	paymentMethod  string
-	customer       string
-	created        int64
-	latestCharge   string
-	chargeCreated  int64
-	amountReceived int64 // captured
-	capturable     int64 // authorized, not yet captured (manual)
-	released       int64 // authorized, never captured: partial capture or cancel
-	amountRefunded int64 // refunded (refunds only)
-	canceledAt     int64
-	cancelReason   string
-	lastError      *stripeError
-	chargeKey      string      // the Idempotency-Key of the request that charged (or captured)
-	versions       []piVersion // what search may see, with its lag
+	core.Payment  // its money: amounts authorized, captured, released, refunded
+	id            string
+	status        string
+	captureMethod string // "automatic" or "manual"
+	metadata      map[string]string
+	description   string
+	paymentMethod string
+	customer      string
+	created       int64
+	latestCharge  string
+	chargeCreated int64
+	canceledAt    int64
+	cancelReason  string
+	lastError     *stripeError
+	versions      []piVersion // what search may see, with its lag
 }
 
 // piVersion is the PaymentIntent as it was at one moment (real time).
@@ -63,8 +58,8 @@ func (pi *paymentIntent) json() map[string]any {
 		reason = pi.cancelReason
 	}
 	return fill(map[string]any{
-		"id": pi.id, "object": "payment_intent", "amount": pi.amount, "amount_received": pi.amountReceived,
-		"amount_capturable": pi.capturable, "currency": pi.currency, "status": pi.status, "metadata": nonNil(pi.metadata),
+		"id": pi.id, "object": "payment_intent", "amount": pi.Amount, "amount_received": pi.Received,
+		"amount_capturable": pi.Capturable, "currency": pi.Currency, "status": pi.status, "metadata": nonNil(pi.metadata),
 		"payment_method": orNull(pi.paymentMethod), "customer": orNull(pi.customer), "latest_charge": latest, "last_payment_error": lastErr,
 		"description": orNull(pi.description), "canceled_at": canceledAt, "cancellation_reason": reason,
 		"created": pi.created, "livemode": false, "capture_method": pi.captureMethod, "confirmation_method": "automatic",
@@ -89,7 +84,7 @@ func (pi *paymentIntent) snapshot() map[string]any {
 }
 
 func (p *PSP) createIntent(c *call) response {
-	amount, present, bad := c.params.int64("amount")
+	amount, present, bad := c.params.Int64("amount")
 	switch {
 	case bad != nil:
 		return *bad
@@ -102,18 +97,18 @@ func (p *PSP) createIntent(c *call) response {
 		return errResp(http.StatusBadRequest, stripeError{Type: "invalid_request_error", Code: "amount_too_large", Param: "amount",
 			Message: "Amount must be no more than 99999999."})
 	}
-	currency := strings.ToLower(c.params.str("currency"))
-	if !c.params.has("currency") {
+	currency := strings.ToLower(c.params.Str("currency"))
+	if !c.params.Has("currency") {
 		return missingParam("currency")
 	}
 	if !knownCurrency(currency) {
-		return invalidParam("currency", "Invalid currency: "+c.params.str("currency")+".")
+		return invalidParam("currency", "Invalid currency: "+c.params.Str("currency")+".")
 	}
-	md, bad := c.params.metadata()
+	md, bad := c.params.Metadata()
 	if bad != nil {
 		return *bad
 	}
-	confirm, bad := c.params.boolean("confirm")
+	confirm, bad := c.params.Bool("confirm")
 	if bad != nil {
 		return *bad
 	}
@@ -121,7 +116,7 @@ func (p *PSP) createIntent(c *call) response {
 	if bad != nil {
 		return *bad
 	}
-	pm := c.params.str("payment_method")
+	pm := c.params.Str("payment_method")
 	if confirm && pm == "" {
 		return missingPM()
 	}
@@ -130,8 +125,8 @@ func (p *PSP) createIntent(c *call) response {
 		return *bad
 	}
 	c.begin()
-	pi := &paymentIntent{id: newID("pi"), amount: amount, currency: currency, metadata: md, captureMethod: capture,
-		description: c.params.str("description"), paymentMethod: pm, customer: cus, status: statusRequiresPM}
+	pi := &paymentIntent{Payment: core.Payment{Amount: amount, Currency: currency}, id: newID("pi"), metadata: md, captureMethod: capture,
+		description: c.params.Str("description"), paymentMethod: pm, customer: cus, status: statusRequiresPM}
 	if pm != "" {
 		pi.status = statusRequiresConfirm
 	}
@@ -140,7 +135,7 @@ func (p *PSP) createIntent(c *call) response {
 	c.acct.intents[pi.id] = pi
 	c.acct.intentSeq = append(c.acct.intentSeq, pi)
 	snap := pi.snapshot()
-	ev := p.newEventLocked(c, "payment_intent.created", snap, target{key: c.idemKey, amount: amount, op: opOf(c)})
+	ev := p.newEventLocked(c, "payment_intent.created", snap, target{Key: c.idemKey, Amount: amount, Op: opOf(c)})
 	p.mu.Unlock()
 	p.dispatch(c.acct, ev)
 	if !confirm {
@@ -151,7 +146,7 @@ func (p *PSP) createIntent(c *call) response {
 
 // captureMethod reads capture_method; automatic_async captures at once too.
 func captureMethod(prm params, dflt string) (string, *response) {
-	switch m := prm.str("capture_method"); m {
+	switch m := prm.Str("capture_method"); m {
 	case "":
 		return dflt, nil
 	case "automatic", "automatic_async", "manual":
@@ -174,7 +169,7 @@ func (p *PSP) confirmIntent(c *call) response {
 	if pi == nil {
 		return notFound("intent", "payment_intent", id)
 	}
-	if x := c.params.str("payment_method"); x != "" {
+	if x := c.params.Str("payment_method"); x != "" {
 		pm = x
 	}
 	if status != statusRequiresPM && status != statusRequiresConfirm {
@@ -203,9 +198,9 @@ func (p *PSP) charge(c *call, pi *paymentIntent, pm string) response {
 	p.mu.Lock()
 	manual := pi.captureMethod == "manual"
 	p.mu.Unlock()
-	t := target{key: c.idemKey, amount: pi.amount, op: "charge"}
+	t := target{Key: c.idemKey, Amount: pi.Amount, Op: "charge"}
 	if manual {
-		t.op = "authorize"
+		t.Op = "authorize"
 	}
 	if r := c.beforeCharge(t); r != nil {
 		return *r
@@ -228,12 +223,14 @@ func (p *PSP) charge(c *call, pi *paymentIntent, pm string) response {
 		c.acct.charges[pi.latestCharge] = pi
 		c.acct.chargeSeq = append(c.acct.chargeSeq, pi.latestCharge)
 		if manual {
-			pi.status, pi.capturable = statusRequiresCapture, pi.amount
+			pi.status = statusRequiresCapture
+			pi.Authorize()
 		} else {
-			pi.status, pi.amountReceived, pi.chargeKey = statusSucceeded, pi.amount, c.idemKey
-			o := effectOp("charge", c.idemKey, pi.amount, pi.metadata)
+			pi.status = statusSucceeded
+			pi.Settle(c.idemKey)
+			o := core.EffectOp("charge", c.idemKey, pi.Amount, pi.metadata)
 			o.Output.ChargeID = pi.latestCharge
-			o.Input.Currency = pi.currency // wrong-amount compares it with the request
+			o.Input.Currency = pi.Currency // wrong-amount compares it with the request
 			op = &o
 		}
 		snap := pi.snapshot()
@@ -247,7 +244,7 @@ func (p *PSP) charge(c *call, pi *paymentIntent, pm string) response {
 	}
 	p.mu.Unlock()
 	if op != nil {
-		p.truth.add(*op)
+		p.truth.Add(*op)
 	}
 	for _, ev := range evs {
 		p.dispatch(c.acct, ev)
@@ -270,7 +267,7 @@ func (p *PSP) retrieveIntent(c *call) response {
 }
 
 func (p *PSP) listIntents(c *call) response {
-	cus := c.params.str("customer")
+	cus := c.params.Str("customer")
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	var items []any

@@ -11,6 +11,12 @@
 // docs/FAKEPSP.md says what it answers and what it does not model.
 //
 // Start one in-process with Start, or run it standalone with `idemcheck psp`.
+//
+// Layout (issue 52): what every PSP shares lives in fakepsp/core (key
+// records, faults, ground truth, the delivery engine), Stripe's wire in
+// fakepsp/stripe, registered through fakepsp/dialects.go. This package is
+// the face the rest of the repository uses; it still holds Stripe's routes
+// and objects beside the payment state machine, the next to move.
 package fakepsp
 
 import (
@@ -23,32 +29,16 @@ import (
 	"time"
 
 	"github.com/idemcheck/idemcheck/checker/history"
+	"github.com/idemcheck/idemcheck/fakepsp/core"
 )
 
-// OpRecorder receives every ground-truth op as it happens; *history.Recorder
-// satisfies it.
-type OpRecorder interface {
-	Record(op history.Op) error
-}
+// WebhookSchedule is the retry schedule of a failing webhook delivery
+// (core.Schedule); zero fields take Stripe's (withDefaults).
+type WebhookSchedule = core.Schedule
 
-// WebhookSchedule is the retry schedule of a failing webhook delivery: the
-// n-th retry waits Base*Factor^(n-1), and no retry is scheduled beyond Horizon
-// after the first attempt (summing the backoffs, so load cannot change the count).
-type WebhookSchedule struct {
-	Base    time.Duration // default 1 min
-	Factor  float64       // default 2
-	Horizon time.Duration // default 72 h (Stripe retries for three days)
-	// Timeout bounds one delivery attempt; default 10 s.
-	Timeout time.Duration
-}
-
-// RateLimits are token buckets per account and per (account, endpoint).
-// Zero fields take Stripe's defaults; Disabled turns both off.
-type RateLimits struct {
-	PerAccount  float64 // requests per second, default 100
-	PerEndpoint float64 // requests per second, default 25
-	Disabled    bool
-}
+// RateLimits are token buckets per account and per (account, endpoint)
+// (core.RateLimits); zero fields take Stripe's defaults.
+type RateLimits = core.RateLimits
 
 // Config configures a PSP. The zero value is usable.
 type Config struct {
@@ -104,11 +94,11 @@ type PSP struct {
 	inflight int
 
 	faults  *Faults
-	truth   *groundTruth
-	limiter *rateLimiter
-	pause   *pauser
-	dlog    *deliveryLog
-	calls   callLog // every API call answered: the PSP's own count
+	truth   *core.GroundTruth
+	limiter *core.RateLimiter
+	pause   *core.Pauser
+	dlog    *core.DeliveryLog
+	calls   core.CallLog // every API call answered: the PSP's own count
 
 	mu       sync.Mutex // guards everything below and all account state
 	offset   time.Duration
@@ -118,7 +108,7 @@ type PSP struct {
 	closed   bool
 	holds    []*Hold // webhook holds (hold.go)
 
-	freedoms freedomCounter // how often WebhookFreedoms fired
+	freedoms core.FreedomCounter // how often WebhookFreedoms fired, over every endpoint
 }
 
 // Start starts a PSP listening on cfg.Addr (default 127.0.0.1:0).
@@ -144,13 +134,13 @@ func Start(cfg Config) (*PSP, error) {
 		cancel:   cancel,
 		accounts: map[string]*account{},
 		whSecret: cfg.WebhookSecret,
-		pause:    newPauser(),
-		dlog:     &deliveryLog{},
+		pause:    core.NewPauser(),
+		dlog:     &core.DeliveryLog{},
 	}
 	p.idle = sync.NewCond(&p.life)
-	p.truth = newGroundTruth(cfg.Recorder, cfg.OnOp)
-	p.limiter = newRateLimiter(cfg.RateLimits)
-	p.faults = newFaults(p)
+	p.truth = core.NewGroundTruth(cfg.Recorder, cfg.OnOp)
+	p.limiter = core.NewRateLimiter(cfg.RateLimits)
+	p.faults = core.NewFaults(p.pause.Set)
 	p.firstKey = p.addAccount(cfg.SecretKey)
 	p.srv = &http.Server{
 		Handler:           p.routes(),
@@ -170,7 +160,7 @@ func withDefaults(cfg Config) Config {
 		cfg.Addr = "127.0.0.1:0"
 	}
 	if cfg.KeyWindow <= 0 {
-		cfg.KeyWindow = 24 * time.Hour
+		cfg.KeyWindow = dialect.Keys().Window
 	}
 	ws := &cfg.WebhookSchedule
 	if ws.Base <= 0 {
@@ -198,7 +188,7 @@ func withDefaults(cfg Config) Config {
 		cfg.SecretKey = "sk_test_" + randToken(24)
 	}
 	if cfg.WebhookSecret == "" {
-		cfg.WebhookSecret = "whsec_" + randToken(32)
+		cfg.WebhookSecret = dialect.Webhooks().NewSecret()
 	}
 	return cfg
 }
@@ -275,13 +265,13 @@ func (p *PSP) WebhookSecret() string { return p.whSecret }
 func (p *PSP) Faults() *Faults { return p.faults }
 
 // Charges returns the ground truth: every charge made, in order.
-func (p *PSP) Charges() []history.Op { return p.truth.ops(history.OpCharge) }
+func (p *PSP) Charges() []history.Op { return p.truth.Ops(history.OpCharge) }
 
 // Refunds returns the ground truth: every refund made, in order.
-func (p *PSP) Refunds() []history.Op { return p.truth.ops(history.OpRefund) }
+func (p *PSP) Refunds() []history.Op { return p.truth.Ops(history.OpRefund) }
 
 // History returns every charge and refund op, in order.
-func (p *PSP) History() history.History { return p.truth.ops("") }
+func (p *PSP) History() history.History { return p.truth.Ops("") }
 
 // Now is the PSP's clock: Config.Clock plus what Advance added.
 func (p *PSP) Now() time.Time {
@@ -300,10 +290,10 @@ func (p *PSP) Advance(d time.Duration) {
 
 // Pause makes the whole PSP stop answering (API and webhooks) until Resume;
 // requests wait, as against a frozen process. The control API keeps working.
-func (p *PSP) Pause() { p.pause.set(true) }
+func (p *PSP) Pause() { p.pause.Set(true) }
 
 // Resume ends a Pause.
-func (p *PSP) Resume() { p.pause.set(false) }
+func (p *PSP) Resume() { p.pause.Set(false) }
 
 // nowLocked is Now for callers holding p.mu.
 func (p *PSP) nowLocked() time.Time { return p.cfg.Clock().Add(p.offset) }

@@ -75,13 +75,13 @@ func (cu *customer) json() map[string]any {
 }
 
 func (p *PSP) createCustomer(c *call) response {
-	md, bad := c.params.metadata()
+	md, bad := c.params.Metadata()
 	if bad != nil {
 		return *bad
 	}
 	c.begin()
-	cu := &customer{id: newID("cus"), email: c.params.str("email"), name: c.params.str("name"),
-		description: c.params.str("description"), metadata: md}
+	cu := &customer{id: newID("cus"), email: c.params.Str("email"), name: c.params.Str("name"),
+		description: c.params.Str("description"), metadata: md}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	cu.created = p.nowLocked().Unix()
@@ -102,7 +102,7 @@ func (p *PSP) retrieveCustomer(c *call) response {
 
 // customerParam checks an intent's customer: one this account created.
 func (p *PSP) customerParam(c *call) (string, *response) {
-	id := c.params.str("customer")
+	id := c.params.Str("customer")
 	if id == "" {
 		return "", nil
 	}
@@ -119,7 +119,7 @@ func (p *PSP) customerParam(c *call) (string, *response) {
 // listCustomers lists customers, newest first, optionally of one email
 // (GET /v1/customers).
 func (p *PSP) listCustomers(c *call) response {
-	email := c.params.str("email")
+	email := c.params.Str("email")
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	var items []any
@@ -137,7 +137,7 @@ func (p *PSP) listCustomers(c *call) response {
 // method to a customer, so a customer's list is empty, as Stripe's is for
 // a customer with none attached.
 func (p *PSP) listMethods(c *call) response {
-	cus, typ := c.params.str("customer"), c.params.str("type")
+	cus, typ := c.params.Str("customer"), c.params.Str("type")
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if cus != "" && c.acct.customers[cus] == nil {

@@ -3,6 +3,8 @@ package fakepsp
 import (
 	"net/http"
 	"strconv"
+
+	"github.com/idemcheck/idemcheck/fakepsp/core"
 )
 
 // refund is one refund of a charge. Guarded by PSP.mu.
@@ -23,7 +25,7 @@ func (r *refund) json() map[string]any {
 	}
 	return fill(map[string]any{
 		"id": r.id, "object": "refund", "amount": r.amount, "charge": r.charge, "payment_intent": r.pi.id,
-		"currency": r.pi.currency, "status": "succeeded", "metadata": nonNil(r.metadata), "reason": reason,
+		"currency": r.pi.Currency, "status": "succeeded", "metadata": nonNil(r.metadata), "reason": reason,
 		"created": r.created, "balance_transaction": refundTxnID(r),
 		"destination_details": map[string]any{"type": "card", "card": map[string]any{"reference": nil,
 			"reference_status": "pending", "reference_type": "acquirer_reference_number", "type": "refund"}},
@@ -31,11 +33,11 @@ func (r *refund) json() map[string]any {
 }
 
 func (p *PSP) createRefund(c *call) response {
-	piID, chID := c.params.str("payment_intent"), c.params.str("charge")
+	piID, chID := c.params.Str("payment_intent"), c.params.Str("charge")
 	if piID == "" && chID == "" {
 		return missingParam("payment_intent")
 	}
-	amount, present, bad := c.params.int64("amount")
+	amount, present, bad := c.params.Int64("amount")
 	if bad != nil {
 		return *bad
 	}
@@ -43,11 +45,11 @@ func (p *PSP) createRefund(c *call) response {
 		return errResp(http.StatusBadRequest, stripeError{Type: "invalid_request_error", Code: "parameter_invalid_integer", Param: "amount",
 			Message: "This value must be greater than or equal to 1."})
 	}
-	md, bad := c.params.metadata()
+	md, bad := c.params.Metadata()
 	if bad != nil {
 		return *bad
 	}
-	reason := c.params.str("reason")
+	reason := c.params.Str("reason")
 	switch reason {
 	case "", "duplicate", "fraudulent", "requested_by_customer":
 	default:
@@ -63,7 +65,7 @@ func (p *PSP) createRefund(c *call) response {
 	succeeded := pi != nil && pi.status == statusSucceeded
 	var piAmount int64
 	if pi != nil {
-		piAmount = pi.amountReceived - pi.amountRefunded
+		piAmount = pi.Refundable()
 	}
 	p.mu.Unlock()
 	switch {
@@ -77,15 +79,15 @@ func (p *PSP) createRefund(c *call) response {
 			Message: "This PaymentIntent does not have a successful charge to refund."})
 	}
 	c.begin()
-	t := target{key: c.idemKey, amount: amount, op: "refund"}
+	t := target{Key: c.idemKey, Amount: amount, Op: "refund"}
 	if !present {
-		t.amount = piAmount
+		t.Amount = piAmount
 	}
 	if r := c.beforeCharge(t); r != nil {
 		return *r
 	}
 	p.mu.Lock()
-	left := pi.amountReceived - pi.amountRefunded
+	left := pi.Refundable()
 	if !present {
 		amount = left
 	}
@@ -100,9 +102,9 @@ func (p *PSP) createRefund(c *call) response {
 			Message: "Refund amount (" + strconv.FormatInt(amount, 10) + ") is greater than unrefunded amount on charge (" + strconv.FormatInt(left, 10) + ")."})
 	}
 	rf := &refund{id: newID("re"), amount: amount, pi: pi, charge: pi.latestCharge, metadata: md, reason: reason, created: p.nowLocked().Unix()}
-	pi.amountRefunded += amount
+	pi.Refund(amount)
 	c.acct.refunds[rf.id] = rf
-	op := effectOp("refund", c.idemKey, amount, pi.metadata)
+	op := core.EffectOp("refund", c.idemKey, amount, pi.metadata)
 	op.Input.ChargeID = pi.latestCharge
 	// The refund request it carries out, when the caller names one: two
 	// refunds of one request under two keys are a double-refund.
@@ -112,7 +114,7 @@ func (p *PSP) createRefund(c *call) response {
 	body := rf.json()
 	evs := []*event{p.newEventLocked(c, "charge.refunded", pi.chargeJSON(), t), p.newEventLocked(c, "refund.created", body, t)}
 	p.mu.Unlock()
-	p.truth.add(op)
+	p.truth.Add(op)
 	for _, ev := range evs {
 		p.dispatch(c.acct, ev)
 	}
@@ -136,7 +138,7 @@ func (p *PSP) retrieveRefund(c *call) response {
 // listRefunds lists refunds, newest first, optionally of one payment_intent
 // or charge (GET /v1/refunds).
 func (p *PSP) listRefunds(c *call) response {
-	piID, chID := c.params.str("payment_intent"), c.params.str("charge")
+	piID, chID := c.params.Str("payment_intent"), c.params.Str("charge")
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if piID != "" && c.acct.intents[piID] == nil {

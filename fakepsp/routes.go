@@ -1,11 +1,11 @@
 package fakepsp
 
 import (
-	"encoding/base64"
 	"encoding/json"
 	"net/http"
-	"strings"
 
+	"github.com/idemcheck/idemcheck/fakepsp/core"
+	wire "github.com/idemcheck/idemcheck/fakepsp/stripe"
 	"github.com/stripe/stripe-go/v85"
 )
 
@@ -93,12 +93,12 @@ func prefixed(prefix string, fields []string) []string {
 // what Stripe refuses for any endpoint: unknown parameters and fields that
 // cannot be expanded; then it runs the handler and expands its answer.
 func (p *PSP) checked(rt route) func(*call) response {
-	tree := paramTree(rt.params)
+	tree := wire.ParamTree(rt.params)
 	return func(c *call) response {
-		if bad := tree.unknownParams(c.params); len(bad) > 0 {
-			return unknownParam(bad)
+		if bad := tree.UnknownParams(c.params); len(bad) > 0 {
+			return wire.UnknownParam(bad)
 		}
-		exp := c.params.array("expand")
+		exp := c.params.Array("expand")
 		for _, e := range exp {
 			if !oneOf(e, rt.expand) {
 				return notExpandable(e, rt.expand)
@@ -118,36 +118,34 @@ func (p *PSP) api(endpoint string, h func(*call) response) http.Handler {
 			return
 		}
 		defer p.leave()
-		if !p.pause.wait(r.Context(), p.ctx) {
+		if !p.pause.Wait(r.Context(), p.ctx) {
 			return // client gave up or the PSP closed while paused
 		}
-		c := &call{p: p, r: r, endpoint: endpoint, requestID: "req_" + randToken(14), idemKey: r.Header.Get("Idempotency-Key"),
+		c := &call{p: p, r: r, endpoint: endpoint, requestID: "req_" + randToken(14), idemKey: r.Header.Get(dialect.Keys().Header),
 			version: DefaultAPIVersion}
-		key, hasKey := secretKey(r)
+		key, hasKey := dialect.Credential(r)
 		if !hasKey {
-			p.write(w, c, errResp(http.StatusUnauthorized, stripeError{Type: "invalid_request_error",
-				Message: "You did not provide an API key. Provide it in the Authorization header (Authorization: Bearer YOUR_SECRET_KEY)."}), false)
+			p.write(w, c, refuse(core.Refusal{Kind: core.RefuseNoCredential}), false)
 			return
 		}
 		if c.acct = p.accountFor(key); c.acct == nil {
-			p.write(w, c, errResp(http.StatusUnauthorized, stripeError{Type: "invalid_request_error", Code: "api_key_invalid",
-				Message: "Invalid API Key provided: " + redact(key)}), false)
+			p.write(w, c, refuse(core.Refusal{Kind: core.RefuseBadCredential, Key: key}), false)
 			return
 		}
-		v, valid := requestVersion(r)
+		v, valid := wire.RequestVersion(r)
 		if !valid {
-			p.write(w, c, invalidVersion(v), false)
+			p.write(w, c, wire.InvalidVersion(v), false)
 			return
 		}
 		c.version = v
-		prm, bad := readParams(r)
+		prm, bad := wire.ReadParams(r)
 		if bad != nil {
 			p.write(w, c, *bad, false)
 			return
 		}
 		c.params = prm
-		amount, _, _ := prm.int64("amount")
-		if !p.limiter.allow(key, endpoint) || p.faults.fire(RateLimit, target{key: c.idemKey, amount: amount, op: opOf(c)}) != nil {
+		amount, _, _ := prm.Int64("amount")
+		if !p.limiter.Allow(key, endpoint) || p.faults.Fire(RateLimit, target{Key: c.idemKey, Amount: amount, Op: opOf(c)}) != nil {
 			p.write(w, c, rateLimited(), false)
 			return
 		}
@@ -159,60 +157,42 @@ func (p *PSP) api(endpoint string, h func(*call) response) http.Handler {
 	})
 }
 
-// idempotent runs a POST that carries an Idempotency-Key.
+// idempotent runs a POST that carries an Idempotency-Key through the core's
+// key rules (core/keyed.go), with Stripe's scope: the concrete path, so a key
+// used to confirm pi_1 cannot confirm pi_2.
 func (p *PSP) idempotent(w http.ResponseWriter, c *call, h func(*call) response) {
-	if len(c.idemKey) > maxKeyLen {
-		p.write(w, c, keyTooLong(), false)
-		return
+	out := core.Keyed{Rules: dialect.Keys(), Window: p.cfg.KeyWindow, Store: c.acct.keys, Lock: &p.mu, Now: p.nowLocked,
+		Key: c.idemKey, Scope: c.r.Method + " " + c.r.URL.Path, Fingerprint: c.params.Fingerprint()}.
+		Do(func() (int, []byte, string, bool) {
+			resp := withLogURL(c, h(c))
+			return resp.Status, encode(resp.Body), c.requestID, c.started
+		})
+	switch {
+	case out.Refusal != nil:
+		p.write(w, c, refuse(*out.Refusal), false)
+	case out.Replay != nil:
+		p.replay(w, c, *out.Replay)
+	default:
+		p.writeBody(w, c, out.Status, out.Body, false)
 	}
-	p.mu.Lock()
-	// Scope is the concrete path: a key used to confirm pi_1 cannot confirm pi_2.
-	path := c.r.Method + " " + c.r.URL.Path
-	e, res := c.acct.keys.claim(c.idemKey, path, c.params.fingerprint(), p.nowLocked(), p.cfg.KeyWindow)
-	var saved keyEntry
-	if res == claimReplay {
-		saved = *e
-	}
-	p.mu.Unlock()
-	switch res {
-	case claimReplay:
-		p.replay(w, c, saved)
-		return
-	case claimMismatch:
-		p.write(w, c, keyMismatch(c.idemKey, e, path), false)
-		return
-	case claimInUse:
-		p.write(w, c, keyInUse(c.idemKey), false)
-		return
-	}
-	resp := withLogURL(c, h(c))
-	body := encode(resp.body)
-	p.mu.Lock()
-	if c.started {
-		c.acct.keys.save(e, resp.status, body, c.requestID)
-	} else {
-		c.acct.keys.release(c.idemKey, e)
-	}
-	p.mu.Unlock()
-	p.writeBody(w, c, resp.status, body, false)
 }
 
-func (p *PSP) replay(w http.ResponseWriter, c *call, e keyEntry) {
-	w.Header().Set("Original-Request", e.requestID)
-	c.requestID = e.requestID
-	p.writeBody(w, c, e.status, e.body, true)
+func (p *PSP) replay(w http.ResponseWriter, c *call, e core.KeyEntry) {
+	w.Header().Set("Original-Request", e.RequestID)
+	c.requestID = e.RequestID
+	p.writeBody(w, c, e.Status, e.Body, true)
 }
 
 func (p *PSP) write(w http.ResponseWriter, c *call, resp response, replayed bool) {
-	p.writeBody(w, c, resp.status, encode(withLogURL(c, resp).body), replayed)
+	p.writeBody(w, c, resp.Status, encode(withLogURL(c, resp).Body), replayed)
 }
 
 // writeBody answers, unless a reply fault says to lose or hold the answer.
 func (p *PSP) writeBody(w http.ResponseWriter, c *call, status int, body []byte, replayed bool) {
-	p.calls.add(c, status, replayed)
+	p.logCall(c, status, replayed)
 	if c.hold != nil {
 		select {
-		case <-c.hold.released():
+		case <-c.hold.Released():
 		case <-c.r.Context().Done():
 			c.lose = true
 		case <-p.ctx.Done():
@@ -260,43 +240,19 @@ func encode(body any) []byte {
 	return append(b, '\n')
 }
 
-// secretKey reads "Authorization: Bearer sk_..." or Basic auth with the key
-// as the user name, as Stripe accepts both.
-func secretKey(r *http.Request) (string, bool) {
-	a := r.Header.Get("Authorization")
-	switch {
-	case strings.HasPrefix(a, "Bearer "):
-		k := strings.TrimSpace(strings.TrimPrefix(a, "Bearer "))
-		return k, k != ""
-	case strings.HasPrefix(a, "Basic "):
-		raw, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(a, "Basic "))
-		if err != nil {
-			return "", false
-		}
-		user, _, _ := strings.Cut(string(raw), ":")
-		return user, user != ""
-	}
-	return "", false
-}
-
-func redact(k string) string {
-	if len(k) <= 12 {
-		return "sk_****"
-	}
-	return k[:8] + "****" + k[len(k)-4:]
-}
+func redact(k string) string { return wire.Redact(k) }
 
 // opOf names the effect a request has, for Match.Op: a manual-capture
 // intent's confirmation authorizes, its capture charges.
 func opOf(c *call) string {
 	switch c.endpoint {
 	case "POST /v1/payment_intents":
-		if c.params.str("capture_method") == "manual" {
+		if c.params.Str("capture_method") == "manual" {
 			return "authorize"
 		}
 		return "charge"
 	case "POST /v1/payment_intents/{id}/confirm":
-		m := c.params.str("capture_method")
+		m := c.params.Str("capture_method")
 		if m == "" {
 			c.p.mu.Lock()
 			if pi := c.acct.intents[c.r.PathValue("id")]; pi != nil {

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	wire "github.com/idemcheck/idemcheck/fakepsp/stripe"
 )
 
 // clause is one term of Stripe's search query language:
@@ -132,23 +134,23 @@ func (c clause) matches(snap map[string]any) bool {
 // reached search (searchlag.go): search is not read-after-write, as Stripe
 // warns.
 func (p *PSP) searchIntents(c *call) response {
-	clauses, or, perr := parseQuery(c.params.str("query"))
+	clauses, or, perr := parseQuery(c.params.Str("query"))
 	if perr != "" {
 		return errResp(http.StatusBadRequest, stripeError{Type: "invalid_request_error", Code: "parameter_invalid", Param: "query", Message: perr})
 	}
-	limit, bad := listLimit(c.params)
+	limit, bad := wire.ListLimit(c.params)
 	if bad != nil {
 		return *bad
 	}
 	offset := 0
-	if pg := c.params.str("page"); pg != "" {
+	if pg := c.params.Str("page"); pg != "" {
 		n, err := strconv.Atoi(strings.TrimPrefix(pg, "page_"))
 		if err != nil || n < 0 {
 			return invalidParam("page", "Invalid page token.")
 		}
 		offset = n
 	}
-	lag, lagFault := p.faults.searchLag()
+	lag, lagFault := p.faults.LargestSearchLag()
 	now := time.Now()
 	stale := false
 	var hits []any
@@ -165,7 +167,7 @@ func (p *PSP) searchIntents(c *call) response {
 	}
 	p.mu.Unlock()
 	if stale && lagFault != nil {
-		lagFault.bump()
+		lagFault.Bump()
 	}
 	if offset > len(hits) {
 		offset = len(hits)

@@ -5,14 +5,27 @@ import (
 	"fmt"
 	"net/http"
 	"time"
+
+	"github.com/idemcheck/idemcheck/fakepsp/core"
+	wire "github.com/idemcheck/idemcheck/fakepsp/stripe"
 )
 
-// How a copy sent by Send is signed.
+// How a copy sent by Send is signed (core's names: Delivery.Signature
+// records them for every dialect).
 const (
-	SignValid  = "valid"        // the endpoint secret, at SignedAt (default now)
-	SignWrong  = "wrong-secret" // a well-formed header made with another secret
-	SignAbsent = "missing"      // no Stripe-Signature header
+	SignValid  = core.SignValid  // the endpoint secret, at SignedAt (default now)
+	SignWrong  = core.SignWrong  // a well-formed header made with another secret
+	SignAbsent = core.SignAbsent // no Stripe-Signature header
 )
+
+// Delivery is one attempt to deliver an event to an endpoint (core.Delivery:
+// the same record, and the same JSON, for every dialect).
+type Delivery = core.Delivery
+
+// SignatureHeader is the Stripe-Signature of body signed with secret at t.
+func SignatureHeader(secret string, t time.Time, body []byte) string {
+	return wire.SignatureHeader(secret, t, body)
+}
 
 // SendOptions says where and how Send delivers one copy of an event.
 type SendOptions struct {
@@ -47,20 +60,24 @@ func (p *PSP) Send(ctx context.Context, eventID string, o SendOptions) (Delivery
 	if at.IsZero() {
 		at = time.Now()
 	}
-	var sig string
+	var secret string
 	switch o.Signature {
 	case "", SignValid:
-		o.Signature, sig = SignValid, SignatureHeader(p.whSecret, at, ev.raw)
+		o.Signature, secret = SignValid, p.whSecret
 	case SignWrong:
-		sig = SignatureHeader("whsec_"+randToken(32), at, ev.raw)
+		secret = dialect.Webhooks().NewSecret()
 	case SignAbsent:
 	default:
 		return Delivery{}, fmt.Errorf("fakepsp: unknown signature mode %q", o.Signature)
 	}
 	client := &http.Client{Timeout: o.Timeout, Transport: &http.Transport{DisableKeepAlives: true}}
 	started := time.Now()
-	status, err := postEvent(ctx, client, o.URL, ev.raw, sig)
-	rec := Delivery{EventID: ev.id, EventType: ev.typ, URL: o.URL, Attempt: 1, Status: status, At: time.Now(),
+	var ans core.Answer
+	req, err := dialect.Webhooks().Request(ctx, o.URL, ev.raw, secret, at)
+	if err == nil {
+		ans, err = core.Post(client, req)
+	}
+	rec := Delivery{EventID: ev.id, EventType: ev.typ, URL: o.URL, Attempt: 1, Status: ans.Status, At: time.Now(),
 		Started: started, Via: o.Via, Signature: o.Signature}
 	if !o.SignedAt.IsZero() {
 		rec.SignedAt = o.SignedAt.Unix()
@@ -68,6 +85,6 @@ func (p *PSP) Send(ctx context.Context, eventID string, o SendOptions) (Delivery
 	if err != nil {
 		rec.Err = err.Error()
 	}
-	p.dlog.add(rec)
+	p.dlog.Add(rec)
 	return rec, nil
 }

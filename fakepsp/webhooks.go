@@ -1,11 +1,16 @@
 package fakepsp
 
 import (
+	"context"
 	"fmt"
+	"net/http"
 	"net/url"
 	"slices"
 	"strings"
-	"sync"
+	"time"
+
+	"github.com/idemcheck/idemcheck/fakepsp/core"
+	wire "github.com/idemcheck/idemcheck/fakepsp/stripe"
 )
 
 // webhookEndpoint is a registered receiver; its worker delivers to it.
@@ -16,7 +21,7 @@ type webhookEndpoint struct {
 	created int64
 	// apiVersion its events are rendered in; "" for the account's default
 	apiVersion string
-	w          *webhookWorker
+	w          *core.Worker
 }
 
 func (ep *webhookEndpoint) version() string {
@@ -46,11 +51,32 @@ func (p *PSP) addEndpoint(acct *account, rawURL string, events []string, version
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	ep := &webhookEndpoint{id: newID("we"), url: rawURL, events: events, created: p.nowLocked().Unix(), apiVersion: version}
-	ep.w = newWorker(p, ep)
+	ep.w = p.newWorker(ep)
 	acct.endpoints = append(acct.endpoints, ep)
 	p.wg.Add(1)
-	go ep.w.run()
+	go func() {
+		defer p.wg.Done()
+		ep.w.Run()
+	}()
 	return ep
+}
+
+// newWorker is ep's delivery engine, speaking Stripe's webhook wire: each
+// copy rendered in ep's API version and signed as Stripe signs, with
+// t the wall-clock time, not the PSP clock: receivers check it against their
+// own wall clock (stripe-go allows 300 s), whatever a suite did to PSP time.
+func (p *PSP) newWorker(ep *webhookEndpoint) *core.Worker {
+	return core.NewWorker(p.ctx, core.WorkerConfig{EndpointID: ep.id, URL: ep.url, Schedule: p.cfg.WebhookSchedule,
+		Faults: p.faults, Pause: p.pause, Log: p.dlog, Accepted: dialect.Webhooks().Accepted,
+		Freedoms: core.Freedoms(p.cfg.WebhookFreedoms), Counts: &p.freedoms,
+		Send: func(ctx context.Context, client *http.Client, e core.Event) (core.Answer, error) {
+			raw := wire.EventFor(e.(*event).raw, ep.apiVersion)
+			req, err := dialect.Webhooks().Request(ctx, ep.url, raw, p.whSecret, time.Now())
+			if err != nil {
+				return core.Answer{}, err
+			}
+			return core.Post(client, req)
+		}})
 }
 
 // RegisterWebhook registers url for the first account, as POST
@@ -87,14 +113,14 @@ func checkEndpointURL(raw string) error {
 }
 
 func (p *PSP) createEndpoint(c *call) response {
-	u := c.params.str("url")
+	u := c.params.Str("url")
 	if u == "" {
 		return missingParam("url")
 	}
 	if err := checkEndpointURL(u); err != nil {
 		return invalidParam("url", "Invalid URL: "+u)
 	}
-	events := c.params.array("enabled_events")
+	events := c.params.Array("enabled_events")
 	if len(events) == 0 {
 		return missingParam("enabled_events")
 	}
@@ -103,8 +129,8 @@ func (p *PSP) createEndpoint(c *call) response {
 			return invalidParam(fmt.Sprintf("enabled_events[%d]", i), "Invalid event type: "+e)
 		}
 	}
-	version := c.params.str("api_version")
-	if version != "" && !validAPIVersion(version) {
+	version := c.params.Str("api_version")
+	if version != "" && !wire.ValidAPIVersion(version) {
 		return invalidParam("api_version", "Invalid Stripe API version: "+version)
 	}
 	c.begin()
@@ -138,7 +164,7 @@ func (p *PSP) deleteEndpoint(c *call) response {
 	if gone == nil {
 		return notFound("id", "webhook_endpoint", id)
 	}
-	gone.w.stop()
+	gone.w.Stop()
 	return ok(map[string]any{"id": id, "object": "webhook_endpoint", "deleted": true})
 }
 
@@ -148,7 +174,7 @@ func (p *PSP) dispatch(acct *account, ev *event) {
 		return
 	}
 	p.mu.Lock()
-	var to []*webhookWorker
+	var to []*core.Worker
 	for _, ep := range acct.endpoints {
 		if ep.wants(ev.typ) {
 			to = append(to, ep.w)
@@ -157,46 +183,15 @@ func (p *PSP) dispatch(acct *account, ev *event) {
 	holds := append([]*Hold(nil), p.holds...)
 	p.mu.Unlock()
 	for _, w := range to {
-		if !slices.ContainsFunc(holds, func(h *Hold) bool { return h.take(ev, w) }) {
-			w.enqueue(ev, true)
+		if !slices.ContainsFunc(holds, func(h *Hold) bool { return h.h.Take(ev, w) }) {
+			w.Enqueue(ev)
 		}
 	}
 }
 
-// deliveryLog keeps every delivery attempt, for tests and the control API.
-type deliveryLog struct {
-	mu      sync.Mutex
-	all     []Delivery
-	changed chan struct{} // closed and replaced at every add
-}
-
-func (l *deliveryLog) add(d Delivery) {
-	l.mu.Lock()
-	l.all = append(l.all, d)
-	if l.changed != nil {
-		close(l.changed)
-		l.changed = nil
-	}
-	l.mu.Unlock()
-}
-
 // DeliveryAdded returns a channel closed at the next delivery logged, so a
 // harness acts the moment an answer arrives (a kill right after the ack).
-func (p *PSP) DeliveryAdded() <-chan struct{} {
-	p.dlog.mu.Lock()
-	defer p.dlog.mu.Unlock()
-	if p.dlog.changed == nil {
-		p.dlog.changed = make(chan struct{})
-	}
-	return p.dlog.changed
-}
+func (p *PSP) DeliveryAdded() <-chan struct{} { return p.dlog.Added() }
 
 // Deliveries returns every webhook delivery attempt so far, in order.
-func (p *PSP) Deliveries() []Delivery {
-	p.dlog.mu.Lock()
-	defer p.dlog.mu.Unlock()
-	return append([]Delivery(nil), p.dlog.all...)
-}
-
-// statusOK is a delivery Stripe counts as received.
-func statusOK(code int) bool { return code >= 200 && code < 300 }
+func (p *PSP) Deliveries() []Delivery { return p.dlog.All() }

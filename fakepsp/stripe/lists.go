@@ -1,14 +1,16 @@
-package fakepsp
+package stripe
 
 import (
 	"net/http"
 	"slices"
 	"strconv"
+
+	"github.com/idemcheck/idemcheck/fakepsp/core"
 )
 
-// listLimit reads Stripe's limit parameter: 1..100, default 10.
-func listLimit(p params) (int, *response) {
-	n, present, bad := p.int64("limit")
+// ListLimit reads Stripe's limit parameter: 1..100, default 10.
+func ListLimit(p Params) (int, *core.Reply) {
+	n, present, bad := p.Int64("limit")
 	if bad != nil {
 		return 0, bad
 	}
@@ -16,25 +18,25 @@ func listLimit(p params) (int, *response) {
 		return 10, nil
 	}
 	if n < 1 || n > 100 {
-		e := invalidParam("limit", "This value must be between 1 and 100 (got "+strconv.FormatInt(n, 10)+").")
+		e := InvalidParam("limit", "This value must be between 1 and 100 (got "+strconv.FormatInt(n, 10)+").")
 		return 0, &e
 	}
 	return int(n), nil
 }
 
-// paginate answers one page of a list, newest first (ids[i] names
+// Paginate answers one page of a list, newest first (ids[i] names
 // items[i]), with Stripe's cursors: starting_after pages towards older
 // objects, ending_before towards newer ones, and has_more says whether
 // more lie beyond the page in the direction of travel. A cursor that names
 // no object of the list gives an empty page.
-func paginate(c *call, url string, ids []string, items []any) response {
-	limit, bad := listLimit(c.params)
+func Paginate(prm Params, url string, ids []string, items []any) core.Reply {
+	limit, bad := ListLimit(prm)
 	if bad != nil {
 		return *bad
 	}
-	after, before := c.params.str("starting_after"), c.params.str("ending_before")
+	after, before := prm.Str("starting_after"), prm.Str("ending_before")
 	if after != "" && before != "" {
-		return errResp(http.StatusBadRequest, stripeError{Type: "invalid_request_error", Param: "ending_before",
+		return ErrorReply(http.StatusBadRequest, Error{Type: "invalid_request_error", Param: "ending_before",
 			Message: "You may only specify one of these parameters: ending_before, starting_after."})
 	}
 	lo, hi, more := 0, len(items), false
@@ -59,5 +61,5 @@ func paginate(c *call, url string, ids []string, items []any) response {
 		}
 	}
 	data := append([]any{}, items[lo:hi]...)
-	return ok(map[string]any{"object": "list", "url": url, "has_more": more, "data": data})
+	return core.Reply{Status: http.StatusOK, Body: map[string]any{"object": "list", "url": url, "has_more": more, "data": data}}
 }

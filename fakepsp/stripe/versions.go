@@ -1,15 +1,16 @@
-package fakepsp
+package stripe
 
 import (
 	"encoding/json"
 	"net/http"
 	"regexp"
 
-	"github.com/stripe/stripe-go/v85"
+	"github.com/idemcheck/idemcheck/fakepsp/core"
+	stripego "github.com/stripe/stripe-go/v85"
 )
 
 // API versions. The account's default version is stripe-go's pinned
-// stripe.APIVersion (the library fakepsp is checked against). A request
+// stripego.APIVersion (the library fakepsp is checked against). A request
 // may name another in Stripe-Version, and a webhook endpoint may be created
 // with api_version, as Stripe allows; a string that is not a version is
 // refused as Stripe refuses it. fakepsp renders one shape, the default
@@ -18,43 +19,45 @@ import (
 // to an endpoint created with it (so a library of that version verifies
 // them). Field differences between versions are not modelled (docs).
 
-// DefaultAPIVersion is the version every account answers in.
-const DefaultAPIVersion = stripe.APIVersion
+// APIVersion is the version every account answers in.
+const APIVersion = stripego.APIVersion
 
 // apiVersionRE: Stripe's version strings, "2024-06-20" or
 // "2026-03-25.dahlia" (a date and a release train).
 var apiVersionRE = regexp.MustCompile(`^20[0-9]{2}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])(\.[a-z]+)?$`)
 
-func validAPIVersion(v string) bool { return apiVersionRE.MatchString(v) }
+// ValidAPIVersion reports a string Stripe takes as an API version.
+func ValidAPIVersion(v string) bool { return apiVersionRE.MatchString(v) }
 
-func invalidVersion(v string) response {
-	return errResp(http.StatusBadRequest, stripeError{Type: "invalid_request_error",
+// InvalidVersion is Stripe's answer to a Stripe-Version that is no version.
+func InvalidVersion(v string) core.Reply {
+	return ErrorReply(http.StatusBadRequest, Error{Type: "invalid_request_error",
 		Message: "Invalid Stripe API version: " + v})
 }
 
-// requestVersion is the version a request asks for (Stripe-Version), or
+// RequestVersion is the version a request asks for (Stripe-Version), or
 // the default; ok is false for a string that is no version.
-func requestVersion(r *http.Request) (string, bool) {
+func RequestVersion(r *http.Request) (string, bool) {
 	v := r.Header.Get("Stripe-Version")
 	if v == "" {
-		return DefaultAPIVersion, true
+		return APIVersion, true
 	}
-	return v, validAPIVersion(v)
+	return v, ValidAPIVersion(v)
 }
 
-// rawFor is ev as an endpoint of version v receives it.
-func (ev *event) rawFor(v string) []byte {
-	if v == "" || v == DefaultAPIVersion {
-		return ev.raw
+// EventFor is an event's JSON, raw, as an endpoint of version v receives it.
+func EventFor(raw []byte, v string) []byte {
+	if v == "" || v == APIVersion {
+		return raw
 	}
 	var m map[string]json.RawMessage
-	if json.Unmarshal(ev.raw, &m) != nil {
-		return ev.raw
+	if json.Unmarshal(raw, &m) != nil {
+		return raw
 	}
 	m["api_version"], _ = json.Marshal(v)
 	b, err := json.Marshal(m)
 	if err != nil {
-		return ev.raw
+		return raw
 	}
 	return b
 }

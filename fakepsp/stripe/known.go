@@ -1,4 +1,4 @@
-package fakepsp
+package stripe
 
 import (
 	"net/http"
@@ -8,7 +8,8 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/stripe/stripe-go/v85"
+	"github.com/idemcheck/idemcheck/fakepsp/core"
+	stripego "github.com/stripe/stripe-go/v85"
 )
 
 // Stripe answers 400 parameter_unknown to any parameter an endpoint does not
@@ -18,42 +19,42 @@ import (
 // for the API version the library pins, not a list kept by hand. Parameters
 // Stripe takes but the fake does not model are accepted and ignored.
 
-// paramNode is one level of an endpoint's parameter tree.
-type paramNode struct {
-	fields map[string]*paramNode // struct fields by form name
-	anyKey *paramNode            // a map: any key, this value
-	elem   *paramNode            // a slice: name[] or name[N]
+// ParamNode is one level of an endpoint's parameter tree.
+type ParamNode struct {
+	fields map[string]*ParamNode // struct fields by form name
+	anyKey *ParamNode            // a map: any key, this value
+	elem   *ParamNode            // a slice: name[] or name[N]
 }
 
 var (
-	stripeParamsType = reflect.TypeOf(stripe.Params{})
-	paramTrees       sync.Map // reflect.Type -> *paramNode
+	stripeParamsType = reflect.TypeOf(stripego.Params{})
+	paramTrees       sync.Map // reflect.Type -> *ParamNode
 )
 
-// paramTree is the parameter tree of a stripe-go params struct (e.g.
-// stripe.PaymentIntentCreateParams{}).
-func paramTree(v any) *paramNode {
+// ParamTree is the parameter tree of a stripe-go params struct (e.g.
+// stripego.PaymentIntentCreateParams{}).
+func ParamTree(v any) *ParamNode {
 	t := reflect.TypeOf(v)
 	if n, ok := paramTrees.Load(t); ok {
-		return n.(*paramNode)
+		return n.(*ParamNode)
 	}
-	n := buildTree(t, map[reflect.Type]*paramNode{})
+	n := buildTree(t, map[reflect.Type]*ParamNode{})
 	paramTrees.Store(t, n)
 	return n
 }
 
-func buildTree(t reflect.Type, seen map[reflect.Type]*paramNode) *paramNode {
+func buildTree(t reflect.Type, seen map[reflect.Type]*ParamNode) *ParamNode {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
 	if n, ok := seen[t]; ok {
 		return n // a recursive type: share the node
 	}
-	n := &paramNode{}
+	n := &ParamNode{}
 	seen[t] = n
 	switch t.Kind() {
 	case reflect.Struct:
-		n.fields = map[string]*paramNode{}
+		n.fields = map[string]*ParamNode{}
 		addFields(n, t, seen)
 	case reflect.Map:
 		n.anyKey = buildTree(t.Elem(), seen)
@@ -63,7 +64,7 @@ func buildTree(t reflect.Type, seen map[reflect.Type]*paramNode) *paramNode {
 	return n
 }
 
-func addFields(n *paramNode, t reflect.Type, seen map[reflect.Type]*paramNode) {
+func addFields(n *ParamNode, t reflect.Type, seen map[reflect.Type]*ParamNode) {
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
 		name, _, _ := strings.Cut(f.Tag.Get("form"), ",")
@@ -72,7 +73,7 @@ func addFields(n *paramNode, t reflect.Type, seen map[reflect.Type]*paramNode) {
 			continue
 		case name == "*":
 			// Embedded ListParams and SearchParams give limit, starting_after,
-			// query...; stripe.Params gives only the library's own fields
+			// query...; stripego.Params gives only the library's own fields
 			// (each params struct declares its real expand and metadata).
 			ft := f.Type
 			for ft.Kind() == reflect.Pointer {
@@ -91,8 +92,8 @@ func addFields(n *paramNode, t reflect.Type, seen map[reflect.Type]*paramNode) {
 	}
 }
 
-func mergeNodes(a, b *paramNode) *paramNode {
-	m := &paramNode{anyKey: a.anyKey, elem: a.elem, fields: map[string]*paramNode{}}
+func mergeNodes(a, b *ParamNode) *ParamNode {
+	m := &ParamNode{anyKey: a.anyKey, elem: a.elem, fields: map[string]*ParamNode{}}
 	if m.anyKey == nil {
 		m.anyKey = b.anyKey
 	}
@@ -108,12 +109,12 @@ func mergeNodes(a, b *paramNode) *paramNode {
 	return m
 }
 
-// unknownParams lists the parameters of v the tree does not know, each named
+// UnknownParams lists the parameters of v the tree does not know, each named
 // as Stripe names it: the key up to and including its first unknown level.
-func (n *paramNode) unknownParams(p params) []string {
+func (n *ParamNode) UnknownParams(p Params) []string {
 	var bad []string
 	seen := map[string]bool{}
-	for key := range p.v {
+	for key := range p.Values() {
 		if u := n.unknown(key); u != "" && !seen[u] {
 			seen[u] = true
 			bad = append(bad, u)
@@ -124,7 +125,7 @@ func (n *paramNode) unknownParams(p params) []string {
 }
 
 // unknown returns "" when key is a parameter the tree takes.
-func (n *paramNode) unknown(key string) string {
+func (n *ParamNode) unknown(key string) string {
 	segs, ok := splitKey(key)
 	if !ok {
 		return key
@@ -180,12 +181,12 @@ func isIndex(s string) bool {
 	return err == nil && n >= 0
 }
 
-// unknownParam is Stripe's answer to parameters an endpoint does not take.
-func unknownParam(names []string) response {
+// UnknownParam is Stripe's answer to parameters an endpoint does not take.
+func UnknownParam(names []string) core.Reply {
 	msg := "Received unknown parameter: " + names[0]
 	if len(names) > 1 {
 		msg = "Received unknown parameters: " + strings.Join(names, ", ")
 	}
-	return errResp(http.StatusBadRequest, stripeError{Type: "invalid_request_error", Code: "parameter_unknown",
+	return ErrorReply(http.StatusBadRequest, Error{Type: "invalid_request_error", Code: "parameter_unknown",
 		Param: names[0], Message: msg, DocURL: "https://stripe.com/docs/error-codes/parameter-unknown"})
 }

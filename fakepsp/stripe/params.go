@@ -1,4 +1,4 @@
-package fakepsp
+package stripe
 
 import (
 	"io"
@@ -8,97 +8,102 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/idemcheck/idemcheck/fakepsp/core"
 )
 
-// params are a request's parameters as Stripe's form encoding writes them
+// Params are a request's parameters as Stripe's form encoding writes them
 // (metadata[k]=v, expand[0]=x), from the query string or the form body, so
 // one fingerprint compares them all.
-type params struct{ v url.Values }
+type Params struct{ v url.Values }
 
 const maxBody = 1 << 20
 
-// readParams decodes the query string (GET/DELETE) or the body (POST). Stripe
+// ReadParams decodes the query string (GET/DELETE) or the body (POST). Stripe
 // reads only form-encoded bodies: a JSON body (or any other type) is refused
 // as Stripe refuses it, before anything runs, so a client that would fail
 // against Stripe fails here too.
-func readParams(r *http.Request) (params, *response) {
+func ReadParams(r *http.Request) (Params, *core.Reply) {
 	if r.Method != http.MethodPost {
 		v, err := url.ParseQuery(r.URL.RawQuery)
 		if err != nil {
-			e := invalidParam("", "Invalid query string: "+err.Error())
-			return params{}, &e
+			e := InvalidParam("", "Invalid query string: "+err.Error())
+			return Params{}, &e
 		}
-		return params{v}, nil
+		return Params{v}, nil
 	}
 	body, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
 	if err != nil {
-		e := invalidParam("", "Could not read the request body: "+err.Error())
-		return params{}, &e
+		e := InvalidParam("", "Could not read the request body: "+err.Error())
+		return Params{}, &e
 	}
 	if len(body) > maxBody {
-		e := invalidParam("", "Request body too large.")
-		return params{}, &e
+		e := InvalidParam("", "Request body too large.")
+		return Params{}, &e
 	}
 	if raw := r.Header.Get("Content-Type"); raw != "" {
 		ct, _, _ := mime.ParseMediaType(raw)
 		if ct != "application/x-www-form-urlencoded" {
 			e := unsupportedContentType(raw)
-			return params{}, &e
+			return Params{}, &e
 		}
 	}
 	v, err := url.ParseQuery(string(body))
 	if err != nil {
-		e := invalidParam("", "Invalid form-encoded body: "+err.Error())
-		return params{}, &e
+		e := InvalidParam("", "Invalid form-encoded body: "+err.Error())
+		return Params{}, &e
 	}
-	return params{v}, nil
+	return Params{v}, nil
 }
 
 // unsupportedContentType is Stripe's answer to a body that is not form
 // encoded (seen from the live API for text/plain; the same for JSON).
-func unsupportedContentType(ct string) response {
-	return errResp(http.StatusBadRequest, stripeError{Type: "invalid_request_error",
+func unsupportedContentType(ct string) core.Reply {
+	return ErrorReply(http.StatusBadRequest, Error{Type: "invalid_request_error",
 		Message: "Invalid request: unsupported Content-Type " + ct + ". If error persists and you need assistance, please contact support@stripe.com."})
 }
 
-// fingerprint is the canonical form of the parameters (sorted keys).
-func (p params) fingerprint() string { return p.v.Encode() }
+// Values are the parameters as decoded; callers read them, never write.
+func (p Params) Values() url.Values { return p.v }
 
-func (p params) has(k string) bool { _, ok := p.v[k]; return ok }
+// Fingerprint is the canonical form of the parameters (sorted keys).
+func (p Params) Fingerprint() string { return p.v.Encode() }
 
-func (p params) str(k string) string { return p.v.Get(k) }
+func (p Params) Has(k string) bool { _, ok := p.v[k]; return ok }
 
-// int64 parses an integer parameter; present is false when it is absent.
-func (p params) int64(k string) (n int64, present bool, bad *response) {
+func (p Params) Str(k string) string { return p.v.Get(k) }
+
+// Int64 parses an integer parameter; present is false when it is absent.
+func (p Params) Int64(k string) (n int64, present bool, bad *core.Reply) {
 	s, ok := p.v[k]
 	if !ok {
 		return 0, false, nil
 	}
 	n, err := strconv.ParseInt(strings.TrimSpace(s[0]), 10, 64)
 	if err != nil {
-		e := invalidParam(k, "Invalid integer: "+s[0])
+		e := InvalidParam(k, "Invalid integer: "+s[0])
 		return 0, true, &e
 	}
 	return n, true, nil
 }
 
-// boolean parses a boolean parameter (absent = false).
-func (p params) boolean(k string) (bool, *response) {
+// Bool parses a boolean parameter (absent = false).
+func (p Params) Bool(k string) (bool, *core.Reply) {
 	s, ok := p.v[k]
 	if !ok || s[0] == "" {
 		return false, nil
 	}
 	b, err := strconv.ParseBool(s[0])
 	if err != nil {
-		e := invalidParam(k, "Invalid boolean: "+s[0])
+		e := InvalidParam(k, "Invalid boolean: "+s[0])
 		return false, &e
 	}
 	return b, nil
 }
 
-// metadata collects metadata[k]=v; Stripe's limits: 50 keys, key 40 chars,
+// Metadata collects metadata[k]=v; Stripe's limits: 50 keys, key 40 chars,
 // value 500 chars.
-func (p params) metadata() (map[string]string, *response) {
+func (p Params) Metadata() (map[string]string, *core.Reply) {
 	md := map[string]string{}
 	for k, vs := range p.v {
 		if !strings.HasPrefix(k, "metadata[") || !strings.HasSuffix(k, "]") {
@@ -106,11 +111,11 @@ func (p params) metadata() (map[string]string, *response) {
 		}
 		name := k[len("metadata[") : len(k)-1]
 		if name == "" || len(name) > 40 {
-			e := invalidParam(k, "Metadata keys must be 1 to 40 characters long.")
+			e := InvalidParam(k, "Metadata keys must be 1 to 40 characters long.")
 			return nil, &e
 		}
 		if len(vs[0]) > 500 {
-			e := invalidParam(k, "Metadata values can have up to 500 characters.")
+			e := InvalidParam(k, "Metadata values can have up to 500 characters.")
 			return nil, &e
 		}
 		if vs[0] != "" { // an empty value unsets a key in Stripe
@@ -118,14 +123,14 @@ func (p params) metadata() (map[string]string, *response) {
 		}
 	}
 	if len(md) > 50 {
-		e := invalidParam("metadata", "Metadata can have up to 50 keys.")
+		e := InvalidParam("metadata", "Metadata can have up to 50 keys.")
 		return nil, &e
 	}
 	return md, nil
 }
 
-// array collects name[]=x or name[0]=x, name[1]=y in index order.
-func (p params) array(name string) []string {
+// Array collects name[]=x or name[0]=x, name[1]=y in index order.
+func (p Params) Array(name string) []string {
 	out := append([]string(nil), p.v[name+"[]"]...)
 	type iv struct {
 		i int

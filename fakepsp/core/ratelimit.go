@@ -1,14 +1,22 @@
-package fakepsp
+package core
 
 import (
 	"sync"
 	"time"
 )
 
-// rateLimiter holds token buckets per account and per (account, endpoint),
+// RateLimits are token buckets per account and per (account, endpoint).
+// Zero rates take the dialect's defaults; Disabled turns both off.
+type RateLimits struct {
+	PerAccount  float64 // requests per second (Stripe: 100)
+	PerEndpoint float64 // requests per second (Stripe: 25)
+	Disabled    bool
+}
+
+// RateLimiter holds token buckets per account and per (account, endpoint),
 // refilled on real time: it limits throughput, which the PSP clock does not
 // measure.
-type rateLimiter struct {
+type RateLimiter struct {
 	cfg     RateLimits
 	mu      sync.Mutex
 	buckets map[string]*bucket
@@ -19,12 +27,13 @@ type bucket struct {
 	last   time.Time
 }
 
-func newRateLimiter(cfg RateLimits) *rateLimiter {
-	return &rateLimiter{cfg: cfg, buckets: map[string]*bucket{}}
+// NewRateLimiter makes a limiter with cfg's rates.
+func NewRateLimiter(cfg RateLimits) *RateLimiter {
+	return &RateLimiter{cfg: cfg, buckets: map[string]*bucket{}}
 }
 
-// allow takes one token from both buckets, or none when either is empty.
-func (l *rateLimiter) allow(acct, endpoint string) bool {
+// Allow takes one token from both buckets, or none when either is empty.
+func (l *RateLimiter) Allow(acct, endpoint string) bool {
 	if l.cfg.Disabled {
 		return true
 	}
@@ -42,7 +51,7 @@ func (l *rateLimiter) allow(acct, endpoint string) bool {
 }
 
 // fill refills a bucket whose burst equals one second of its rate.
-func (l *rateLimiter) fill(k string, rate float64, now time.Time) *bucket {
+func (l *RateLimiter) fill(k string, rate float64, now time.Time) *bucket {
 	b, ok := l.buckets[k]
 	if !ok {
 		b = &bucket{tokens: rate, last: now}
