@@ -242,6 +242,7 @@ func chaosIntent(ctx context.Context, e *scenario.Env, t *scenario.T, sys *fault
 	// LB, takes the webhook tier down and freezes the resolver: it runs
 	// alone among the faults, as a process fault does.
 	during := make(chan struct{})
+	harnessOff := func() {}
 	exclusive := f != nil && (f.Family() == faults.FamilyProcess || f.Family() == faults.FamilyFailpoint || f.Family() == faults.FamilyRegion ||
 		f.Family() == faults.FamilyWindow)
 	switch {
@@ -249,6 +250,10 @@ func chaosIntent(ctx context.Context, e *scenario.Env, t *scenario.T, sys *fault
 		close(during)
 	case exclusive:
 		procMu.Lock()
+		// The service is away from every client until the undo returns:
+		// their converge windows start then (scenario.Env.HarnessFault).
+		harnessOff = e.HarnessFault()
+		defer harnessOff()
 		go func() {
 			defer close(during)
 			if f.Family() == faults.FamilyProcess {
@@ -301,6 +306,9 @@ func chaosIntent(ctx context.Context, e *scenario.Env, t *scenario.T, sys *fault
 	fired := false
 	if inj != nil {
 		uerr := inj.Undo()
+		if exclusive {
+			harnessOff()
+		}
 		fired = inj.Fired() > 0
 		if uerr != nil {
 			injErr = uerr

@@ -27,6 +27,9 @@ type Effects interface {
 
 // Env is what checks run against.
 type Env struct {
+	// harness: when a fault of the harness has the service away from
+	// every client (harness_window.go).
+	harness harnessWindow
 	Cfg     *config.Config
 	D       *driver.Driver
 	Effects Effects

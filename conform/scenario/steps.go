@@ -262,7 +262,7 @@ func (t *T) RetryUntilFinal(ctx context.Context, step string, in Intent, _ int, 
 // intent's final answer, which the judge holds against the PSP.
 func (t *T) Converge(ctx context.Context, step string, in Intent, mod func(*driver.Send)) []*driver.Attempt {
 	e := t.Env
-	deadline := time.Now().Add(e.Cfg.ConvergeD())
+	began := time.Now()
 	wait := 100 * time.Millisecond
 	var out []*driver.Attempt
 	var final *driver.Attempt
@@ -300,7 +300,7 @@ func (t *T) Converge(ctx context.Context, step string, in Intent, mod func(*driv
 				continue
 			}
 		}
-		if time.Now().Add(wait).After(deadline) {
+		if time.Now().Add(wait).After(e.convergeAfterHarness(began)) {
 			break
 		}
 		if t.Env.sleepFor(ctx, WaitBackoff, wait) != nil {
