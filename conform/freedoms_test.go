@@ -3,25 +3,11 @@ package conform
 import (
 	"fmt"
 	"os"
-	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/idemcheck/idemcheck/checker"
 )
-
-// freedomSeeds is how many seeds TestWebhookFreedoms runs per case: two in
-// the suite, more with IDEMCHECK_FREEDOM_SEEDS for a measurement.
-func freedomSeeds(t *testing.T) int {
-	if s := os.Getenv("IDEMCHECK_FREEDOM_SEEDS"); s != "" {
-		n, err := strconv.Atoi(s)
-		if err != nil || n < 1 {
-			t.Fatalf("IDEMCHECK_FREEDOM_SEEDS=%q is not a count", s)
-		}
-		return n
-	}
-	return 2
-}
 
 const freedomsOff = "fakepsp: true\n  webhook_duplicates: off\n  webhook_out_of_order: off"
 
@@ -40,12 +26,12 @@ func TestWebhookFreedoms(t *testing.T) {
 		kinds               []string
 	}
 	var cases []tc
-	for seed := uint64(1); seed <= uint64(freedomSeeds(t)); seed++ {
+	for seed := uint64(1); seed <= uint64(measuredSeeds(t, 2)); seed++ {
 		cases = append(cases, tc{fmt.Sprintf("created-first/on/seed-%d", seed), "created-first", "", seed, ExitViolation, []string{checker.KindLostEffect}})
 	}
 	cases = append(cases, tc{"created-first/off/seed-1", "created-first", freedomsOff, 1, ExitPass, nil})
-	if os.Getenv("IDEMCHECK_FREEDOM_SEEDS") != "" {
-		for seed := uint64(1); seed <= uint64(2*freedomSeeds(t)); seed++ {
+	if os.Getenv("IDEMCHECK_MEASURE_SEEDS") != "" {
+		for seed := uint64(1); seed <= uint64(2*measuredSeeds(t, 2)); seed++ {
 			cases = append(cases, tc{fmt.Sprintf("none/on/seed-%d", seed), "none", "", seed, ExitPass, nil})
 		}
 	}
