@@ -40,7 +40,7 @@ func startQueue(ctx context.Context, cfg *config.Config, o Options, e *scenario.
 	// with one seed on shared brokers apart; the start time lets a later
 	// run sweep what a killed one left (conform/broker/kafka/sweep.go).
 	run := fmt.Sprintf("q-%d-%s-t%d", seed, hex.EncodeToString(b), time.Now().Unix())
-	br, err := broker.Open(ctx, "kafka", broker.Setup{Addrs: c.Brokers, Run: run, QueueName: c.Topic, GroupName: c.Group, Lanes: c.Partitions, Log: stderr})
+	br, err := broker.Open(ctx, c.Broker, broker.Setup{Addrs: c.Brokers, Run: run, QueueName: c.Topic, GroupName: c.Group, Lanes: c.Partitions, Log: stderr})
 	if err != nil {
 		return fail("%v", err)
 	}
