@@ -47,7 +47,7 @@ func startQueue(ctx context.Context, cfg *config.Config, o Options, e *scenario.
 	undo = append(undo, br.Close)
 	w := br.Where()
 	env[c.Env.Brokers], env[c.Env.Topic], env[c.Env.Group] = strings.Join(w.Addrs, ","), w.Queue, w.Group
-	e.Queue = &scenario.Queue{Cfg: c, Topic: w.Queue, Group: w.Group, Broker: br}
+	e.Queue = &scenario.Queue{Cfg: c, Topic: w.Queue, Group: w.Group, Broker: br, Caps: br.Caps()}
 	if o.StartConsumers != nil {
 		cs, err := o.StartConsumers(ctx, w)
 		if cs != nil && cs.Stop != nil {

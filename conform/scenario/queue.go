@@ -22,8 +22,10 @@ type Queue struct {
 	Cfg   *config.Consumer
 	Topic string
 	Group string
-	// Broker produces the records and reads the evidence (conform/broker).
+	// Broker produces the records and reads the evidence (conform/broker);
+	// Caps is what it does, which decides the queue checks' n/a.
 	Broker broker.Broker
+	Caps   broker.Caps
 	// Procs are the consumer's processes, when they are not the target's
 	// own (the reference's workers); Ready waits until process i is back.
 	Procs []faults.Proc
