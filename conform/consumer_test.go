@@ -14,6 +14,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/conform/broker/kafka"
 	"github.com/idemcheck/idemcheck/conform/scenario"
 	"github.com/idemcheck/idemcheck/stack/services"
 )
@@ -284,7 +285,7 @@ func TestConsumerSweepsStaleRuns(t *testing.T) {
 	if !topics.Has(fresh) {
 		t.Errorf("the fresh run's topic was swept: %v", topics.Names())
 	}
-	dropQueue(adm, fresh, fresh, io.Discard)
+	kafka.Drop(adm, fresh, fresh, io.Discard)
 	assertNoQueueLeft(t, broker)
 }
 

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/idemcheck/idemcheck/checker/history"
+	"github.com/idemcheck/idemcheck/conform/broker"
 	"github.com/idemcheck/idemcheck/conform/checks"
 	"github.com/idemcheck/idemcheck/conform/config"
 	"github.com/idemcheck/idemcheck/conform/pspfront"
@@ -91,9 +92,9 @@ type Options struct {
 	WebhookProc  faults.Proc
 	WebhookReady func(ctx context.Context) error
 	// StartConsumers, when set, starts the consumer of the config's
-	// consumer section on the run's topic and group (the reference's
-	// workers) instead of target.command.
-	StartConsumers func(ctx context.Context, brokers []string, topic, group string) (*Consumers, error)
+	// consumer section on the run's queue (the reference's workers)
+	// instead of target.command.
+	StartConsumers func(ctx context.Context, where broker.Endpoint) (*Consumers, error)
 }
 
 // Consumers are the processes a StartConsumers started: Ready waits until

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/idemcheck/idemcheck/conform"
+	"github.com/idemcheck/idemcheck/conform/broker"
 	"github.com/idemcheck/idemcheck/faults"
 	"github.com/idemcheck/idemcheck/stack/refstack"
 	"github.com/idemcheck/idemcheck/targets/mutant"
@@ -57,8 +58,9 @@ func queueMutant(ws mutant.Set, queue bool) error {
 // consumerStarter starts the reference's workers on the run's topic and
 // group, with a push provider of their own in this process (they notify
 // the payer of each credit; nothing here judges the pushes).
-func consumerStarter(st *refstack.Stack, ws mutant.Set) func(ctx context.Context, brokers []string, topic, group string) (*conform.Consumers, error) {
-	return func(ctx context.Context, brokers []string, topic, group string) (*conform.Consumers, error) {
+func consumerStarter(st *refstack.Stack, ws mutant.Set) func(ctx context.Context, where broker.Endpoint) (*conform.Consumers, error) {
+	return func(ctx context.Context, where broker.Endpoint) (*conform.Consumers, error) {
+		brokers, topic, group := where.Addrs, where.Queue, where.Group
 		if err := worker.Migrate(ctx, st.Ledger.Pool); err != nil {
 			return nil, fmt.Errorf("worker tables: %w", err)
 		}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/idemcheck/idemcheck/checker/history"
+	"github.com/idemcheck/idemcheck/conform/broker"
 	"github.com/idemcheck/idemcheck/conform/scenario"
 )
 
@@ -84,11 +85,20 @@ type queueChaos struct {
 	failed string
 }
 
+// QueueChaosNeeds is what the consumer stream needs of the broker: its
+// kill and rebalance steps wait on the group's members, and a poison goes
+// just before a good record on the same partition.
+const QueueChaosNeeds = broker.Partitions | broker.Members
+
 // startQueueChaos starts the consumer stream for about d; the returned
 // wait ends it and judges every record's credits. nil when the config has
 // no consumer section (or no way to read its credits).
 func startQueueChaos(ctx context.Context, e *scenario.Env, t *scenario.T, d time.Duration, procMu *sync.RWMutex) func() {
 	if e.Queue == nil || scenario.NeedQueue(e) != "" {
+		return nil
+	}
+	if why := scenario.NeedBroker(e, QueueChaosNeeds); why != "" {
+		e.Logf("chaos consumer stream: not run: %s", why)
 		return nil
 	}
 	n := max(8, int(d/(150*time.Millisecond)))

@@ -1,6 +1,20 @@
 package checks
 
-import "github.com/idemcheck/idemcheck/conform/scenario"
+import (
+	"github.com/idemcheck/idemcheck/conform/broker"
+	"github.com/idemcheck/idemcheck/conform/scenario"
+)
+
+// What the Q checks need of the consumer's broker (broker.Cap). Every one
+// waits for the group to form (RequireFormed reads its members); Q-kill
+// waits for killed members to leave; Q-rebalance reads which member holds
+// which partition; Q-poison's poison stops the partition behind it.
+const (
+	needsQDup       = broker.Members
+	needsQKill      = broker.Members
+	needsQRebalance = broker.Partitions | broker.Rebalance | broker.Members
+	needsQPoison    = broker.Partitions | broker.Members
+)
 
 // QueueChecks produce payment records to the service's Kafka consumer as a
 // producer and a broker really deliver them; each is judged from the
@@ -8,9 +22,9 @@ import "github.com/idemcheck/idemcheck/conform/scenario"
 // last: a consumer that stops a partition at the poison stays stopped.
 func QueueChecks() []*scenario.Check {
 	return []*scenario.Check{
-		{ID: "Q-dup", Title: "a record produced twice (a producer retry), at once and after a commit", Level: scenario.Safety, Rule: scenario.RuleQueue, WithoutCreate: true, Needs: scenario.NeedQueue, Run: runQDup},
-		{ID: "Q-kill", Title: "the consumer SIGKILLed between its credit and its offset commit, and at seeded points inside a record's processing, restarted", Level: scenario.Safety, Rule: scenario.RuleQueue, WithoutCreate: true, Needs: scenario.NeedAll(scenario.NeedQueue, scenario.NeedQueueProcs), Run: runQKill},
-		{ID: "Q-rebalance", Title: "a consumer leaves (SIGTERM with a grace, or SIGKILL) while it holds records it has not committed, and rejoins (rebalances)", Level: scenario.Safety, Rule: scenario.RuleQueue, WithoutCreate: true, Needs: scenario.NeedAll(scenario.NeedQueue, scenario.NeedQueueReplicas), Run: runQRebalance},
-		{ID: "Q-poison", Title: "a malformed record between good ones on one partition", Level: scenario.Safety, Rule: scenario.RuleQueue, WithoutCreate: true, Needs: scenario.NeedQueue, Run: runQPoison},
+		{ID: "Q-dup", Title: "a record produced twice (a producer retry), at once and after a commit", Level: scenario.Safety, Rule: scenario.RuleQueue, WithoutCreate: true, Needs: scenario.NeedQueue, Broker: needsQDup, Run: runQDup},
+		{ID: "Q-kill", Title: "the consumer SIGKILLed between its credit and its offset commit, and at seeded points inside a record's processing, restarted", Level: scenario.Safety, Rule: scenario.RuleQueue, WithoutCreate: true, Needs: scenario.NeedAll(scenario.NeedQueue, scenario.NeedQueueProcs), Broker: needsQKill, Run: runQKill},
+		{ID: "Q-rebalance", Title: "a consumer leaves (SIGTERM with a grace, or SIGKILL) while it holds records it has not committed, and rejoins (rebalances)", Level: scenario.Safety, Rule: scenario.RuleQueue, WithoutCreate: true, Needs: scenario.NeedAll(scenario.NeedQueue, scenario.NeedQueueReplicas), Broker: needsQRebalance, Run: runQRebalance},
+		{ID: "Q-poison", Title: "a malformed record between good ones on one partition", Level: scenario.Safety, Rule: scenario.RuleQueue, WithoutCreate: true, Needs: scenario.NeedQueue, Broker: needsQPoison, Run: runQPoison},
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/idemcheck/idemcheck/conform/broker"
 	"github.com/idemcheck/idemcheck/conform/scenario"
 )
 
@@ -44,9 +45,11 @@ func runQPoison(ctx context.Context, e *scenario.Env, t *scenario.T) {
 			"does the service consume $%s in the group named by $%s?", q.Cfg.Env.Topic, q.Cfg.Env.Group)
 		return
 	}
+	// Q-poison needs broker.Partitions: the evidence is per partition.
+	offs, _ := at.(broker.Offsets)
 	stuck := func(r *scenario.QRecord) string {
 		if r.Offset > poison.Offset && scenario.Contains(recordNames(left), r.String()) {
-			return fmt.Sprintf("it sits behind the poison record (partition 0 offset %d) and the group's offset stayed at %d for %s: the partition stopped at the poison", poison.Offset, at[0], e.Cfg.ConvergeD())
+			return fmt.Sprintf("it sits behind the poison record (partition 0 offset %d) and the group's offset stayed at %d for %s: the partition stopped at the poison", poison.Offset, offs[0], e.Cfg.ConvergeD())
 		}
 		return ""
 	}

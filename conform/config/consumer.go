@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/idemcheck/idemcheck/conform/broker"
 )
 
 // Consumer is the service's Kafka consumer of payment records: idemcheck
@@ -13,6 +15,9 @@ import (
 // really do (retried, redelivered, behind a poison record) and count the
 // credits (ledger.credits) they caused.
 type Consumer struct {
+	// Broker names the broker the service consumes from, one of
+	// broker.Names() (default kafka): conform/broker/<name>.
+	Broker string `yaml:"broker"`
 	// Brokers are the bootstrap addresses of a Kafka cluster to use; empty:
 	// idemcheck starts a local Kafka for the run and stops it after.
 	Brokers []string `yaml:"brokers"`
@@ -77,6 +82,11 @@ func (v *validator) consumer() {
 	q := v.c.Consumer
 	if q == nil {
 		return
+	}
+	if q.Broker == "" {
+		q.Broker = "kafka"
+	} else if !slices.Contains(broker.Names(), q.Broker) {
+		v.bad("consumer.broker", "unknown broker %q (supported: %s)", q.Broker, strings.Join(broker.Names(), ", "))
 	}
 	for i, b := range q.Brokers {
 		if _, _, err := net.SplitHostPort(b); err != nil {

@@ -171,6 +171,7 @@ effects:
 # and the Q-* checks produce retried, redelivered and poison records to it,
 # counting the credits (ledger.credits) they caused. Deleted at the end.
 # consumer:
+#   broker: kafka                    # the only broker so far (conform/broker)
 #   # brokers: ["127.0.0.1:9092"]    # default: idemcheck starts a local Kafka
 #   topic: "idemcheck-{{run}}"       # {{run}} is the run's own name
 #   group: "idemcheck-{{run}}"       # the consumer group the service joins

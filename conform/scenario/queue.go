@@ -2,32 +2,30 @@ package scenario
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"hash/fnv"
-	"sort"
 	"strings"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kadm"
-	"github.com/twmb/franz-go/pkg/kgo"
-
 	"github.com/idemcheck/idemcheck/checker/history"
+	"github.com/idemcheck/idemcheck/conform/broker"
 	"github.com/idemcheck/idemcheck/conform/config"
 	"github.com/idemcheck/idemcheck/conform/driver"
 	"github.com/idemcheck/idemcheck/faults"
 )
 
-// Queue is the service's Kafka consumer, when the config has a consumer
-// section: the run's own topic and the group the service consumes it in.
+// Queue is the service's consumer, when the config has a consumer
+// section: the run's own topic (queue) and the group the service consumes
+// it in, on the config's broker.
 type Queue struct {
-	Cfg     *config.Consumer
-	Topic   string
-	Group   string
-	Brokers []string
-	// Client produces to explicit partitions (idemcheck picks them from
-	// the key, so a retried copy lands where its first copy did).
-	Client *kgo.Client
-	Adm    *kadm.Client
+	Cfg   *config.Consumer
+	Topic string
+	Group string
+	// Broker produces the records and reads the evidence (conform/broker);
+	// Caps is what it does, which decides the queue checks' n/a.
+	Broker broker.Broker
+	Caps   broker.Caps
 	// Procs are the consumer's processes, when they are not the target's
 	// own (the reference's workers); Ready waits until process i is back.
 	Procs []faults.Proc
@@ -157,22 +155,19 @@ func (q *Queue) Produce(ctx context.Context, e *Env, recs ...*QRecord) error {
 }
 
 func (q *Queue) ProduceLog(ctx context.Context, e *Env, log bool, recs ...*QRecord) error {
-	krs := make([]*kgo.Record, len(recs))
+	brs := make([]*broker.Record, len(recs))
 	for i, r := range recs {
-		krs[i] = &kgo.Record{Topic: q.Topic, Partition: r.Partition, Key: []byte(r.key), Value: []byte(r.value)}
+		brs[i] = &broker.Record{Key: []byte(r.key), Value: []byte(r.value), Lane: r.Partition}
 	}
-	// ProduceSync's results come in the order the broker answered, not
-	// the order given: each is matched to its record by identity.
-	index := make(map[*kgo.Record]int, len(krs))
-	for i, kr := range krs {
-		index[kr] = i
-	}
-	for _, pr := range q.Client.ProduceSync(ctx, krs...) {
-		r := recs[index[pr.Record]]
-		if pr.Err != nil {
-			return fmt.Errorf("produce %s to %s: %w", r.event, q.Topic, pr.Err)
+	if err := q.Broker.Produce(ctx, brs); err != nil {
+		var pe *broker.ProduceError
+		if errors.As(err, &pe) {
+			return fmt.Errorf("produce %s to %s: %w", recs[pe.I].event, q.Topic, pe.Err)
 		}
-		r.Offset = pr.Record.Offset
+		return fmt.Errorf("produce to %s: %w", q.Topic, err)
+	}
+	for i, r := range recs {
+		r.Offset = brs[i].At.Offset
 	}
 	if log {
 		for _, r := range recs {
@@ -182,27 +177,17 @@ func (q *Queue) ProduceLog(ctx context.Context, e *Env, log bool, recs ...*QReco
 	return nil
 }
 
-// Committed is the group's committed offset per partition of the topic
-// (the next offset it will read; -1: none).
-func (q *Queue) Committed(ctx context.Context) (map[int32]int64, error) {
-	rs, err := q.Adm.FetchOffsetsForTopics(ctx, q.Group, q.Topic)
-	if err != nil {
-		return nil, err
-	}
-	out := map[int32]int64{}
-	for p, r := range rs[q.Topic] {
-		if r.Err == nil {
-			out[p] = r.At
-		}
-	}
-	return out, nil
+// Committed is what the broker says the consumers acknowledged (Kafka:
+// the group's committed offset per partition of the topic).
+func (q *Queue) Committed(ctx context.Context) (broker.Acked, error) {
+	return q.Broker.Acked(ctx)
 }
 
-// NotPassed lists the records the group has not committed past.
-func NotPassed(recs []*QRecord, at map[int32]int64) []*QRecord {
+// NotPassed lists the records the consumers have not acknowledged at at.
+func NotPassed(recs []*QRecord, at broker.Acked) []*QRecord {
 	var out []*QRecord
 	for _, r := range recs {
-		if c, ok := at[r.Partition]; !ok || c <= r.Offset {
+		if at == nil || !at.Passed(broker.Pos{Lane: r.Partition, Offset: r.Offset}) {
 			out = append(out, r)
 		}
 	}
@@ -211,7 +196,7 @@ func NotPassed(recs []*QRecord, at map[int32]int64) []*QRecord {
 
 // WaitCommitted waits, bounded, until the group committed past every
 // record. It returns those it never passed and the offsets last read.
-func (q *Queue) WaitCommitted(ctx context.Context, recs []*QRecord, bound time.Duration) ([]*QRecord, map[int32]int64) {
+func (q *Queue) WaitCommitted(ctx context.Context, recs []*QRecord, bound time.Duration) ([]*QRecord, broker.Acked) {
 	deadline := time.Now().Add(bound)
 	for {
 		at, err := q.Committed(ctx)
@@ -237,34 +222,21 @@ func (q *Queue) RequireCommitted(ctx context.Context, t *T, recs []*QRecord, bou
 	return false
 }
 
-func OffsetsWords(at map[int32]int64) string {
-	if len(at) == 0 {
+// OffsetsWords is the broker's evidence as a finding quotes it.
+func OffsetsWords(at broker.Acked) string {
+	if at == nil {
 		return "nothing"
 	}
-	var ps []int
-	for p := range at {
-		ps = append(ps, int(p))
-	}
-	sort.Ints(ps)
-	var out []string
-	for _, p := range ps {
-		out = append(out, fmt.Sprintf("p%d=%d", p, at[int32(p)]))
-	}
-	return strings.Join(out, " ")
+	return at.String()
 }
 
 // Members are the group's member ids, sorted.
 func (q *Queue) Members(ctx context.Context) ([]string, error) {
-	ds, err := q.Adm.DescribeGroups(ctx, q.Group)
+	g, err := q.Broker.Group(ctx)
 	if err != nil {
 		return nil, err
 	}
-	var out []string
-	for _, m := range ds[q.Group].Members {
-		out = append(out, m.MemberID)
-	}
-	sort.Strings(out)
-	return out, ds.Error()
+	return g.IDs(), g.Err
 }
 
 // WaitMembers waits until the group has n members none of which is in
@@ -306,11 +278,10 @@ func (q *Queue) RequireFormed(ctx context.Context, e *Env, t *T) bool {
 	deadline := time.Now().Add(RedeliveryWait(e))
 	state, count := "", 0
 	for {
-		ds, err := q.Adm.DescribeGroups(ctx, q.Group)
+		g, err := q.Broker.Group(ctx)
 		if err == nil {
-			g := ds[q.Group]
 			state, count = g.State, len(g.Members)
-			if state == "Stable" && (count == n || len(q.ConsumerProcs(e)) == 0 && count > 0) {
+			if g.Stable && (count == n || len(q.ConsumerProcs(e)) == 0 && count > 0) {
 				return true
 			}
 		}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"slices"
 	"time"
+
+	"github.com/idemcheck/idemcheck/conform/broker"
 )
 
 // Stopper is a consumer process idemcheck can stop as an orchestrator
@@ -16,27 +18,20 @@ type Stopper interface {
 // Assignment is each member's partitions of the run's topic, as the
 // group's leader assigned them.
 func (q *Queue) Assignment(ctx context.Context) (map[string][]int32, error) {
-	ds, err := q.Adm.DescribeGroups(ctx, q.Group)
+	g, err := q.Broker.Group(ctx)
 	if err != nil {
 		return nil, err
 	}
 	out := map[string][]int32{}
-	for _, m := range ds[q.Group].Members {
-		out[m.MemberID] = nil
-		if c, ok := m.Assigned.AsConsumer(); ok {
-			for _, t := range c.Topics {
-				if t.Topic == q.Topic {
-					out[m.MemberID] = append(out[m.MemberID], t.Partitions...)
-				}
-			}
-		}
+	for _, m := range g.Members {
+		out[m.ID] = m.Lanes
 	}
-	return out, ds.Error()
+	return out, g.Err
 }
 
 // Held lists the records of recs on parts that the group had not
 // committed past at at: what a member owning parts holds uncommitted.
-func Held(recs []*QRecord, parts []int32, at map[int32]int64) []*QRecord {
+func Held(recs []*QRecord, parts []int32, at broker.Acked) []*QRecord {
 	var out []*QRecord
 	for _, r := range NotPassed(recs, at) {
 		if slices.Contains(parts, r.Partition) {
@@ -80,7 +75,7 @@ func (q *Queue) WaitGone(ctx context.Context, n int, gone []string, bound time.D
 
 // Progress reads, for each record, whether it is credited, and the
 // group's committed offsets: where a fault about to strike finds them.
-func (q *Queue) Progress(ctx context.Context, e *Env, recs []*QRecord) (credited map[*QRecord]bool, at map[int32]int64, ok bool) {
+func (q *Queue) Progress(ctx context.Context, e *Env, recs []*QRecord) (credited map[*QRecord]bool, at broker.Acked, ok bool) {
 	credited = map[*QRecord]bool{}
 	for _, r := range recs {
 		rows, err := q.credits(ctx, e, r.Ref)

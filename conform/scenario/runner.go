@@ -21,11 +21,9 @@ func RunCheck(ctx context.Context, e *Env, c *Check) (r Result) {
 		r.Verdict, r.Why = NA, config.ConsumerOnlyWhy
 		return r
 	}
-	if c.Needs != nil {
-		if why := c.Needs(e); why != "" {
-			r.Verdict, r.Why = NA, why
-			return r
-		}
+	if why := NotApplicable(e, c); why != "" {
+		r.Verdict, r.Why = NA, why
+		return r
 	}
 	start := time.Now()
 	t := &T{Check: c, Env: e, Intents: map[string]bool{}, finals: map[string]*driver.Attempt{}, start: history.Now()}

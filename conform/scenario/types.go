@@ -14,6 +14,7 @@ import (
 
 	"github.com/idemcheck/idemcheck/checker"
 	"github.com/idemcheck/idemcheck/checker/history"
+	"github.com/idemcheck/idemcheck/conform/broker"
 	"github.com/idemcheck/idemcheck/conform/driver"
 	"github.com/idemcheck/idemcheck/fakepsp"
 )
@@ -97,6 +98,9 @@ type Check struct {
 	Rule string
 	// Needs returns why the check does not apply to this target ("" = applies).
 	Needs func(e *Env) string
+	// Broker is what a queue check needs of the consumer's broker: where
+	// the broker lacks some of it, the check is n/a saying what (NeedBroker).
+	Broker broker.Cap
 	// WithoutCreate: the check sends no create request (the Q checks), so it
 	// runs on a consumer-only config; every other check is n/a there.
 	WithoutCreate bool

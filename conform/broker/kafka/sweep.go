@@ -1,4 +1,4 @@
-package conform
+package kafka
 
 import (
 	"context"
@@ -10,8 +10,6 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
-
-	"github.com/idemcheck/idemcheck/conform/config"
 )
 
 // staleAfter is how old a run's topic must be before a later run sweeps
@@ -19,7 +17,7 @@ import (
 // the same brokers is never touched.
 const staleAfter = time.Hour
 
-// runNameRE is the {{run}} part of a queue run's names (startQueue).
+// runNameRE is the {{run}} part of a queue run's names (conform's startQueue).
 const runNameRE = `(q-\d+-[0-9a-f]{8}-t(\d+))`
 
 // staleRun says whether topic is one a run of this config made more than
@@ -45,7 +43,7 @@ func staleRun(topic, tmpl string, now time.Time) (string, bool) {
 // on the user's brokers when they were SIGKILLed (and so never cleaned
 // up): those started over staleAfter ago whose group has no member. What
 // it cannot delete it says, and the run goes on.
-func sweepStaleQueues(ctx context.Context, adm *kadm.Client, c *config.Consumer, now time.Time, stderr io.Writer) {
+func sweepStaleQueues(ctx context.Context, adm *kadm.Client, topicTmpl, groupTmpl string, now time.Time, stderr io.Writer) {
 	ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 	defer cancel()
 	topics, err := adm.ListTopics(ctx)
@@ -54,15 +52,15 @@ func sweepStaleQueues(ctx context.Context, adm *kadm.Client, c *config.Consumer,
 		return
 	}
 	for _, topic := range topics.Names() {
-		run, ok := staleRun(topic, c.Topic, now)
+		run, ok := staleRun(topic, topicTmpl, now)
 		if !ok {
 			continue
 		}
-		group := strings.ReplaceAll(c.Group, "{{run}}", run)
+		group := strings.ReplaceAll(groupTmpl, "{{run}}", run)
 		if ds, err := adm.DescribeGroups(ctx, group); err == nil && len(ds[group].Members) > 0 {
 			continue // someone still consumes it: not ours to sweep
 		}
 		fmt.Fprintf(stderr, "idemcheck run: sweeping topic %s and group %s, left by a run that did not end cleanly\n", topic, group)
-		dropQueue(adm, topic, group, stderr)
+		Drop(adm, topic, group, stderr)
 	}
 }

@@ -1,0 +1,205 @@
+// Package broker is the seam between the queue checks (Q-*, chaos's
+// consumer stream) and the message broker a service consumes from. The
+// checks produce records, read what the broker says the consumer
+// acknowledged, and read the consumers the broker sees; they never take
+// the consumer's own word. Each broker is one folder under conform/broker
+// that registers itself (kafka/); conform/config/brokers.go imports each.
+package broker
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+)
+
+// Broker is one run's queue on one broker: opened (the queue made, a
+// stale run's leftovers swept) before the service starts, closed (the
+// queue and its consumer group deleted, what was started stopped) after
+// the service's processes are stopped.
+type Broker interface {
+	// Caps is what this broker does that some check needs.
+	Caps() Caps
+	// Where is what a started consumer is told (see Endpoint).
+	Where() Endpoint
+	// Describe says, for the run's log, which broker and queue the run uses.
+	Describe() string
+	// Produce sends each record and waits for the broker's own
+	// acknowledgement of it; it sets each record's At.
+	Produce(ctx context.Context, recs []*Record) error
+	// Acked reads, from the broker, what the run's consumers have
+	// acknowledged (Kafka: the group's committed offsets).
+	Acked(ctx context.Context) (Acked, error)
+	// Group reads the consumers the broker sees on the queue.
+	Group(ctx context.Context) (Group, error)
+	// Close deletes the run's queue and group and stops what Open started.
+	Close()
+}
+
+// Endpoint is where a consumer finds the run's queue. A started command
+// gets each in its environment under the consumer.env names: Addrs
+// (comma-joined) in consumer.env.brokers, Queue in consumer.env.topic,
+// Group in consumer.env.group. A broker with more names (a dead-letter
+// queue) adds its own consumer.env field beside these.
+type Endpoint struct {
+	// Addrs are the broker's addresses (Kafka's bootstrap servers; an SQS
+	// endpoint URL; an AMQP URL).
+	Addrs []string
+	// Queue is the run's queue (Kafka's topic; an SQS queue; a RabbitMQ queue).
+	Queue string
+	// Group is the consumers' shared name where the broker has one (a
+	// Kafka consumer group); "" where it has none.
+	Group string
+}
+
+// Record is one record a check produces.
+type Record struct {
+	Key, Value []byte
+	// Lane is the partition the record goes to, on a broker with
+	// Partitions (idemcheck picks it from the key, so a retried copy
+	// lands where its first copy did); 0 elsewhere.
+	Lane int32
+	// DedupID is the broker's own deduplication id (SQS FIFO's
+	// MessageDeduplicationId), where the broker has one (DedupWindow).
+	DedupID string
+	// At is where the broker stored the record, set by Produce.
+	At Pos
+}
+
+// Pos is where a broker stored a record: its lane and its position in
+// the lane (Kafka's partition and offset); Offset -1 until produced.
+type Pos struct {
+	Lane   int32
+	Offset int64
+}
+
+// Acked is the broker's record, at one moment, of what the consumers
+// acknowledged (committed, deleted, acked).
+type Acked interface {
+	// Passed says whether the consumers acknowledged the record at p.
+	Passed(p Pos) bool
+	// String is the evidence as a finding quotes it ("p0=3 p1=5", "nothing").
+	String() string
+}
+
+// Offsets is Acked on a broker with Partitions: per lane, the next offset
+// the group will read (the group committed past every offset below it).
+type Offsets map[int32]int64
+
+func (o Offsets) Passed(p Pos) bool {
+	c, ok := o[p.Lane]
+	return ok && c > p.Offset
+}
+
+func (o Offsets) String() string {
+	if len(o) == 0 {
+		return "nothing"
+	}
+	var ps []int
+	for p := range o {
+		ps = append(ps, int(p))
+	}
+	sort.Ints(ps)
+	var out []string
+	for _, p := range ps {
+		out = append(out, fmt.Sprintf("p%d=%d", p, o[int32(p)]))
+	}
+	return strings.Join(out, " ")
+}
+
+// Group is the consumers the broker sees on the run's queue.
+type Group struct {
+	// State is the broker's own word for the group ("Stable" on Kafka);
+	// Stable says the group is not rebalancing.
+	State  string
+	Stable bool
+	// Members are sorted by ID.
+	Members []Member
+	// Err is the broker's error for this group, read with it.
+	Err error
+}
+
+// Member is one consumer the broker sees, and the lanes it holds.
+type Member struct {
+	ID    string
+	Lanes []int32
+}
+
+// IDs are the members' ids, sorted.
+func (g Group) IDs() []string {
+	var out []string
+	for _, m := range g.Members {
+		out = append(out, m.ID)
+	}
+	return out
+}
+
+// Setup is what a broker is opened with, from the config's consumer
+// section.
+type Setup struct {
+	// Addrs are consumer.brokers; none: the broker starts one for the run.
+	Addrs []string
+	// Run names this run ({{run}} in QueueName and GroupName); the
+	// templates let Open sweep what a SIGKILLed earlier run left.
+	Run                  string
+	QueueName, GroupName string
+	// Lanes is consumer.partitions, on a broker with Partitions.
+	Lanes int
+	Log   io.Writer
+}
+
+// Opener opens a run's queue on one broker.
+type Opener func(ctx context.Context, s Setup) (Broker, error)
+
+var registry = map[string]struct {
+	open Opener
+	caps Caps
+}{}
+
+// Register adds a broker under its consumer.broker name, with its
+// capabilities (known before any is opened: a check's n/a is decided
+// from them).
+func Register(name string, caps Caps, open Opener) {
+	if _, dup := registry[name]; dup {
+		panic("broker " + name + " registered twice")
+	}
+	registry[name] = struct {
+		open Opener
+		caps Caps
+	}{open, caps}
+}
+
+// Names are the registered brokers, sorted: the values consumer.broker takes.
+func Names() []string {
+	var out []string
+	for n := range registry {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// CapsOf is the registered broker's capabilities (ok false: none by that name).
+func CapsOf(name string) (Caps, bool) {
+	r, ok := registry[name]
+	return r.caps, ok
+}
+
+// Open opens the run's queue on the named broker.
+func Open(ctx context.Context, name string, s Setup) (Broker, error) {
+	r, ok := registry[name]
+	if !ok {
+		return nil, fmt.Errorf("no broker %q (supported: %s)", name, strings.Join(Names(), ", "))
+	}
+	return r.open(ctx, s)
+}
+
+// ProduceError is a record the broker did not take: recs[I] of a Produce.
+type ProduceError struct {
+	I   int
+	Err error
+}
+
+func (e *ProduceError) Error() string { return fmt.Sprintf("record %d: %v", e.I, e.Err) }
+func (e *ProduceError) Unwrap() error { return e.Err }

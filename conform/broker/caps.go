@@ -1,0 +1,56 @@
+package broker
+
+import "strings"
+
+// Cap is one thing a broker does that a check may need.
+type Cap uint
+
+const (
+	// Partitions: records go to ordered lanes the producer picks, and a
+	// consumer acknowledges a lane by position, so one record it cannot
+	// pass stops the records behind it (Kafka).
+	Partitions Cap = 1 << iota
+	// Rebalance: consumers share the lanes in a group, and a consumer
+	// that leaves hands its lanes, with what it had not acknowledged, to
+	// another (Kafka's consumer groups).
+	Rebalance
+	// Members: the broker lists the consumers reading the queue.
+	Members
+	// DedupWindow: the broker drops a record whose dedup id it saw within
+	// a window (SQS FIFO's MessageDeduplicationId).
+	DedupWindow
+	// Visibility: a record received and not acknowledged within a timeout
+	// is delivered again (SQS's visibility timeout).
+	Visibility
+	// DeadLetter: a record that fails too often is moved aside (an SQS
+	// redrive policy, a RabbitMQ dead-letter exchange).
+	DeadLetter
+)
+
+var capNames = []struct {
+	c    Cap
+	name string
+}{
+	{Partitions, "ordered partitions"},
+	{Rebalance, "a consumer group that rebalances"},
+	{Members, "a list of the queue's consumers"},
+	{DedupWindow, "a deduplication window"},
+	{Visibility, "a visibility timeout"},
+	{DeadLetter, "a dead-letter queue"},
+}
+
+func (c Cap) String() string {
+	var out []string
+	for _, n := range capNames {
+		if c&n.c != 0 {
+			out = append(out, n.name)
+		}
+	}
+	return strings.Join(out, " and ")
+}
+
+// Caps is the set of what a broker does.
+type Caps = Cap
+
+// Lacks is what of need the broker does not do (0: nothing).
+func (c Cap) Lacks(need Cap) Cap { return need &^ c }

@@ -1,0 +1,31 @@
+package scenario
+
+import (
+	"fmt"
+
+	"github.com/idemcheck/idemcheck/conform/broker"
+)
+
+// NeedBroker says why a queue check that needs need of the consumer's
+// broker does not apply ("" = the broker has all of it, or there is no
+// consumer section, which NeedQueue says).
+func NeedBroker(e *Env, need broker.Cap) string {
+	if e.Queue == nil || need == 0 {
+		return ""
+	}
+	if lacks := e.Queue.Caps.Lacks(need); lacks != 0 {
+		return fmt.Sprintf("needs %s, which broker %s (consumer.broker) does not have", lacks, e.Queue.Cfg.Broker)
+	}
+	return ""
+}
+
+// NotApplicable is why c does not apply to e: its own Needs first, then
+// what it needs of the consumer's broker ("" = it applies).
+func NotApplicable(e *Env, c *Check) string {
+	if c.Needs != nil {
+		if why := c.Needs(e); why != "" {
+			return why
+		}
+	}
+	return NeedBroker(e, c.Broker)
+}
