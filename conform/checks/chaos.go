@@ -242,7 +242,7 @@ func chaosIntent(ctx context.Context, e *scenario.Env, t *scenario.T, sys *fault
 	// LB, takes the webhook tier down and freezes the resolver: it runs
 	// alone among the faults, as a process fault does.
 	during := make(chan struct{})
-	harnessOff := func() {}
+	harnessOff, linkOff := func() {}, func() {}
 	exclusive := f != nil && (f.Family() == faults.FamilyProcess || f.Family() == faults.FamilyFailpoint || f.Family() == faults.FamilyRegion ||
 		f.Family() == faults.FamilyWindow)
 	switch {
@@ -266,6 +266,11 @@ func chaosIntent(ctx context.Context, e *scenario.Env, t *scenario.T, sys *fault
 		}
 	default:
 		procMu.RLock()
+		if f.Family() == faults.FamilyNetwork {
+			// The latency bursts leave the links to it (scenario's linkGate).
+			linkOff = e.LinkFaultOn()
+			defer linkOff()
+		}
 		inj, injErr = f.Inject(ctx, sys, scope)
 		close(during)
 	}
@@ -309,6 +314,7 @@ func chaosIntent(ctx context.Context, e *scenario.Env, t *scenario.T, sys *fault
 		if exclusive {
 			harnessOff()
 		}
+		linkOff()
 		fired = inj.Fired() > 0
 		if uerr != nil {
 			injErr = uerr

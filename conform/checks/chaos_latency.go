@@ -58,6 +58,8 @@ type burstTally struct {
 	fired  []string
 	idle   []string
 	failed []string
+	// skipped: a network fault was armed on the links (scenario's linkGate).
+	skipped []string
 }
 
 // StartBursts runs the latency bursts on the run's dependency links beside
@@ -97,6 +99,8 @@ func StartBursts(ctx context.Context, e *scenario.Env, t *scenario.T, d time.Dur
 				switch {
 				case err != nil:
 					bt.failed = append(bt.failed, word+": "+err.Error())
+				case n < 0:
+					bt.skipped = append(bt.skipped, word)
 				case n > 0:
 					bt.held[e.Links[p.Link].Name]++
 					bt.fired = append(bt.fired, fmt.Sprintf("%s held back %d", word, n))
@@ -113,7 +117,7 @@ func StartBursts(ctx context.Context, e *scenario.Env, t *scenario.T, d time.Dur
 			t.Inconclusive("every latency burst the plan drew was put on its link", "these were not: %s", strings.Join(bt.failed, "; "))
 		}
 		run := len(bt.fired) + len(bt.idle) + len(bt.failed)
-		t.Counted("latency bursts: %d of %d run held back traffic (a plan of %d, run while the traffic ran)", len(bt.fired), run, len(plan))
+		t.Counted("latency bursts: %d of %d run held back traffic (a plan of %d, run while the traffic ran; %d skipped while a network fault was armed on the links)", len(bt.fired), run, len(plan), len(bt.skipped))
 		for _, w := range bt.fired {
 			t.Counted("  %s", w)
 		}
@@ -128,21 +132,37 @@ func StartBursts(ctx context.Context, e *scenario.Env, t *scenario.T, d time.Dur
 // it (bounded by burstAim more): a link whose traffic comes in batches (a
 // relay's pass, a consumer's batch) is idle between them, and a burst
 // that no request crossed widened nothing. The traffic's end (ctx) ends
-// it. It returns what it held back.
+// it. It returns what it held back, -1 when it did not go on because a
+// network fault was armed on the links.
 func burstOnce(ctx context.Context, e *scenario.Env, p PlannedBurst, round int) (string, int64, error) {
 	l := e.Links[p.Link]
 	word := fmt.Sprintf("burst %02d on %s (%s)", p.N, l.Name, p.Burst)
 	if round > 0 {
 		word = fmt.Sprintf("burst %02d (repeat %d) on %s (%s)", p.N, round, l.Name, p.Burst)
 	}
+	yield, end, ok := e.BurstStart()
+	if !ok {
+		return word, -1, nil // skipped: a network fault was armed on the links
+	}
+	defer end()
 	undo, count, err := l.Link.Burst(p.Burst)
 	if err != nil {
 		return word, 0, err
 	}
 	start := history.Now()
-	_ = scenario.SleepCtx(ctx, p.Burst.Hold)
-	for end := time.Now().Add(burstAim); count() == 0 && time.Now().Before(end) && ctx.Err() == nil; {
-		_ = scenario.SleepCtx(ctx, 20*time.Millisecond)
+	// A network fault that arms meanwhile takes the links back at once.
+	hold, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		select {
+		case <-yield:
+			cancel()
+		case <-hold.Done():
+		}
+	}()
+	_ = scenario.SleepCtx(hold, p.Burst.Hold)
+	for end := time.Now().Add(burstAim); count() == 0 && time.Now().Before(end) && hold.Err() == nil; {
+		_ = scenario.SleepCtx(hold, 20*time.Millisecond)
 	}
 	n := count()
 	if err := undo(); err != nil {

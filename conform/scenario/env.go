@@ -30,6 +30,8 @@ type Env struct {
 	// harness: when a fault of the harness has the service away from
 	// every client (harness_window.go).
 	harness harnessWindow
+	// links keeps latency bursts and network faults apart (link_gate.go).
+	links   linkGate
 	Cfg     *config.Config
 	D       *driver.Driver
 	Effects Effects
