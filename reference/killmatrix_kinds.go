@@ -69,6 +69,12 @@ var chaosMay = map[string][]string{
 	// in_progress, an answer a void intent never gives (the bench's kill
 	// matrix, seed 898264932376097557).
 	string(mutant.ResolveReadOnly): {checker.KindInconsistentAnswer},
+	// A RESOLVE that voids the key apart from the create's claim lets the
+	// create charge after the void; when that create's own client is last
+	// answered with the void (a 409 void after its 502), the charge stands
+	// and the client was told it did not happen: the same intent's
+	// effect-after-void is also its failed-but-charged (kill matrix, seed 13).
+	string(mutant.NonAtomicResolve): {checker.KindFailedButCharged},
 	// Each blind move of a webhook delivery is a new event: with three or
 	// more copies of the payment's event (psp-webhook-duplicates), the
 	// phone gets a third alert for the one payment, beyond E1's one
