@@ -47,12 +47,18 @@ func TestSIGKILLedRunLeavesNothingRunning(t *testing.T) {
 		t.Fatalf("the run did not reach its quiet period with the target up (target processes %v)", processesWith(tag))
 	}
 	dirs := ownedBy(cmd.Process.Pid)
+	if len(dirs) != 1 {
+		t.Fatalf("the run owned %d temp dirs, want 1: %v", len(dirs), dirs)
+	}
 	if err := cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
 	_ = cmd.Wait()
-	// The watchdog polls twice a second.
-	for deadline := time.Now().Add(5 * time.Second); len(processesWith(tag)) > 0 && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+	// Another run starting now sweeps the dead run's dir before its
+	// watchdog (polling twice a second) has read the groups to kill: the
+	// sweep must leave the dir to the watchdog.
+	sweepStale()
+	for deadline := time.Now().Add(5 * time.Second); (len(processesWith(tag)) > 0 || watchdogAlive(dirs[0])) && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
 	}
 	if left := processesWith(tag); len(left) > 0 {
 		b, _ := os.ReadFile(filepath.Join(dirs[0], "target-groups"))
@@ -60,8 +66,8 @@ func TestSIGKILLedRunLeavesNothingRunning(t *testing.T) {
 		t.Logf("groups file %q\n%s", b, out)
 		t.Fatalf("target processes outlived the SIGKILLed run: %v", left)
 	}
-	if len(dirs) != 1 {
-		t.Fatalf("the run owned %d temp dirs, want 1: %v", len(dirs), dirs)
+	if watchdogAlive(dirs[0]) {
+		t.Fatalf("the watchdog of %s still runs 5s after the run died", dirs[0])
 	}
 	sweepStale()
 	if _, err := os.Stat(dirs[0]); !os.IsNotExist(err) {

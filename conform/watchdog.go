@@ -35,6 +35,10 @@ func startWatchdog(dir string) (*watchdog, error) {
 	if err := w.cmd.Start(); err != nil {
 		return nil, err
 	}
+	// A later run's sweep must leave this dir alone until the watchdog has
+	// read the groups file: the watchdog polls twice a second, and a sweep
+	// that came first would leave it nothing to kill.
+	_ = os.WriteFile(filepath.Join(dir, watchdogFile), []byte(strconv.Itoa(w.cmd.Process.Pid)), 0o644)
 	return w, nil
 }
 
@@ -47,7 +51,11 @@ func (w *watchdog) watch(pgid int) {
 	for g := range w.pgs {
 		b.WriteString(strconv.Itoa(g) + "\n")
 	}
-	_ = os.WriteFile(w.file, []byte(b.String()), 0o644)
+	// Write then rename: the watchdog's cat never sees a truncated file.
+	tmp := w.file + ".new"
+	if os.WriteFile(tmp, []byte(b.String()), 0o644) == nil {
+		_ = os.Rename(tmp, w.file)
+	}
 }
 
 func (w *watchdog) stop() {
@@ -61,6 +69,9 @@ func (w *watchdog) stop() {
 // ownerFile names the pid of the run that owns a temp dir, so a later run
 // can remove what a SIGKILLed one left.
 const ownerFile = "idemcheck-owner.pid"
+
+// watchdogFile names the pid of the dir's watchdog.
+const watchdogFile = "idemcheck-watchdog.pid"
 
 func writeOwner(dir string) {
 	_ = os.WriteFile(filepath.Join(dir, ownerFile), []byte(strconv.Itoa(os.Getpid())), 0o644)
@@ -78,8 +89,27 @@ func sweepStale() {
 		if err != nil || pid <= 0 || pid == os.Getpid() {
 			continue
 		}
-		if err := syscall.Kill(pid, 0); err == syscall.ESRCH {
+		if err := syscall.Kill(pid, 0); err == syscall.ESRCH && !watchdogAlive(d) {
 			_ = os.RemoveAll(d)
 		}
 	}
+}
+
+// watchdogAlive says whether the watchdog of run dir d still runs. Its
+// script names the dir, which tells it from an unrelated process that took
+// its pid; where /proc cannot say, a live pid counts as the watchdog.
+func watchdogAlive(d string) bool {
+	b, err := os.ReadFile(filepath.Join(d, watchdogFile))
+	if err != nil {
+		return false
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil || pid <= 0 || syscall.Kill(pid, 0) == syscall.ESRCH {
+		return false
+	}
+	cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	if err != nil {
+		return true
+	}
+	return strings.Contains(string(cmdline), d)
 }
