@@ -20,6 +20,9 @@ const (
 	postgresImage = "postgres:16-alpine"
 	valkeyImage   = "valkey/valkey:8"
 	kafkaImage    = "apache/kafka:4.1.1"
+	// elasticmqImage is ElasticMQ's native build, the same server as the
+	// local provider's jars.
+	elasticmqImage = "softwaremill/elasticmq-native:1.6.11"
 )
 
 // dockerProbeTimeout bounds the question "does a Docker engine answer?".
@@ -178,4 +181,22 @@ func startContainerKafka(ctx context.Context) (Service, error) {
 	}
 	return &container{kind: Kafka, endpoint: net.JoinHostPort(host, port.Port()),
 		version: strings.TrimPrefix(kafkaImage, "apache/kafka:"), ctr: ctr}, nil
+}
+
+func startContainerElasticMQ(ctx context.Context) (Service, error) {
+	ctr, err := testcontainers.Run(ctx, elasticmqImage,
+		testcontainers.WithExposedPorts("9324/tcp"),
+		testcontainers.WithWaitStrategy(wait.ForHTTP("/?Action=ListQueues").WithPort("9324/tcp").WithStartupTimeout(60*time.Second)),
+	)
+	if err != nil {
+		return nil, fmt.Errorf("sqs (testcontainers): %w", err)
+	}
+	host, _ := ctr.Host(ctx)
+	port, err := ctr.MappedPort(ctx, "9324/tcp")
+	if err != nil {
+		_ = ctr.Terminate(context.Background())
+		return nil, err
+	}
+	return &container{kind: SQS, endpoint: "http://" + net.JoinHostPort(host, port.Port()),
+		version: "ElasticMQ " + strings.TrimPrefix(elasticmqImage, "softwaremill/elasticmq-native:"), ctr: ctr}, nil
 }

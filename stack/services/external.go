@@ -12,9 +12,10 @@ const (
 	EnvPostgresDSN  = "IDEMCHECK_POSTGRES_DSN"
 	EnvKafkaBrokers = "IDEMCHECK_KAFKA_BROKERS"
 	EnvValkeyAddr   = "IDEMCHECK_VALKEY_ADDR"
+	EnvSQSEndpoint  = "IDEMCHECK_SQS_ENDPOINT"
 )
 
-var externalEnv = map[Kind]string{Postgres: EnvPostgresDSN, Kafka: EnvKafkaBrokers, Valkey: EnvValkeyAddr}
+var externalEnv = map[Kind]string{Postgres: EnvPostgresDSN, Kafka: EnvKafkaBrokers, Valkey: EnvValkeyAddr, SQS: EnvSQSEndpoint}
 
 // external is a server someone else runs; Stop leaves it running.
 type external struct {
@@ -59,6 +60,9 @@ func startExternal(ctx context.Context, k Kind) (Service, error) {
 		if e.version == "" {
 			e.version = infoField(info, "redis_version")
 		}
+	case SQS:
+		e.version = "external"
+		err = sqsAnswers(ctx, v, false)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s=%q: %s does not answer within %s: %v", env, v, k, externalTimeout, err)

@@ -1,4 +1,4 @@
-// Package services brings up the real Postgres, Kafka and Valkey a run needs,
+// Package services brings up the real Postgres, Kafka, Valkey and SQS a run needs,
 // from the first provider that can: external addresses, testcontainers, or the
 // servers' own binaries on this machine.
 package services
@@ -8,21 +8,24 @@ import (
 	"io"
 )
 
-// Kind names one of the three servers.
+// Kind names one of the servers.
 type Kind string
 
-// The servers idemcheck runs against.
+// The servers idemcheck runs against. SQS is the queue API (standard and
+// FIFO queues); the local provider runs ElasticMQ, the testcontainers one
+// its image, and the external one may point at AWS itself.
 const (
 	Postgres Kind = "postgres"
 	Kafka    Kind = "kafka"
 	Valkey   Kind = "valkey"
+	SQS      Kind = "sqs"
 )
 
 // Service is one running server.
 type Service interface {
 	Kind() Kind
 	// Endpoint is what a client dials: a postgres:// DSN, a Kafka bootstrap
-	// host:port, or a Valkey host:port.
+	// host:port, a Valkey host:port, or an SQS endpoint URL.
 	Endpoint() string
 	// Version is the server's own version string, as it reported it.
 	Version() string
@@ -34,7 +37,7 @@ type Service interface {
 
 // Options says which servers to start and how.
 type Options struct {
-	Postgres, Kafka, Valkey bool
+	Postgres, Kafka, Valkey, SQS bool
 	// KafkaAdvertise, when set, is given a second broker listener's host:port
 	// and returns the address the broker must advertise on it (a Toxiproxy
 	// link in front of that listener). Clients that bootstrap through
@@ -50,6 +53,7 @@ type Stack struct {
 	Postgres Service
 	Kafka    Service
 	Valkey   Service
+	SQS      Service
 	// KafkaProxied is the advertised address of the proxied listener, empty
 	// unless Options.KafkaAdvertise was set.
 	KafkaProxied string

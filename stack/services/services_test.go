@@ -32,6 +32,7 @@ func TestExternalUnreachableNamesVariable(t *testing.T) {
 		{EnvPostgresDSN, fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable", port), Options{Postgres: true}},
 		{EnvKafkaBrokers, fmt.Sprintf("127.0.0.1:%d", port), Options{Kafka: true}},
 		{EnvValkeyAddr, fmt.Sprintf("127.0.0.1:%d", port), Options{Valkey: true}},
+		{EnvSQSEndpoint, fmt.Sprintf("http://127.0.0.1:%d", port), Options{SQS: true}},
 	}
 	for _, c := range cases {
 		t.Run(c.env, func(t *testing.T) {

@@ -42,6 +42,9 @@ func Start(ctx context.Context, opts Options) (*Stack, error) {
 	if opts.Kafka {
 		kinds = append(kinds, Kafka)
 	}
+	if opts.SQS {
+		kinds = append(kinds, SQS)
+	}
 	// The servers start side by side: Kafka's JVM is the long pole, and the
 	// others are ready well before it.
 	type result struct {
@@ -106,6 +109,8 @@ func startOne(ctx context.Context, k Kind, opts Options, dockerUp func() bool) (
 			svc, err = startContainerPostgres(ctx)
 		case Valkey:
 			svc, err = startContainerValkey(ctx)
+		case SQS:
+			svc, err = startContainerElasticMQ(ctx)
 		case Kafka:
 			if opts.KafkaAdvertise != nil {
 				return nil, "", "", errors.New("kafka (testcontainers): a proxied listener needs the local provider; unset the Docker engine or use IDEMCHECK_KAFKA_BROKERS")
@@ -121,6 +126,9 @@ func startOne(ctx context.Context, k Kind, opts Options, dockerUp func() bool) (
 	case Valkey:
 		svc, err := startLocalValkey(ctx)
 		return svc, "local", "", err
+	case SQS:
+		svc, err := startLocalElasticMQ(ctx)
+		return svc, "local", "", err
 	default:
 		svc, proxied, err := startLocalKafka(ctx, opts.KafkaAdvertise)
 		return svc, "local", proxied, err
@@ -135,6 +143,8 @@ func (s *Stack) set(k Kind, svc Service) {
 		s.Kafka = svc
 	case Valkey:
 		s.Valkey = svc
+	case SQS:
+		s.SQS = svc
 	}
 	s.stop = append(s.stop, svc.Stop)
 }
