@@ -13,6 +13,7 @@ require (
 	github.com/jackc/pgx/v5 v5.13.0
 	github.com/onsi/ginkgo/v2 v2.34.0
 	github.com/onsi/gomega v1.44.0
+	github.com/rabbitmq/amqp091-go v1.17.0
 	github.com/rs/zerolog v1.33.0
 	github.com/stripe/stripe-go/v85 v85.0.0
 	github.com/testcontainers/testcontainers-go v0.45.0

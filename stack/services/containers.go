@@ -23,6 +23,8 @@ const (
 	// elasticmqImage is ElasticMQ's native build, the same server as the
 	// local provider's jars.
 	elasticmqImage = "softwaremill/elasticmq-native:1.6.11"
+	// rabbitmqImage matches Debian 12's package's minor version.
+	rabbitmqImage = "rabbitmq:3.10"
 )
 
 // dockerProbeTimeout bounds the question "does a Docker engine answer?".
@@ -199,4 +201,27 @@ func startContainerElasticMQ(ctx context.Context) (Service, error) {
 	}
 	return &container{kind: SQS, endpoint: "http://" + net.JoinHostPort(host, port.Port()),
 		version: "ElasticMQ " + strings.TrimPrefix(elasticmqImage, "softwaremill/elasticmq-native:"), ctr: ctr}, nil
+}
+
+func startContainerRabbitMQ(ctx context.Context) (Service, error) {
+	ctr, err := testcontainers.Run(ctx, rabbitmqImage,
+		testcontainers.WithExposedPorts("5672/tcp"),
+		testcontainers.WithWaitStrategy(wait.ForLog("Server startup complete").WithStartupTimeout(90*time.Second)),
+	)
+	if err != nil {
+		return nil, fmt.Errorf("rabbitmq (testcontainers): %w", err)
+	}
+	host, _ := ctr.Host(ctx)
+	port, err := ctr.MappedPort(ctx, "5672/tcp")
+	if err != nil {
+		_ = ctr.Terminate(context.Background())
+		return nil, err
+	}
+	url := "amqp://guest:guest@" + net.JoinHostPort(host, port.Port()) + "/"
+	v, err := rabbitmqVersion(ctx, url)
+	if err != nil {
+		_ = ctr.Terminate(context.Background())
+		return nil, err
+	}
+	return &container{kind: RabbitMQ, endpoint: url, version: v, ctr: ctr}, nil
 }

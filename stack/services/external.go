@@ -13,9 +13,10 @@ const (
 	EnvKafkaBrokers = "IDEMCHECK_KAFKA_BROKERS"
 	EnvValkeyAddr   = "IDEMCHECK_VALKEY_ADDR"
 	EnvSQSEndpoint  = "IDEMCHECK_SQS_ENDPOINT"
+	EnvRabbitMQURL  = "IDEMCHECK_RABBITMQ_URL"
 )
 
-var externalEnv = map[Kind]string{Postgres: EnvPostgresDSN, Kafka: EnvKafkaBrokers, Valkey: EnvValkeyAddr, SQS: EnvSQSEndpoint}
+var externalEnv = map[Kind]string{Postgres: EnvPostgresDSN, Kafka: EnvKafkaBrokers, Valkey: EnvValkeyAddr, SQS: EnvSQSEndpoint, RabbitMQ: EnvRabbitMQURL}
 
 // external is a server someone else runs; Stop leaves it running.
 type external struct {
@@ -63,6 +64,8 @@ func startExternal(ctx context.Context, k Kind) (Service, error) {
 	case SQS:
 		e.version = "external"
 		err = sqsAnswers(ctx, v, false)
+	case RabbitMQ:
+		e.version, err = rabbitmqVersion(ctx, v)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s=%q: %s does not answer within %s: %v", env, v, k, externalTimeout, err)

@@ -1,4 +1,4 @@
-// Package services brings up the real Postgres, Kafka, Valkey and SQS a run needs,
+// Package services brings up the real Postgres, Kafka, Valkey, SQS and RabbitMQ a run needs,
 // from the first provider that can: external addresses, testcontainers, or the
 // servers' own binaries on this machine.
 package services
@@ -19,13 +19,14 @@ const (
 	Kafka    Kind = "kafka"
 	Valkey   Kind = "valkey"
 	SQS      Kind = "sqs"
+	RabbitMQ Kind = "rabbitmq"
 )
 
 // Service is one running server.
 type Service interface {
 	Kind() Kind
 	// Endpoint is what a client dials: a postgres:// DSN, a Kafka bootstrap
-	// host:port, a Valkey host:port, or an SQS endpoint URL.
+	// host:port, a Valkey host:port, an SQS endpoint URL, or an amqp:// URL.
 	Endpoint() string
 	// Version is the server's own version string, as it reported it.
 	Version() string
@@ -37,7 +38,7 @@ type Service interface {
 
 // Options says which servers to start and how.
 type Options struct {
-	Postgres, Kafka, Valkey, SQS bool
+	Postgres, Kafka, Valkey, SQS, RabbitMQ bool
 	// KafkaAdvertise, when set, is given a second broker listener's host:port
 	// and returns the address the broker must advertise on it (a Toxiproxy
 	// link in front of that listener). Clients that bootstrap through
@@ -54,6 +55,7 @@ type Stack struct {
 	Kafka    Service
 	Valkey   Service
 	SQS      Service
+	RabbitMQ Service
 	// KafkaProxied is the advertised address of the proxied listener, empty
 	// unless Options.KafkaAdvertise was set.
 	KafkaProxied string

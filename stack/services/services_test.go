@@ -33,6 +33,7 @@ func TestExternalUnreachableNamesVariable(t *testing.T) {
 		{EnvKafkaBrokers, fmt.Sprintf("127.0.0.1:%d", port), Options{Kafka: true}},
 		{EnvValkeyAddr, fmt.Sprintf("127.0.0.1:%d", port), Options{Valkey: true}},
 		{EnvSQSEndpoint, fmt.Sprintf("http://127.0.0.1:%d", port), Options{SQS: true}},
+		{EnvRabbitMQURL, fmt.Sprintf("amqp://guest:guest@127.0.0.1:%d/", port), Options{RabbitMQ: true}},
 	}
 	for _, c := range cases {
 		t.Run(c.env, func(t *testing.T) {

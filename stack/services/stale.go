@@ -18,7 +18,7 @@ func writeOwner(dir string) {
 }
 
 func sweepStale() {
-	for _, k := range []Kind{Postgres, Valkey, Kafka, SQS} {
+	for _, k := range []Kind{Postgres, Valkey, Kafka, SQS, RabbitMQ} {
 		dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), "idemcheck-"+string(k)+"-*"))
 		for _, d := range dirs {
 			b, err := os.ReadFile(filepath.Join(d, ownerFile))

@@ -45,6 +45,9 @@ func Start(ctx context.Context, opts Options) (*Stack, error) {
 	if opts.SQS {
 		kinds = append(kinds, SQS)
 	}
+	if opts.RabbitMQ {
+		kinds = append(kinds, RabbitMQ)
+	}
 	// The servers start side by side: Kafka's JVM is the long pole, and the
 	// others are ready well before it.
 	type result struct {
@@ -111,6 +114,8 @@ func startOne(ctx context.Context, k Kind, opts Options, dockerUp func() bool) (
 			svc, err = startContainerValkey(ctx)
 		case SQS:
 			svc, err = startContainerElasticMQ(ctx)
+		case RabbitMQ:
+			svc, err = startContainerRabbitMQ(ctx)
 		case Kafka:
 			if opts.KafkaAdvertise != nil {
 				return nil, "", "", errors.New("kafka (testcontainers): a proxied listener needs the local provider; unset the Docker engine or use IDEMCHECK_KAFKA_BROKERS")
@@ -129,6 +134,9 @@ func startOne(ctx context.Context, k Kind, opts Options, dockerUp func() bool) (
 	case SQS:
 		svc, err := startLocalElasticMQ(ctx)
 		return svc, "local", "", err
+	case RabbitMQ:
+		svc, err := startLocalRabbitMQ(ctx)
+		return svc, "local", "", err
 	default:
 		svc, proxied, err := startLocalKafka(ctx, opts.KafkaAdvertise)
 		return svc, "local", proxied, err
@@ -145,6 +153,8 @@ func (s *Stack) set(k Kind, svc Service) {
 		s.Valkey = svc
 	case SQS:
 		s.SQS = svc
+	case RabbitMQ:
+		s.RabbitMQ = svc
 	}
 	s.stop = append(s.stop, svc.Stop)
 }
