@@ -33,6 +33,14 @@ type Broker interface {
 	Acked(ctx context.Context) (Acked, error)
 	// Group reads the consumers the broker sees on the queue.
 	Group(ctx context.Context) (Group, error)
+	// Ready reads the broker's own signal that the run's consumers are
+	// reading the queue in their steady state, so a check's fault hits
+	// what it is meant to (Kafka: the group is Stable, its rebalance done
+	// and the assignment in force, with one member per consumer process;
+	// a broker without groups may say a receive was seen). consumers is
+	// how many processes consume (0: idemcheck does not own them, so at
+	// least one). It fills Unmet and Saw even when it returns an error.
+	Ready(ctx context.Context, consumers int) (Readiness, error)
 	// Close deletes the run's queue and group and stops what Open started.
 	Close()
 }
@@ -118,6 +126,16 @@ type Group struct {
 	Members []Member
 	// Err is the broker's error for this group, read with it.
 	Err error
+}
+
+// Readiness is one reading of a broker's readiness signal, with the
+// words a finding quotes when it never came.
+type Readiness struct {
+	Ready bool
+	// Unmet is what was waited for, said as not reached ("group g was not
+	// Stable with 2 member(s)"); Saw is what the broker showed instead
+	// ("state \"PreparingRebalance\", 1 member(s)").
+	Unmet, Saw string
 }
 
 // Member is one consumer the broker sees, and the lanes it holds.

@@ -12,7 +12,7 @@ import (
 // payment's copy again only after the group committed past its first.
 func runQDup(ctx context.Context, e *scenario.Env, t *scenario.T) {
 	q := e.Queue
-	if !q.RequireFormed(ctx, e, t) {
+	if !q.RequireReady(ctx, e, t) {
 		return
 	}
 	a, b := scenario.NewQRecord(ctx, e, t), scenario.NewQRecord(ctx, e, t)

@@ -13,7 +13,7 @@ import (
 // partition at the poison (and says nothing) loses every record behind it.
 func runQPoison(ctx context.Context, e *scenario.Env, t *scenario.T) {
 	q := e.Queue
-	if !q.RequireFormed(ctx, e, t) {
+	if !q.RequireReady(ctx, e, t) {
 		return
 	}
 	var before, after []*scenario.QRecord

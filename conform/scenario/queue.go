@@ -269,28 +269,37 @@ func Contains(xs []string, x string) bool {
 	return false
 }
 
-// RequireFormed waits until the group is Stable with one member per
-// started instance: records produced while the group still forms are
+// RequireReady waits until the broker says the run's consumers are ready
+// (broker.Readiness: on Kafka the group is Stable with one member per
+// started instance): records produced while the group still forms are
 // read by whichever member briefly owns their partition, which is not the
 // steady state a check's fault is meant to hit.
-func (q *Queue) RequireFormed(ctx context.Context, e *Env, t *T) bool {
-	n := max(len(q.ConsumerProcs(e)), 1)
+func (q *Queue) RequireReady(ctx context.Context, e *Env, t *T) bool {
 	deadline := time.Now().Add(RedeliveryWait(e))
-	state, count := "", 0
+	var last broker.Readiness
 	for {
-		g, err := q.Broker.Group(ctx)
-		if err == nil {
-			state, count = g.State, len(g.Members)
-			if g.Stable && (count == n || len(q.ConsumerProcs(e)) == 0 && count > 0) {
-				return true
-			}
+		r, err := q.Broker.Ready(ctx, len(q.ConsumerProcs(e)))
+		// A failed reading keeps what the last good one saw.
+		if err == nil || last.Unmet == "" {
+			last = r
+		}
+		if err == nil && r.Ready {
+			return true
 		}
 		if time.Now().After(deadline) || SleepCtx(ctx, 50*time.Millisecond) != nil {
-			t.Inconclusive(fmt.Sprintf("group %s was not Stable with %d member(s) within %s (state %q, %d member(s))", q.Group, n, RedeliveryWait(e), state, count),
-				"does each instance consume $%s in the group named by $%s?", q.Cfg.Env.Topic, q.Cfg.Env.Group)
+			t.Inconclusive(fmt.Sprintf("%s within %s (%s)", last.Unmet, RedeliveryWait(e), last.Saw), "%s", q.consumesHint())
 			return false
 		}
 	}
+}
+
+// consumesHint asks whether the service reads the run's queue, by the
+// variables that name it.
+func (q *Queue) consumesHint() string {
+	if q.Group == "" {
+		return fmt.Sprintf("does each instance consume $%s?", q.Cfg.Env.Topic)
+	}
+	return fmt.Sprintf("does each instance consume $%s in the group named by $%s?", q.Cfg.Env.Topic, q.Cfg.Env.Group)
 }
 
 // FirstOf polls until the record is credited or the group committed past
