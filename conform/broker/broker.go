@@ -69,7 +69,8 @@ type Record struct {
 	// lands where its first copy did); 0 elsewhere.
 	Lane int32
 	// DedupID is the broker's own deduplication id (SQS FIFO's
-	// MessageDeduplicationId), where the broker has one (DedupWindow).
+	// MessageDeduplicationId), set only on a broker with DedupWindow; a
+	// producer's retry carries its first copy's.
 	DedupID string
 	// At is where the broker stored the record, set by Produce.
 	At Pos
@@ -210,7 +211,15 @@ func Open(ctx context.Context, name string, s Setup) (Broker, error) {
 	if !ok {
 		return nil, fmt.Errorf("no broker %q (supported: %s)", name, strings.Join(Names(), ", "))
 	}
-	return r.open(ctx, s)
+	b, err := r.open(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	if _, ok := b.(Deduper); r.caps&DedupWindow != 0 && !ok {
+		b.Close()
+		return nil, fmt.Errorf("broker %s declares a dedup window but does not say how long (broker.Deduper)", name)
+	}
+	return b, nil
 }
 
 // ProduceError is a record the broker did not take: recs[I] of a Produce.

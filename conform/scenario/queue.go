@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/idemcheck/idemcheck/checker/history"
@@ -100,14 +101,21 @@ func RedeliveryWait(e *Env) time.Duration { return max(e.Cfg.ConvergeD(), 60*tim
 // QRecord is one record a queue check produces: the payment it carries
 // and where the broker put it.
 type QRecord struct {
-	Ref       PaymentRef
-	event     string
-	amount    int64
-	poison    bool
-	key       string
-	value     string
-	Partition int32
-	Offset    int64
+	Ref    PaymentRef
+	event  string
+	amount int64
+	poison bool
+	key    string
+	value  string
+	// dedup is the broker's dedup id, on a broker with a dedup window; a
+	// copy carries its original's. sent and acked bracket its produce.
+	dedup       string
+	sent, acked time.Time
+	Partition   int32
+	Offset      int64
+	// dupNote, on a copy that carries a dedup id, says where it fell
+	// against the broker's window (Q-dup's evidence).
+	dupNote string
 }
 
 func (r *QRecord) String() string { return fmt.Sprintf("%s@%d/%d", r.event, r.Partition, r.Offset) }
@@ -133,6 +141,9 @@ func NewQRecord(ctx context.Context, e *Env, t *T) *QRecord {
 	vals := map[string]string{"payment_id": r.Ref.PaymentID, "psp_payment_id": r.Ref.PSPPaymentID, "order_id": r.Ref.OrderID,
 		"event_id": r.event, "amount": fmt.Sprint(r.amount), "merchant": "acct_idemcheck_merchant"}
 	r.key, r.value = driver.Fill(e.Queue.Cfg.Key, vals), driver.Fill(e.Queue.Cfg.Message, vals)
+	if e.Queue.Caps&broker.DedupWindow != 0 {
+		r.dedup = "idemcheck-" + r.event
+	}
 	h := fnv.New32a()
 	h.Write([]byte(r.key))
 	r.Partition = int32(h.Sum32() % uint32(e.Queue.Cfg.Partitions))
@@ -141,12 +152,19 @@ func NewQRecord(ctx context.Context, e *Env, t *T) *QRecord {
 
 // PoisonRecord is a record on partition p no consumer can process.
 func PoisonRecord(e *Env, p int32) *QRecord {
-	return &QRecord{poison: true, event: "poison", key: "idemcheck-poison", value: e.Queue.Cfg.Poison, Partition: p, Offset: -1}
+	r := &QRecord{poison: true, event: "poison", key: "idemcheck-poison", value: e.Queue.Cfg.Poison, Partition: p, Offset: -1}
+	if e.Queue.Caps&broker.DedupWindow != 0 {
+		// Each poison is a record of its own, never a retry of another.
+		r.dedup = fmt.Sprintf("idemcheck-poison-%d", poisons.Add(1))
+	}
+	return r
 }
+
+var poisons atomic.Int64
 
 // CopyOf is a second record with the same key and body: a producer retry
 // whose first send had landed.
-func CopyOf(r *QRecord) *QRecord { c := *r; c.Offset = -1; return &c }
+func CopyOf(r *QRecord) *QRecord { c := *r; c.Offset, c.dupNote = -1, ""; return &c }
 
 // Produce sends each record and waits for the broker's acknowledgement,
 // which carries the offset it is stored at: the evidence it is in the log.
@@ -157,9 +175,12 @@ func (q *Queue) Produce(ctx context.Context, e *Env, recs ...*QRecord) error {
 func (q *Queue) ProduceLog(ctx context.Context, e *Env, log bool, recs ...*QRecord) error {
 	brs := make([]*broker.Record, len(recs))
 	for i, r := range recs {
-		brs[i] = &broker.Record{Key: []byte(r.key), Value: []byte(r.value), Lane: r.Partition}
+		brs[i] = &broker.Record{Key: []byte(r.key), Value: []byte(r.value), Lane: r.Partition, DedupID: r.dedup}
 	}
-	if err := q.Broker.Produce(ctx, brs); err != nil {
+	sent := time.Now()
+	err := q.Broker.Produce(ctx, brs)
+	acked := time.Now()
+	if err != nil {
 		var pe *broker.ProduceError
 		if errors.As(err, &pe) {
 			return fmt.Errorf("produce %s to %s: %w", recs[pe.I].event, q.Topic, pe.Err)
@@ -168,6 +189,7 @@ func (q *Queue) ProduceLog(ctx context.Context, e *Env, log bool, recs ...*QReco
 	}
 	for i, r := range recs {
 		r.Offset = brs[i].At.Offset
+		r.sent, r.acked = sent, acked
 	}
 	if log {
 		for _, r := range recs {

@@ -5,6 +5,7 @@ package brokertest
 import (
 	"context"
 	"sync"
+	"time"
 
 	"github.com/idemcheck/idemcheck/conform/broker"
 )
@@ -25,12 +26,26 @@ type Fake struct {
 	mu       sync.Mutex
 	readings int
 	produced []broker.Record
+	closed   bool
 }
 
 func (f *Fake) Caps() broker.Caps      { return f.C }
 func (f *Fake) Where() broker.Endpoint { return f.W }
 func (f *Fake) Describe() string       { return "a fake broker" }
-func (f *Fake) Close()                 {}
+
+// Close notes that it was called (Closed).
+func (f *Fake) Close() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.closed = true
+}
+
+// Closed says whether Close was called.
+func (f *Fake) Closed() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.closed
+}
 
 // Produce stores each record at the next offset of its lane.
 func (f *Fake) Produce(_ context.Context, recs []*broker.Record) error {
@@ -73,3 +88,11 @@ func (f *Fake) ReadyCalls() int {
 }
 
 var _ broker.Broker = (*Fake)(nil)
+
+// Dedup is a Fake with a dedup window of Window (broker.Deduper).
+type Dedup struct {
+	*Fake
+	Window time.Duration
+}
+
+func (d Dedup) DedupWindow() time.Duration { return d.Window }
