@@ -171,22 +171,50 @@ type Setup struct {
 // Opener opens a run's queue on one broker.
 type Opener func(ctx context.Context, s Setup) (Broker, error)
 
+// Spec is the config's consumer section as a broker checks it, before
+// any run: its names are templates holding {{run}}.
+type Spec struct {
+	// Addrs are consumer.brokers; Queue and Group consumer.topic and
+	// consumer.group; Lanes consumer.partitions.
+	Addrs        []string
+	Queue, Group string
+	Lanes        int
+}
+
+// Validator checks s against the broker's own rules (an address's form,
+// what a queue's name may hold) and fills what it defaults. bad reports
+// one problem on a field named as the config spells it
+// ("consumer.brokers"); the config adds the file and line.
+type Validator func(s *Spec, bad func(field, format string, args ...any))
+
 var registry = map[string]struct {
-	open Opener
-	caps Caps
+	open  Opener
+	caps  Caps
+	check Validator
 }{}
 
 // Register adds a broker under its consumer.broker name, with its
 // capabilities (known before any is opened: a check's n/a is decided
-// from them).
-func Register(name string, caps Caps, open Opener) {
+// from them) and the rules of its config fields.
+func Register(name string, caps Caps, open Opener, check Validator) {
 	if _, dup := registry[name]; dup {
 		panic("broker " + name + " registered twice")
 	}
 	registry[name] = struct {
-		open Opener
-		caps Caps
-	}{open, caps}
+		open  Opener
+		caps  Caps
+		check Validator
+	}{open, caps, check}
+}
+
+// Validate checks s by the named broker's rules, filling its defaults;
+// false: no broker by that name (s untouched).
+func Validate(name string, s *Spec, bad func(field, format string, args ...any)) bool {
+	r, ok := registry[name]
+	if ok && r.check != nil {
+		r.check(s, bad)
+	}
+	return ok
 }
 
 // Names are the registered brokers, sorted: the values consumer.broker takes.

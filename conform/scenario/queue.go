@@ -144,9 +144,12 @@ func NewQRecord(ctx context.Context, e *Env, t *T) *QRecord {
 	if e.Queue.Caps&broker.DedupWindow != 0 {
 		r.dedup = "idemcheck-" + r.event
 	}
-	h := fnv.New32a()
-	h.Write([]byte(r.key))
-	r.Partition = int32(h.Sum32() % uint32(e.Queue.Cfg.Partitions))
+	// A broker without lanes leaves consumer.partitions 0: one lane.
+	if n := e.Queue.Cfg.Partitions; n > 0 {
+		h := fnv.New32a()
+		h.Write([]byte(r.key))
+		r.Partition = int32(h.Sum32() % uint32(n))
+	}
 	return r
 }
 

@@ -23,7 +23,7 @@ import (
 // own retries of one batch), no visibility timeout, no dead-letter topic.
 const Caps = broker.Partitions | broker.Rebalance | broker.Members
 
-func init() { broker.Register("kafka", Caps, Open) }
+func init() { broker.Register("kafka", Caps, Open, Validate) }
 
 // Kafka is the run's topic and group on one cluster.
 type Kafka struct {
