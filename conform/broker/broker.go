@@ -25,6 +25,10 @@ type Broker interface {
 	Where() Endpoint
 	// Describe says, for the run's log, which broker and queue the run uses.
 	Describe() string
+	// Place says where a record is, in the broker's words, as the
+	// findings and the log quote it (Kafka: "partition 2 offset 7", short
+	// "2/7"; a broker without lanes might say "message id ...").
+	Place(p Pos) Place
 	// Produce sends each record and waits for the broker's own
 	// acknowledgement of it; it sets each record's At.
 	Produce(ctx context.Context, recs []*Record) error
@@ -77,10 +81,20 @@ type Record struct {
 }
 
 // Pos is where a broker stored a record: its lane and its position in
-// the lane (Kafka's partition and offset); Offset -1 until produced.
+// the lane (Kafka's partition and offset; Offset -1 until produced), and
+// on a broker that names records rather than numbering them, its id (an
+// SQS message id).
 type Pos struct {
 	Lane   int32
 	Offset int64
+	ID     string
+}
+
+// Place is a record's place in a broker's words: Long in a finding's
+// evidence and the log ("partition 2 offset 7"), Short after the record's
+// event id in a list ("evt_1@2/7").
+type Place struct {
+	Long, Short string
 }
 
 // Acked is the broker's record, at one moment, of what the consumers

@@ -113,12 +113,23 @@ type QRecord struct {
 	sent, acked time.Time
 	Partition   int32
 	Offset      int64
+	// id is the broker's id of the record, on a broker that names records.
+	id string
 	// dupNote, on a copy that carries a dedup id, says where it fell
 	// against the broker's window (Q-dup's evidence).
 	dupNote string
+	// place is the broker's words for where a record is (broker.Place).
+	place func(broker.Pos) broker.Place
 }
 
-func (r *QRecord) String() string { return fmt.Sprintf("%s@%d/%d", r.event, r.Partition, r.Offset) }
+// Pos is where the broker stored the record.
+func (r *QRecord) Pos() broker.Pos { return broker.Pos{Lane: r.Partition, Offset: r.Offset, ID: r.id} }
+
+// Place is where the record is, in the broker's words.
+func (r *QRecord) Place() broker.Place { return r.place(r.Pos()) }
+
+// String is the record in a list: its event id at its place ("evt_1@2/7" on Kafka).
+func (r *QRecord) String() string { return r.event + "@" + r.Place().Short }
 
 // NewQRecord makes up a payment no other record of the run carries. With
 // consumer.create_first the payment is made through the create request
@@ -128,7 +139,7 @@ func NewQRecord(ctx context.Context, e *Env, t *T) *QRecord {
 	in := e.NewIntent(0)
 	n := strings.TrimPrefix(in.Meaning.OrderID, "ord-")
 	r := &QRecord{Ref: PaymentRef{OrderID: in.Meaning.OrderID, PaymentID: "qpay-" + n, PSPPaymentID: "pi_q" + strings.ReplaceAll(n, "-", "")},
-		event: "evt_q" + strings.ReplaceAll(n, "-", ""), amount: in.Meaning.Amount, Offset: -1}
+		event: "evt_q" + strings.ReplaceAll(n, "-", ""), amount: in.Meaning.Amount, Offset: -1, place: e.Queue.Broker.Place}
 	if e.Queue.Cfg.CreateFirst {
 		a := t.Send(ctx, "the record's payment, made first (consumer.create_first)", in, nil)
 		if a.Outcome != history.OutcomeSucceeded || a.PaymentID == "" {
@@ -155,7 +166,7 @@ func NewQRecord(ctx context.Context, e *Env, t *T) *QRecord {
 
 // PoisonRecord is a record on partition p no consumer can process.
 func PoisonRecord(e *Env, p int32) *QRecord {
-	r := &QRecord{poison: true, event: "poison", key: "idemcheck-poison", value: e.Queue.Cfg.Poison, Partition: p, Offset: -1}
+	r := &QRecord{poison: true, event: "poison", key: "idemcheck-poison", value: e.Queue.Cfg.Poison, Partition: p, Offset: -1, place: e.Queue.Broker.Place}
 	if e.Queue.Caps&broker.DedupWindow != 0 {
 		// Each poison is a record of its own, never a retry of another.
 		r.dedup = fmt.Sprintf("idemcheck-poison-%d", poisons.Add(1))
@@ -167,7 +178,7 @@ var poisons atomic.Int64
 
 // CopyOf is a second record with the same key and body: a producer retry
 // whose first send had landed.
-func CopyOf(r *QRecord) *QRecord { c := *r; c.Offset, c.dupNote = -1, ""; return &c }
+func CopyOf(r *QRecord) *QRecord { c := *r; c.Offset, c.id, c.dupNote = -1, "", ""; return &c }
 
 // Produce sends each record and waits for the broker's acknowledgement,
 // which carries the offset it is stored at: the evidence it is in the log.
@@ -191,12 +202,12 @@ func (q *Queue) ProduceLog(ctx context.Context, e *Env, log bool, recs ...*QReco
 		return fmt.Errorf("produce to %s: %w", q.Topic, err)
 	}
 	for i, r := range recs {
-		r.Offset = brs[i].At.Offset
+		r.Offset, r.id = brs[i].At.Offset, brs[i].At.ID
 		r.sent, r.acked = sent, acked
 	}
 	if log {
 		for _, r := range recs {
-			e.Logf("  produced %s (key %s) at partition %d offset %d", r.event, r.key, r.Partition, r.Offset)
+			e.Logf("  produced %s (key %s) at %s", r.event, r.key, r.Place().Long)
 		}
 	}
 	return nil
@@ -212,7 +223,7 @@ func (q *Queue) Committed(ctx context.Context) (broker.Acked, error) {
 func NotPassed(recs []*QRecord, at broker.Acked) []*QRecord {
 	var out []*QRecord
 	for _, r := range recs {
-		if at == nil || !at.Passed(broker.Pos{Lane: r.Partition, Offset: r.Offset}) {
+		if at == nil || !at.Passed(r.Pos()) {
 			out = append(out, r)
 		}
 	}

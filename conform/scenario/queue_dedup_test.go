@@ -11,11 +11,12 @@ import (
 	"github.com/idemcheck/idemcheck/conform/broker/brokertest"
 )
 
-// dedupEnv is fakeQueueEnv on a broker with a dedup window of w (0: the
-// broker has none, as Kafka), with a record template.
+// dedupEnv is fakeQueueEnv on a broker with a dedup window of w that
+// names its records (0: one with none, speaking Kafka's words), with a
+// record template.
 func dedupEnv(w time.Duration) (*Env, *brokertest.Fake) {
 	f := &brokertest.Fake{C: broker.Partitions | broker.Rebalance | broker.Members}
-	var b broker.Broker = f
+	var b broker.Broker = kafkaWords{f}
 	if w > 0 {
 		f.C = broker.DedupWindow
 		b = brokertest.Dedup{Fake: f, Window: w}
@@ -81,7 +82,7 @@ func TestDupWithAWindowSaysWhereTheCopyFell(t *testing.T) {
 	if !strings.HasPrefix(inside, "the same key, body and dedup id "+id+" re-produced ") || !strings.HasSuffix(inside, "after the first, inside the broker's 5m0s dedup window: the broker is to drop it") {
 		t.Fatalf("copy in a row: %q", inside)
 	}
-	if got := recordList([]*QRecord{c}); got != fmt.Sprintf("partition %d offset 1 (%s)", c.Partition, inside) {
+	if got := recordList([]*QRecord{c}); got != "message id m-2 ("+inside+")" {
 		t.Fatalf("a finding's record list %q does not say where the copy fell", got)
 	}
 	for _, tc := range []struct {

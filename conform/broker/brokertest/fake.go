@@ -4,6 +4,7 @@ package brokertest
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"time"
 
@@ -22,6 +23,9 @@ type Fake struct {
 	C        broker.Caps
 	W        broker.Endpoint
 	Readings []Reading
+	// PlaceOf is Place; nil: a broker that names its records ("message
+	// id m-1", short "m-1").
+	PlaceOf func(broker.Pos) broker.Place
 
 	mu       sync.Mutex
 	readings int
@@ -47,12 +51,22 @@ func (f *Fake) Closed() bool {
 	return f.closed
 }
 
-// Produce stores each record at the next offset of its lane.
+// Place is PlaceOf(p), else the record's id.
+func (f *Fake) Place(p broker.Pos) broker.Place {
+	if f.PlaceOf != nil {
+		return f.PlaceOf(p)
+	}
+	return broker.Place{Long: "message id " + p.ID, Short: p.ID}
+}
+
+// Produce stores each record at offset n on its lane, with id
+// m-<n+1>, n counting the records produced before it.
 func (f *Fake) Produce(_ context.Context, recs []*broker.Record) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for _, r := range recs {
-		r.At = broker.Pos{Lane: r.Lane, Offset: int64(len(f.produced))}
+		n := len(f.produced)
+		r.At = broker.Pos{Lane: r.Lane, Offset: int64(n), ID: fmt.Sprintf("m-%d", n+1)}
 		f.produced = append(f.produced, *r)
 	}
 	return nil

@@ -85,6 +85,12 @@ func (k *Kafka) Describe() string {
 	return fmt.Sprintf("Kafka %s, topic %s (%d partitions), group %s", strings.Join(k.where.Addrs, ","), k.where.Queue, k.lanes, k.where.Group)
 }
 
+// Place is a record's partition and offset, the words the queue checks
+// have always printed.
+func (k *Kafka) Place(p broker.Pos) broker.Place {
+	return broker.Place{Long: fmt.Sprintf("partition %d offset %d", p.Lane, p.Offset), Short: fmt.Sprintf("%d/%d", p.Lane, p.Offset)}
+}
+
 // Close deletes the group and the topic, closes the client and stops the
 // Kafka it started, in that order.
 func (k *Kafka) Close() {
