@@ -193,6 +193,14 @@ type Spec struct {
 	Addrs        []string
 	Queue, Group string
 	Lanes        int
+	// Env names the variables a started command gets Where's values in
+	// (consumer.env.brokers, .topic, .group); the broker defaults them.
+	Env EnvNames
+}
+
+// EnvNames are the variables a started command finds the broker in.
+type EnvNames struct {
+	Addrs, Queue, Group string
 }
 
 // Validator checks s against the broker's own rules (an address's form,

@@ -9,7 +9,7 @@ import (
 // TestConsumerKafkaRulesKeepTheirErrors: Kafka's rules for the consumer
 // section (conform/broker/kafka's Validate) report each problem exactly
 // as the config did when it held them: the field, its line, the words;
-// and fill the same defaults.
+// and fill the same defaults (the command's variables' names among them).
 func TestConsumerKafkaRulesKeepTheirErrors(t *testing.T) {
 	t.Setenv("IDEMCHECK_TEST_DSN", "postgres://127.0.0.1:5432/credits")
 	t.Setenv("IDEMCHECK_TEST_BROKER", "127.0.0.1:9092")
@@ -17,8 +17,9 @@ func TestConsumerKafkaRulesKeepTheirErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if q := c.Consumer; q.Topic != "idemcheck-{{run}}" || q.Group != "idemcheck-{{run}}" || q.Partitions != 4 {
-		t.Fatalf("defaults: topic %q group %q partitions %d", q.Topic, q.Group, q.Partitions)
+	if q := c.Consumer; q.Topic != "idemcheck-{{run}}" || q.Group != "idemcheck-{{run}}" || q.Partitions != 4 ||
+		q.Env != (ConsumerEnv{Brokers: "KAFKA_BROKERS", Topic: "KAFKA_TOPIC", Group: "KAFKA_GROUP"}) {
+		t.Fatalf("defaults: topic %q group %q partitions %d env %+v", q.Topic, q.Group, q.Partitions, q.Env)
 	}
 	for _, tc := range []struct {
 		name, broker, add, field string
@@ -31,6 +32,7 @@ func TestConsumerKafkaRulesKeepTheirErrors(t *testing.T) {
 		{"a group with a slash", "127.0.0.1:9092", "  group: pay/{{run}}\n", "consumer.group", 6,
 			`"pay/{{run}}" may hold only letters, digits, '.', '_' and '-' besides {{run}}`},
 		{"65 partitions", "127.0.0.1:9092", "  partitions: 65\n", "consumer.partitions", 6, "must be between 1 and 64, got 65"},
+		{"a variable name with a dash", "127.0.0.1:9092", "  env: {topic: KAFKA-TOPIC}\n", "consumer.env.topic", 6, `"KAFKA-TOPIC" is not an environment variable name`},
 	} {
 		t.Setenv("IDEMCHECK_TEST_BROKER", tc.broker)
 		_, err := Parse("cfg.yaml", []byte(strings.Replace(consumerOnlyYAML, "consumer:\n", "consumer:\n"+tc.add, 1)))

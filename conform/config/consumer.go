@@ -64,7 +64,8 @@ func (c *Config) ConsumerCredits() *Credits {
 	return nil
 }
 
-// ConsumerEnv names the started command's Kafka variables.
+// ConsumerEnv names the started command's variables of the broker (their
+// defaults are the broker's: Kafka's KAFKA_BROKERS, KAFKA_TOPIC, KAFKA_GROUP).
 type ConsumerEnv struct {
 	Brokers string `yaml:"brokers"`
 	Topic   string `yaml:"topic"`
@@ -89,11 +90,13 @@ func (v *validator) consumer() {
 	}
 	// The broker's own rules (addresses, names, lanes) are its package's
 	// (broker.Validator); this file keeps what every broker shares.
-	spec := broker.Spec{Addrs: q.Brokers, Queue: q.Topic, Group: q.Group, Lanes: q.Partitions}
+	spec := broker.Spec{Addrs: q.Brokers, Queue: q.Topic, Group: q.Group, Lanes: q.Partitions,
+		Env: broker.EnvNames{Addrs: q.Env.Brokers, Queue: q.Env.Topic, Group: q.Env.Group}}
 	if !broker.Validate(q.Broker, &spec, v.bad) {
 		v.bad("consumer.broker", "unknown broker %q (supported: %s)", q.Broker, strings.Join(broker.Names(), ", "))
 	}
 	q.Topic, q.Group, q.Partitions = spec.Queue, spec.Group, spec.Lanes
+	q.Env = ConsumerEnv{Brokers: spec.Env.Addrs, Topic: spec.Env.Queue, Group: spec.Env.Group}
 	if q.Key == "" {
 		q.Key = "{{payment_id}}"
 	}
@@ -116,17 +119,9 @@ func (v *validator) consumer() {
 	if q.Poison == q.Message {
 		v.bad("consumer.poison", "is the message itself: a poison record must be one the consumer cannot process")
 	}
-	if q.Env.Brokers == "" {
-		q.Env.Brokers = "KAFKA_BROKERS"
-	}
-	if q.Env.Topic == "" {
-		q.Env.Topic = "KAFKA_TOPIC"
-	}
-	if q.Env.Group == "" {
-		q.Env.Group = "KAFKA_GROUP"
-	}
 	for _, f := range []struct{ name, val string }{{"consumer.env.brokers", q.Env.Brokers}, {"consumer.env.topic", q.Env.Topic}, {"consumer.env.group", q.Env.Group}} {
-		if !envNameRE.MatchString(f.val) {
+		// "": a variable the broker has no use for, or an unknown broker (said).
+		if f.val != "" && !envNameRE.MatchString(f.val) {
 			v.bad(f.name, "%q is not an environment variable name", f.val)
 		}
 	}

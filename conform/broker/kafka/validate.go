@@ -14,8 +14,12 @@ var nameRE = regexp.MustCompile(`^[A-Za-z0-9._-]*$`)
 // Validate is Kafka's rules for the consumer section: bootstrap addresses
 // are host:port; the topic and the group (default idemcheck-{{run}}) each
 // hold {{run}} and only what Kafka's names may; 1 to 64 partitions
-// (default 4).
+// (default 4); the command's variables default to KAFKA_BROKERS,
+// KAFKA_TOPIC and KAFKA_GROUP.
 func Validate(s *broker.Spec, bad func(field, format string, args ...any)) {
+	defaultTo(&s.Env.Addrs, "KAFKA_BROKERS")
+	defaultTo(&s.Env.Queue, "KAFKA_TOPIC")
+	defaultTo(&s.Env.Group, "KAFKA_GROUP")
 	for i, b := range s.Addrs {
 		if _, _, err := net.SplitHostPort(b); err != nil {
 			bad("consumer.brokers", "brokers[%d] %q is not host:port", i, b)
@@ -38,5 +42,11 @@ func Validate(s *broker.Spec, bad func(field, format string, args ...any)) {
 		s.Lanes = 4
 	} else if s.Lanes < 1 || s.Lanes > 64 {
 		bad("consumer.partitions", "must be between 1 and 64, got %d", s.Lanes)
+	}
+}
+
+func defaultTo(f *string, v string) {
+	if *f == "" {
+		*f = v
 	}
 }
