@@ -20,7 +20,7 @@ func (p *PSP) lookupIntent(c *call) (*paymentIntent, string) {
 	if pi == nil {
 		return nil, ""
 	}
-	return pi, pi.status
+	return pi, pi.status()
 }
 
 // captureIntent captures an authorization: here, and only here, a manual
@@ -62,16 +62,16 @@ func (p *PSP) captureIntent(c *call) response {
 		return *r
 	}
 	p.mu.Lock()
-	if pi.status != statusRequiresCapture {
-		status := pi.status
+	if pi.status() != statusRequiresCapture {
+		status := pi.status()
 		p.mu.Unlock()
 		return captureState(status) // a concurrent capture or cancel won
 	}
 	applyMetadata(pi, md)
-	pi.status = statusSucceeded
+	pi.State = core.StateSucceeded
 	pi.Capture(amount, c.idemKey)
-	op := core.EffectOp("charge", c.idemKey, amount, pi.metadata)
-	op.Output.ChargeID = pi.latestCharge
+	op := core.EffectOp("charge", c.idemKey, amount, pi.Metadata)
+	op.Output.ChargeID = pi.AttemptID
 	op.Input.Currency = pi.Currency // wrong-amount compares it with the request
 	snap := pi.snapshot()
 	evs := []*event{p.newEventLocked(c, "charge.captured", pi.chargeJSON(), t),
@@ -110,12 +110,12 @@ func (p *PSP) cancelIntent(c *call) response {
 		return *r
 	}
 	p.mu.Lock()
-	if !oneOf(pi.status, cancelable) {
-		status := pi.status
+	if !oneOf(pi.status(), cancelable) {
+		status := pi.status()
 		p.mu.Unlock()
 		return cancelState(status)
 	}
-	pi.status, pi.canceledAt, pi.cancelReason = statusCanceled, p.nowLocked().Unix(), reason
+	pi.State, pi.CanceledAt, pi.cancelReason = core.StateCanceled, p.nowLocked().Unix(), reason
 	pi.Cancel()
 	snap := pi.snapshot()
 	ev := p.newEventLocked(c, "payment_intent.canceled", snap, t)
@@ -173,15 +173,15 @@ func (p *PSP) updateIntent(c *call) response {
 		pi.Currency = currency
 	}
 	if capture != "" {
-		pi.captureMethod = capture
+		pi.setCapture(capture)
 	}
 	if c.params.Has("description") {
 		pi.description = c.params.Str("description")
 	}
 	if pm := c.params.Str("payment_method"); pm != "" {
-		pi.paymentMethod = pm
-		if pi.status == statusRequiresPM {
-			pi.status = statusRequiresConfirm
+		pi.Method = pm
+		if pi.State == core.StateNoMethod {
+			pi.State = core.StateHasMethod
 		}
 	}
 	applyMetadata(pi, md)
@@ -220,7 +220,7 @@ func applyMetadata(pi *paymentIntent, upd map[string]*string) {
 	}
 	md := map[string]string{}
 	if _, clear := upd[""]; !clear {
-		for k, v := range pi.metadata {
+		for k, v := range pi.Metadata {
 			md[k] = v
 		}
 	}
@@ -233,7 +233,7 @@ func applyMetadata(pi *paymentIntent, upd map[string]*string) {
 			md[k] = *v
 		}
 	}
-	pi.metadata = md
+	pi.Metadata = md
 }
 
 // captureState: the already-captured wording is Stripe's as quoted in

@@ -27,12 +27,12 @@ type failedCharge struct {
 // partial capture left) counts as refunded, as Stripe shows it.
 func (pi *paymentIntent) chargeJSON() map[string]any {
 	refunded := pi.Released + pi.Refunded
-	ch := chargeBase(pi.latestCharge, pi, pi.paymentMethod, pi.Amount, pi.Currency, pi.metadata, pi.chargeCreated)
+	ch := chargeBase(pi.AttemptID, pi, pi.Method, pi.Amount, pi.Currency, pi.Metadata, pi.AttemptAt)
 	ch["amount_captured"], ch["amount_refunded"], ch["refunded"] = pi.Received, refunded, refunded == pi.Amount
 	ch["captured"], ch["paid"], ch["status"] = pi.Received > 0, true, "succeeded"
 	ch["balance_transaction"] = orNull(balanceTxnID(pi))
 	ch["outcome"] = outcome(nil)
-	ch["payment_method_details"] = paymentMethodDetails(pi.paymentMethod, pi.Amount, pi.latestCharge)
+	ch["payment_method_details"] = paymentMethodDetails(pi.Method, pi.Amount, pi.AttemptID)
 	return fill(ch, chargeNulls)
 }
 
@@ -50,7 +50,7 @@ func (fc *failedCharge) json() map[string]any {
 // chargeBase holds the fields every charge has, whatever its outcome.
 func chargeBase(id string, pi *paymentIntent, pm string, amount int64, currency string, md map[string]string, created int64) map[string]any {
 	return map[string]any{
-		"id": id, "object": "charge", "amount": amount, "currency": currency, "payment_intent": pi.id,
+		"id": id, "object": "charge", "amount": amount, "currency": currency, "payment_intent": pi.ID,
 		"payment_method": pm, "metadata": nonNil(md), "created": created, "livemode": false,
 		"customer": orNull(pi.customer), "description": orNull(pi.description), "disputed": false,
 		"failure_code": nil, "failure_message": nil, "fraud_details": map[string]any{},
@@ -62,7 +62,7 @@ func chargeBase(id string, pi *paymentIntent, pm string, amount int64, currency 
 // chargeObject is the Charge id names, successful or failed; the caller
 // holds p.mu.
 func (a *account) chargeObject(id string) map[string]any {
-	if pi := a.charges[id]; pi != nil && pi.latestCharge == id {
+	if pi := a.charges[id]; pi != nil && pi.AttemptID == id {
 		return pi.chargeJSON()
 	}
 	if fc := a.failed[id]; fc != nil {
@@ -71,15 +71,15 @@ func (a *account) chargeObject(id string) map[string]any {
 	return nil
 }
 
-// decline records a declined confirmation of pi: a failed charge, the
-// intent back to requires_payment_method with its last_payment_error, and
-// the 402 Stripe answers. The caller holds p.mu.
+// declineLocked renders a declined confirmation of pi (core.Ops.Confirm
+// made the attempt and put the intent back to requires_payment_method): a
+// failed charge, the intent's last_payment_error, and the 402 Stripe
+// answers. The caller holds p.mu.
 func (p *PSP) declineLocked(c *call, pi *paymentIntent, pm string, d decline, t target) (response, []*event) {
-	fc := &failedCharge{id: newID("ch"), pi: pi, pm: pm, amount: pi.Amount, currency: pi.Currency,
-		metadata: pi.metadata, created: p.nowLocked().Unix(), d: d}
+	fc := &failedCharge{id: pi.AttemptID, pi: pi, pm: pm, amount: pi.Amount, currency: pi.Currency,
+		metadata: pi.Metadata, created: pi.AttemptAt, d: d}
 	c.acct.failed[fc.id] = fc
 	c.acct.chargeSeq = append(c.acct.chargeSeq, fc.id)
-	pi.status, pi.latestCharge, pi.chargeCreated = statusRequiresPM, fc.id, fc.created
 	// last_payment_error carries no payment_intent (the intent holds it);
 	// the 402's error carries a fresh copy of the intent.
 	le := cardError(d, fc.id, pm)

@@ -48,10 +48,10 @@ func stripeFee(amount int64) int64 { return (amount*29+500)/1000 + 30 }
 // balanceTxnID is the balance transaction of a charge: it exists once the
 // charge captured money.
 func balanceTxnID(pi *paymentIntent) string {
-	if pi.Received == 0 || pi.latestCharge == "" {
+	if pi.Received == 0 || pi.AttemptID == "" {
 		return ""
 	}
-	return "txn_" + strings.TrimPrefix(pi.latestCharge, "ch_")
+	return "txn_" + strings.TrimPrefix(pi.AttemptID, "ch_")
 }
 
 func refundTxnID(rf *refund) string { return "txn_" + strings.TrimPrefix(rf.id, "re_") }
@@ -72,7 +72,7 @@ func txnJSON(id string, amount, fee int64, rate any, typ, source string, created
 // balanceTxnJSON is a charge's: the amount captured, booked, less the fee.
 func balanceTxnJSON(pi *paymentIntent) map[string]any {
 	amount, rate := booked(pi.Received, pi.Currency)
-	return txnJSON(balanceTxnID(pi), amount, stripeFee(amount), rate, "charge", pi.latestCharge, pi.chargeCreated)
+	return txnJSON(balanceTxnID(pi), amount, stripeFee(amount), rate, "charge", pi.AttemptID, pi.AttemptAt)
 }
 
 // refundTxnJSON is a refund's: the amount returned, booked at the charge's rate.

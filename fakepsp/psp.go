@@ -297,3 +297,9 @@ func (p *PSP) Resume() { p.pause.Set(false) }
 
 // nowLocked is Now for callers holding p.mu.
 func (p *PSP) nowLocked() time.Time { return p.cfg.Clock().Add(p.offset) }
+
+// ops are the core's payment operations over this PSP's lock, clock,
+// faults and ground truth.
+func (p *PSP) ops() core.Ops {
+	return core.Ops{Ctx: p.ctx, Lock: &p.mu, Now: p.nowLocked, Faults: p.faults, Truth: p.truth}
+}

@@ -24,7 +24,7 @@ func (r *refund) json() map[string]any {
 		reason = r.reason
 	}
 	return fill(map[string]any{
-		"id": r.id, "object": "refund", "amount": r.amount, "charge": r.charge, "payment_intent": r.pi.id,
+		"id": r.id, "object": "refund", "amount": r.amount, "charge": r.charge, "payment_intent": r.pi.ID,
 		"currency": r.pi.Currency, "status": "succeeded", "metadata": nonNil(r.metadata), "reason": reason,
 		"created": r.created, "balance_transaction": refundTxnID(r),
 		"destination_details": map[string]any{"type": "card", "card": map[string]any{"reference": nil,
@@ -62,7 +62,7 @@ func (p *PSP) createRefund(c *call) response {
 		pi, param, id = c.acct.charges[chID], "charge", chID
 		failed = c.acct.failed[chID] != nil
 	}
-	succeeded := pi != nil && pi.status == statusSucceeded
+	succeeded := pi != nil && pi.State == core.StateSucceeded
 	var piAmount int64
 	if pi != nil {
 		piAmount = pi.Refundable()
@@ -94,18 +94,18 @@ func (p *PSP) createRefund(c *call) response {
 	switch {
 	case left == 0:
 		p.mu.Unlock()
-		return errResp(http.StatusBadRequest, stripeError{Type: "invalid_request_error", Code: "charge_already_refunded", Charge: pi.latestCharge,
-			Message: "Charge " + pi.latestCharge + " has already been refunded."})
+		return errResp(http.StatusBadRequest, stripeError{Type: "invalid_request_error", Code: "charge_already_refunded", Charge: pi.AttemptID,
+			Message: "Charge " + pi.AttemptID + " has already been refunded."})
 	case amount > left:
 		p.mu.Unlock()
 		return errResp(http.StatusBadRequest, stripeError{Type: "invalid_request_error", Code: "amount_too_large", Param: "amount",
 			Message: "Refund amount (" + strconv.FormatInt(amount, 10) + ") is greater than unrefunded amount on charge (" + strconv.FormatInt(left, 10) + ")."})
 	}
-	rf := &refund{id: newID("re"), amount: amount, pi: pi, charge: pi.latestCharge, metadata: md, reason: reason, created: p.nowLocked().Unix()}
+	rf := &refund{id: newID("re"), amount: amount, pi: pi, charge: pi.AttemptID, metadata: md, reason: reason, created: p.nowLocked().Unix()}
 	pi.Refund(amount)
 	c.acct.refunds[rf.id] = rf
-	op := core.EffectOp("refund", c.idemKey, amount, pi.metadata)
-	op.Input.ChargeID = pi.latestCharge
+	op := core.EffectOp("refund", c.idemKey, amount, pi.Metadata)
+	op.Input.ChargeID = pi.AttemptID
 	// The refund request it carries out, when the caller names one: two
 	// refunds of one request under two keys are a double-refund.
 	op.Input.Request = md["refund_request"]
@@ -151,7 +151,7 @@ func (p *PSP) listRefunds(c *call) response {
 	var ids []string
 	for i := len(c.acct.refundSeq) - 1; i >= 0; i-- {
 		rf := c.acct.refundSeq[i]
-		if piID != "" && rf.pi.id != piID || chID != "" && rf.charge != chID {
+		if piID != "" && rf.pi.ID != piID || chID != "" && rf.charge != chID {
 			continue
 		}
 		items, ids = append(items, rf.json()), append(ids, rf.id)

@@ -34,7 +34,7 @@ func (p *PSP) searchDelay(id string, i int) time.Duration {
 func (p *PSP) visibleAt(pi *paymentIntent, now time.Time, faultLag time.Duration) map[string]any {
 	var snap map[string]any
 	for i, v := range pi.versions {
-		if v.at.Add(max(faultLag, p.searchDelay(pi.id, i))).After(now) {
+		if v.at.Add(max(faultLag, p.searchDelay(pi.ID, i))).After(now) {
 			continue // a later version may already be visible
 		}
 		snap = v.snap

@@ -1,0 +1,45 @@
+package stripe
+
+import (
+	"net/http"
+
+	"github.com/idemcheck/idemcheck/fakepsp/core"
+)
+
+// A PaymentIntent's status words for the core's states.
+const (
+	StatusRequiresPM      = "requires_payment_method"
+	StatusRequiresConfirm = "requires_confirmation"
+	StatusRequiresCapture = "requires_capture"
+	StatusCanceled        = "canceled"
+	StatusSucceeded       = "succeeded"
+)
+
+// Status is the PaymentIntent status Stripe shows for s.
+func Status(s core.State) string {
+	switch s {
+	case core.StateNoMethod:
+		return StatusRequiresPM
+	case core.StateHasMethod:
+		return StatusRequiresConfirm
+	case core.StateAuthorized:
+		return StatusRequiresCapture
+	case core.StateSucceeded:
+		return StatusSucceeded
+	case core.StateCanceled:
+		return StatusCanceled
+	}
+	return ""
+}
+
+// UnexpectedState is the 400 for a confirmation of an intent in status.
+func UnexpectedState(status string) core.Reply {
+	return ErrorReply(http.StatusBadRequest, Error{Type: "invalid_request_error", Code: "payment_intent_unexpected_state",
+		Message: "You cannot confirm this PaymentIntent because it has a status of " + status + "."})
+}
+
+// MissingPM is the 400 for a confirmation without a payment method.
+func MissingPM() core.Reply {
+	return ErrorReply(http.StatusBadRequest, Error{Type: "invalid_request_error", Code: "payment_intent_unexpected_state", Param: "payment_method",
+		Message: "You cannot confirm this PaymentIntent because it's missing a payment method."})
+}
