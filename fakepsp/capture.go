@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/idemcheck/idemcheck/fakepsp/core"
+	wire "github.com/idemcheck/idemcheck/fakepsp/stripe"
 )
 
 // Separate authorization and capture (capture_method=manual), cancel and
@@ -23,16 +24,15 @@ func (p *PSP) lookupIntent(c *call) (*paymentIntent, string) {
 	return pi, pi.status()
 }
 
-// captureIntent captures an authorization: here, and only here, a manual
-// payment's money moves, so the ground truth gets one charge op of the
-// amount captured, under the capture request's key.
+// captureIntent captures an authorization (core.Ops.Capture moves the
+// money) and renders the intent and its events.
 func (p *PSP) captureIntent(c *call) response {
 	pi, status := p.lookupIntent(c)
 	if pi == nil {
 		return notFound("intent", "payment_intent", c.r.PathValue("id"))
 	}
 	if status != statusRequiresCapture {
-		return captureState(status)
+		return wire.CaptureState(status)
 	}
 	amount, present, bad := c.params.Int64("amount_to_capture")
 	if bad != nil {
@@ -46,42 +46,34 @@ func (p *PSP) captureIntent(c *call) response {
 	if bad != nil {
 		return *bad
 	}
-	p.mu.Lock()
-	capturable := pi.Capturable
-	p.mu.Unlock()
-	if !present {
-		amount = capturable
-	}
-	if amount > capturable {
+	ops := p.ops()
+	amount, refused := ops.CaptureAmount(&pi.Payment, amount, !present)
+	if refused.Reason == core.ReasonTooLarge {
 		return errResp(http.StatusBadRequest, stripeError{Type: "invalid_request_error", Code: "amount_too_large", Param: "amount_to_capture",
 			Message: "The payment could not be captured because the requested capture amount is greater than the amount you can capture for this charge."})
 	}
 	c.begin()
-	t := target{Key: c.idemKey, Amount: amount, Op: "charge"}
-	if r := c.beforeCharge(t); r != nil {
-		return *r
+	var snap map[string]any
+	var evs []*event
+	out := ops.Capture(&pi.Payment, core.Capture{Key: c.idemKey, Amount: amount, Metadata: md}, core.Hooks{
+		Locked: func(o core.Outcome) {
+			snap = pi.snapshot()
+			evs = []*event{p.newEventLocked(c, "charge.captured", pi.chargeJSON(), o.Target),
+				p.newEventLocked(c, "payment_intent.succeeded", snap, o.Target)}
+		},
+		Published: func() {
+			for _, ev := range evs {
+				p.dispatch(c.acct, ev)
+			}
+		},
+	})
+	switch out.Reason {
+	case core.ReasonInternal:
+		return apiError()
+	case core.ReasonState:
+		return wire.CaptureState(wire.Status(out.State)) // a concurrent capture or cancel won
 	}
-	p.mu.Lock()
-	if pi.status() != statusRequiresCapture {
-		status := pi.status()
-		p.mu.Unlock()
-		return captureState(status) // a concurrent capture or cancel won
-	}
-	applyMetadata(pi, md)
-	pi.State = core.StateSucceeded
-	pi.Capture(amount, c.idemKey)
-	op := core.EffectOp("charge", c.idemKey, amount, pi.Metadata)
-	op.Output.ChargeID = pi.AttemptID
-	op.Input.Currency = pi.Currency // wrong-amount compares it with the request
-	snap := pi.snapshot()
-	evs := []*event{p.newEventLocked(c, "charge.captured", pi.chargeJSON(), t),
-		p.newEventLocked(c, "payment_intent.succeeded", snap, t)}
-	p.mu.Unlock()
-	p.truth.Add(op)
-	for _, ev := range evs {
-		p.dispatch(c.acct, ev)
-	}
-	if r := c.afterCharge(t); r != nil {
+	if r := c.after(out.After); r != nil {
 		return *r
 	}
 	return ok(snap)
@@ -184,7 +176,7 @@ func (p *PSP) updateIntent(c *call) response {
 			pi.State = core.StateHasMethod
 		}
 	}
-	applyMetadata(pi, md)
+	pi.UpdateMetadata(md)
 	return ok(pi.snapshot())
 }
 
@@ -210,41 +202,6 @@ func metadataUpdate(prm params) (map[string]*string, *response) {
 		}
 	}
 	return out, nil
-}
-
-// applyMetadata merges an update into pi's metadata; the caller holds p.mu.
-// The map is replaced, not changed in place: snapshots share the old one.
-func applyMetadata(pi *paymentIntent, upd map[string]*string) {
-	if len(upd) == 0 {
-		return
-	}
-	md := map[string]string{}
-	if _, clear := upd[""]; !clear {
-		for k, v := range pi.Metadata {
-			md[k] = v
-		}
-	}
-	for k, v := range upd {
-		switch {
-		case k == "":
-		case v == nil:
-			delete(md, k)
-		default:
-			md[k] = *v
-		}
-	}
-	pi.Metadata = md
-}
-
-// captureState: the already-captured wording is Stripe's as quoted in
-// stripe/stripe-php#818 (code payment_intent_unexpected_state).
-func captureState(status string) response {
-	msg := "This PaymentIntent could not be captured because it has a status of " + status +
-		". Only a PaymentIntent with one of the following statuses may be captured: requires_capture."
-	if status == statusSucceeded {
-		msg = "This PaymentIntent could not be captured because it has already been captured."
-	}
-	return errResp(http.StatusBadRequest, stripeError{Type: "invalid_request_error", Code: "payment_intent_unexpected_state", Message: msg})
 }
 
 func cancelState(status string) response {

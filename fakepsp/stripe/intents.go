@@ -43,3 +43,15 @@ func MissingPM() core.Reply {
 	return ErrorReply(http.StatusBadRequest, Error{Type: "invalid_request_error", Code: "payment_intent_unexpected_state", Param: "payment_method",
 		Message: "You cannot confirm this PaymentIntent because it's missing a payment method."})
 }
+
+// CaptureState is the 400 for a capture of an intent in status. The
+// already-captured wording is Stripe's as quoted in stripe/stripe-php#818
+// (code payment_intent_unexpected_state).
+func CaptureState(status string) core.Reply {
+	msg := "This PaymentIntent could not be captured because it has a status of " + status +
+		". Only a PaymentIntent with one of the following statuses may be captured: requires_capture."
+	if status == StatusSucceeded {
+		msg = "This PaymentIntent could not be captured because it has already been captured."
+	}
+	return ErrorReply(http.StatusBadRequest, Error{Type: "invalid_request_error", Code: "payment_intent_unexpected_state", Message: msg})
+}
