@@ -13,26 +13,26 @@ import (
 // like every other POST: same key and parameters replay, other parameters
 // answer 400 idempotency_error.
 
-// lookupIntent returns the intent and a copy of its status under p.mu.
-func (p *PSP) lookupIntent(c *call) (*paymentIntent, string) {
+// lookupIntent returns the intent and a copy of its state under p.mu.
+func (p *PSP) lookupIntent(c *call) (*paymentIntent, core.State) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	pi := c.acct.intents[c.r.PathValue("id")]
 	if pi == nil {
-		return nil, ""
+		return nil, 0
 	}
-	return pi, pi.status()
+	return pi, pi.State
 }
 
 // captureIntent captures an authorization (core.Ops.Capture moves the
 // money) and renders the intent and its events.
 func (p *PSP) captureIntent(c *call) response {
-	pi, status := p.lookupIntent(c)
+	pi, state := p.lookupIntent(c)
 	if pi == nil {
 		return notFound("intent", "payment_intent", c.r.PathValue("id"))
 	}
-	if status != statusRequiresCapture {
-		return wire.CaptureState(status)
+	if state != core.StateAuthorized {
+		return wire.CaptureState(wire.Status(state))
 	}
 	amount, present, bad := c.params.Int64("amount_to_capture")
 	if bad != nil {
@@ -79,16 +79,15 @@ func (p *PSP) captureIntent(c *call) response {
 	return ok(snap)
 }
 
-var cancelable = []string{statusRequiresPM, statusRequiresCapture, statusRequiresConfirm, "requires_action", "processing"}
-
-// cancelIntent cancels; an authorization is released, no money moves.
+// cancelIntent cancels (core.Ops.Cancel releases an authorization) and
+// renders the intent and its event.
 func (p *PSP) cancelIntent(c *call) response {
-	pi, status := p.lookupIntent(c)
+	pi, state := p.lookupIntent(c)
 	if pi == nil {
 		return notFound("intent", "payment_intent", c.r.PathValue("id"))
 	}
-	if !oneOf(status, cancelable) {
-		return cancelState(status)
+	if !state.Cancelable() {
+		return wire.CancelState(wire.Status(state))
 	}
 	reason := c.params.Str("cancellation_reason")
 	switch reason {
@@ -97,23 +96,23 @@ func (p *PSP) cancelIntent(c *call) response {
 		return invalidParam("cancellation_reason", "Invalid cancellation_reason: must be one of duplicate, fraudulent, requested_by_customer, or abandoned")
 	}
 	c.begin()
-	t := target{Key: c.idemKey, Amount: pi.Amount, Op: "cancel"}
-	if r := c.beforeCharge(t); r != nil {
-		return *r
+	var snap map[string]any
+	var ev *event
+	out := p.ops().Cancel(&pi.Payment, c.idemKey, core.Hooks{
+		Locked: func(o core.Outcome) {
+			pi.cancelReason = reason
+			snap = pi.snapshot()
+			ev = p.newEventLocked(c, "payment_intent.canceled", snap, o.Target)
+		},
+		Published: func() { p.dispatch(c.acct, ev) },
+	})
+	switch out.Reason {
+	case core.ReasonInternal:
+		return apiError()
+	case core.ReasonState:
+		return wire.CancelState(wire.Status(out.State))
 	}
-	p.mu.Lock()
-	if !oneOf(pi.status(), cancelable) {
-		status := pi.status()
-		p.mu.Unlock()
-		return cancelState(status)
-	}
-	pi.State, pi.CanceledAt, pi.cancelReason = core.StateCanceled, p.nowLocked().Unix(), reason
-	pi.Cancel()
-	snap := pi.snapshot()
-	ev := p.newEventLocked(c, "payment_intent.canceled", snap, t)
-	p.mu.Unlock()
-	p.dispatch(c.acct, ev)
-	if r := c.afterCharge(t); r != nil {
+	if r := c.after(out.After); r != nil {
 		return *r
 	}
 	return ok(snap)
@@ -121,13 +120,14 @@ func (p *PSP) cancelIntent(c *call) response {
 
 // updatable are the statuses in which amount, currency, payment_method and
 // capture_method may change; metadata and description change in any status.
-var updatable = []string{statusRequiresPM, statusRequiresConfirm, "requires_action"}
+var updatable = []string{wire.StatusRequiresPM, wire.StatusRequiresConfirm, "requires_action"}
 
 func (p *PSP) updateIntent(c *call) response {
-	pi, status := p.lookupIntent(c)
+	pi, state := p.lookupIntent(c)
 	if pi == nil {
 		return notFound("intent", "payment_intent", c.r.PathValue("id"))
 	}
+	status := wire.Status(state)
 	for _, f := range []string{"amount", "currency", "payment_method", "capture_method"} {
 		if c.params.Has(f) && !oneOf(status, updatable) {
 			return errResp(http.StatusBadRequest, stripeError{Type: "invalid_request_error", Code: "payment_intent_unexpected_state", Param: f,
@@ -202,12 +202,6 @@ func metadataUpdate(prm params) (map[string]*string, *response) {
 		}
 	}
 	return out, nil
-}
-
-func cancelState(status string) response {
-	return errResp(http.StatusBadRequest, stripeError{Type: "invalid_request_error", Code: "payment_intent_unexpected_state",
-		Message: "You cannot cancel this PaymentIntent because it has a status of " + status +
-			". Only a PaymentIntent with one of the following statuses may be canceled: " + strings.Join(cancelable, ", ") + "."})
 }
 
 func oneOf(s string, set []string) bool {

@@ -34,14 +34,6 @@ type piVersion struct {
 	snap map[string]any
 }
 
-const (
-	statusRequiresPM      = wire.StatusRequiresPM
-	statusRequiresConfirm = wire.StatusRequiresConfirm
-	statusRequiresCapture = wire.StatusRequiresCapture
-	statusCanceled        = wire.StatusCanceled
-	statusSucceeded       = wire.StatusSucceeded
-)
-
 func (pi *paymentIntent) json() map[string]any {
 	var latest, lastErr, canceledAt, reason any
 	if pi.AttemptID != "" {

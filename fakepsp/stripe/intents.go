@@ -2,6 +2,7 @@ package stripe
 
 import (
 	"net/http"
+	"strings"
 
 	"github.com/idemcheck/idemcheck/fakepsp/core"
 )
@@ -54,4 +55,16 @@ func CaptureState(status string) core.Reply {
 		msg = "This PaymentIntent could not be captured because it has already been captured."
 	}
 	return ErrorReply(http.StatusBadRequest, Error{Type: "invalid_request_error", Code: "payment_intent_unexpected_state", Message: msg})
+}
+
+// cancelable are the statuses Stripe lets a cancel run in, as its message
+// lists them (requires_action and processing are statuses fakepsp never
+// reaches).
+var cancelable = []string{StatusRequiresPM, StatusRequiresCapture, StatusRequiresConfirm, "requires_action", "processing"}
+
+// CancelState is the 400 for a cancel of an intent in status.
+func CancelState(status string) core.Reply {
+	return ErrorReply(http.StatusBadRequest, Error{Type: "invalid_request_error", Code: "payment_intent_unexpected_state",
+		Message: "You cannot cancel this PaymentIntent because it has a status of " + status +
+			". Only a PaymentIntent with one of the following statuses may be canceled: " + strings.Join(cancelable, ", ") + "."})
 }
