@@ -62,11 +62,6 @@ func (p *PSP) createRefund(c *call) response {
 		pi, param, id = c.acct.charges[chID], "charge", chID
 		failed = c.acct.failed[chID] != nil
 	}
-	succeeded := pi != nil && pi.State == core.StateSucceeded
-	var piAmount int64
-	if pi != nil {
-		piAmount = pi.Refundable()
-	}
 	p.mu.Unlock()
 	switch {
 	case failed:
@@ -74,51 +69,45 @@ func (p *PSP) createRefund(c *call) response {
 			Message: "Charge " + chID + " has failed and cannot be refunded."})
 	case pi == nil:
 		return notFound(param, param, id)
-	case !succeeded:
+	}
+	ops := p.ops()
+	state, left := ops.Refundable(&pi.Payment)
+	if state != core.StateSucceeded {
 		return errResp(http.StatusBadRequest, stripeError{Type: "invalid_request_error", Code: "charge_not_refundable", Param: param,
 			Message: "This PaymentIntent does not have a successful charge to refund."})
 	}
 	c.begin()
-	t := target{Key: c.idemKey, Amount: amount, Op: "refund"}
-	if !present {
-		t.Amount = piAmount
-	}
-	if r := c.beforeCharge(t); r != nil {
-		return *r
-	}
-	p.mu.Lock()
-	left := pi.Refundable()
 	if !present {
 		amount = left
 	}
-	switch {
-	case left == 0:
-		p.mu.Unlock()
+	var body map[string]any
+	var evs []*event
+	out := ops.Refund(&pi.Payment, core.Refund{Key: c.idemKey, Amount: amount, Whole: !present, Request: md["refund_request"],
+		RefundID: func() string { return newID("re") }}, core.Hooks{
+		Locked: func(o core.Outcome) {
+			rf := &refund{id: o.RefundID, amount: o.Amount, pi: pi, charge: pi.AttemptID, metadata: md, reason: reason, created: p.nowLocked().Unix()}
+			c.acct.refunds[rf.id] = rf
+			c.acct.refundSeq = append(c.acct.refundSeq, rf)
+			body = rf.json()
+			evs = []*event{p.newEventLocked(c, "charge.refunded", pi.chargeJSON(), o.Target), p.newEventLocked(c, "refund.created", body, o.Target)}
+		},
+		Published: func() {
+			for _, ev := range evs {
+				p.dispatch(c.acct, ev)
+			}
+		},
+	})
+	switch out.Reason {
+	case core.ReasonInternal:
+		return apiError()
+	case core.ReasonNothingLeft:
 		return errResp(http.StatusBadRequest, stripeError{Type: "invalid_request_error", Code: "charge_already_refunded", Charge: pi.AttemptID,
 			Message: "Charge " + pi.AttemptID + " has already been refunded."})
-	case amount > left:
-		p.mu.Unlock()
+	case core.ReasonTooLarge:
 		return errResp(http.StatusBadRequest, stripeError{Type: "invalid_request_error", Code: "amount_too_large", Param: "amount",
-			Message: "Refund amount (" + strconv.FormatInt(amount, 10) + ") is greater than unrefunded amount on charge (" + strconv.FormatInt(left, 10) + ")."})
+			Message: "Refund amount (" + strconv.FormatInt(out.Amount, 10) + ") is greater than unrefunded amount on charge (" + strconv.FormatInt(out.Left, 10) + ")."})
 	}
-	rf := &refund{id: newID("re"), amount: amount, pi: pi, charge: pi.AttemptID, metadata: md, reason: reason, created: p.nowLocked().Unix()}
-	pi.Refund(amount)
-	c.acct.refunds[rf.id] = rf
-	op := core.EffectOp("refund", c.idemKey, amount, pi.Metadata)
-	op.Input.ChargeID = pi.AttemptID
-	// The refund request it carries out, when the caller names one: two
-	// refunds of one request under two keys are a double-refund.
-	op.Input.Request = md["refund_request"]
-	op.Output.RefundID = rf.id
-	c.acct.refundSeq = append(c.acct.refundSeq, rf)
-	body := rf.json()
-	evs := []*event{p.newEventLocked(c, "charge.refunded", pi.chargeJSON(), t), p.newEventLocked(c, "refund.created", body, t)}
-	p.mu.Unlock()
-	p.truth.Add(op)
-	for _, ev := range evs {
-		p.dispatch(c.acct, ev)
-	}
-	if r := c.afterCharge(t); r != nil {
+	if r := c.after(out.After); r != nil {
 		return *r
 	}
 	return ok(body)

@@ -75,6 +75,8 @@ type Outcome struct {
 	Amount int64
 	// Left is what could still be captured or refunded, when that refused it.
 	Left int64
+	// RefundID is the dialect's id of the refund a Refund made.
+	RefundID string
 	// Target is what the faults of the effect point matched on; the
 	// dialect's events carry it, so webhook faults match the same.
 	Target Target
