@@ -17,7 +17,7 @@ import (
 func (p *PSP) lookupIntent(c *call) (*paymentIntent, core.State) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	pi := c.acct.intents[c.r.PathValue("id")]
+	pi := c.acct.intents.Get(c.r.PathValue("id"))
 	if pi == nil {
 		return nil, 0
 	}

@@ -39,7 +39,7 @@ func (p *PSP) newEventLocked(c *call, typ string, obj map[string]any, t target) 
 	if obj["object"] == "payment_intent" {
 		ev.pi, _ = obj["id"].(string)
 	}
-	if pi := c.acct.intents[ev.pi]; pi != nil {
+	if pi := c.acct.intents.Get(ev.pi); pi != nil {
 		ev.piAmount = pi.Amount
 	}
 	pending := 0

@@ -94,8 +94,8 @@ func (p *PSP) expandObject(acct *account, obj map[string]any, fields []string) m
 // lookup is the object an expandable field's id names; the caller holds p.mu.
 func (p *PSP) lookup(acct *account, field, id string) map[string]any {
 	switch {
-	case field == "payment_intent" && acct.intents[id] != nil:
-		return acct.intents[id].json()
+	case field == "payment_intent" && acct.intents.Has(id):
+		return acct.intents.Get(id).json()
 	case field == "latest_charge" || field == "charge":
 		return acct.chargeObject(id)
 	case field == "balance_transaction":

@@ -23,6 +23,9 @@ type paymentIntent struct {
 	versions      []piVersion // what search may see, with its lag
 }
 
+// Core is the core's part of the intent (core.Record).
+func (pi *paymentIntent) Core() *core.Payment { return &pi.Payment }
+
 func (pi *paymentIntent) setCapture(m string) { pi.captureMethod, pi.Manual = m, m == "manual" }
 
 // status is the intent's status in Stripe's words.
@@ -123,8 +126,7 @@ func (p *PSP) createIntent(c *call) response {
 	var ev *event
 	p.ops().Create(&pi.Payment, core.Hooks{
 		Locked: func(core.Outcome) {
-			c.acct.intents[pi.ID] = pi
-			c.acct.intentSeq = append(c.acct.intentSeq, pi)
+			c.acct.intents.Add(pi)
 			snap = pi.snapshot()
 			ev = p.newEventLocked(c, "payment_intent.created", snap, target{Key: c.idemKey, Amount: amount, Op: opOf(c)})
 		},
@@ -152,7 +154,7 @@ func captureMethod(prm params, dflt string) (string, *response) {
 func (p *PSP) confirmIntent(c *call) response {
 	id := c.r.PathValue("id")
 	p.mu.Lock()
-	pi := c.acct.intents[id]
+	pi := c.acct.intents.Get(id)
 	var state core.State
 	var pm string
 	if pi != nil {
@@ -233,7 +235,7 @@ func (p *PSP) retrieveIntent(c *call) response {
 	id := c.r.PathValue("id")
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	pi := c.acct.intents[id]
+	pi := c.acct.intents.Get(id)
 	if pi == nil {
 		return notFound("intent", "payment_intent", id)
 	}
@@ -246,8 +248,9 @@ func (p *PSP) listIntents(c *call) response {
 	defer p.mu.Unlock()
 	var items []any
 	var ids []string
-	for i := len(c.acct.intentSeq) - 1; i >= 0; i-- {
-		if pi := c.acct.intentSeq[i]; cus == "" || pi.customer == cus {
+	all := c.acct.intents.All()
+	for i := len(all) - 1; i >= 0; i-- {
+		if pi := all[i]; cus == "" || pi.customer == cus {
 			items, ids = append(items, pi.json()), append(ids, pi.ID)
 		}
 	}

@@ -50,7 +50,7 @@ func (p *PSP) retrieveMethod(c *call) response {
 	_, known := testCards[id]
 	if !known {
 		p.mu.Lock()
-		known = slices.ContainsFunc(c.acct.intentSeq, func(pi *paymentIntent) bool { return pi.Method == id })
+		known = slices.ContainsFunc(c.acct.intents.All(), func(pi *paymentIntent) bool { return pi.Method == id })
 		p.mu.Unlock()
 	}
 	if !known {
@@ -145,8 +145,9 @@ func (p *PSP) listMethods(c *call) response {
 	}
 	var items []any
 	var ids []string
-	for i := len(c.acct.intentSeq) - 1; i >= 0 && cus == "" && (typ == "" || typ == "card"); i-- {
-		if pm := c.acct.intentSeq[i].Method; pm != "" && !slices.Contains(ids, pm) {
+	all := c.acct.intents.All()
+	for i := len(all) - 1; i >= 0 && cus == "" && (typ == "" || typ == "card"); i-- {
+		if pm := all[i].Method; pm != "" && !slices.Contains(ids, pm) {
 			items, ids = append(items, methodJSON(pm)), append(ids, pm)
 		}
 	}

@@ -56,7 +56,7 @@ func (p *PSP) createRefund(c *call) response {
 		return invalidParam("reason", "Invalid reason: must be one of duplicate, fraudulent, or requested_by_customer.")
 	}
 	p.mu.Lock()
-	pi, param, id := c.acct.intents[piID], "payment_intent", piID
+	pi, param, id := c.acct.intents.Get(piID), "payment_intent", piID
 	var failed bool
 	if piID == "" {
 		pi, param, id = c.acct.charges[chID], "charge", chID
@@ -130,7 +130,7 @@ func (p *PSP) listRefunds(c *call) response {
 	piID, chID := c.params.Str("payment_intent"), c.params.Str("charge")
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if piID != "" && c.acct.intents[piID] == nil {
+	if piID != "" && !c.acct.intents.Has(piID) {
 		return notFound("payment_intent", "payment_intent", piID)
 	}
 	if chID != "" && c.acct.chargeObject(chID) == nil {

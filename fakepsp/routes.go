@@ -255,7 +255,7 @@ func opOf(c *call) string {
 		m := c.params.Str("capture_method")
 		if m == "" {
 			c.p.mu.Lock()
-			if pi := c.acct.intents[c.r.PathValue("id")]; pi != nil {
+			if pi := c.acct.intents.Get(c.r.PathValue("id")); pi != nil {
 				m = pi.captureMethod
 			}
 			c.p.mu.Unlock()

@@ -155,8 +155,9 @@ func (p *PSP) searchIntents(c *call) response {
 	stale := false
 	var hits []any
 	p.mu.Lock()
-	for i := len(c.acct.intentSeq) - 1; i >= 0; i-- {
-		pi := c.acct.intentSeq[i]
+	all := c.acct.intents.All()
+	for i := len(all) - 1; i >= 0; i-- {
+		pi := all[i]
 		snap := p.visibleAt(pi, now, lag)
 		if snap == nil || len(pi.versions) > 0 && !sameVersion(snap, pi.versions[len(pi.versions)-1].snap) {
 			stale = true
