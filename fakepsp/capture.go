@@ -144,7 +144,7 @@ func (p *PSP) updateIntent(c *call) response {
 			Message: "This value must be greater than or equal to 1 and no more than 99999999."})
 	}
 	currency := strings.ToLower(c.params.Str("currency"))
-	if c.params.Has("currency") && !knownCurrency(currency) {
+	if c.params.Has("currency") && !wire.KnownCurrency(currency) {
 		return invalidParam("currency", "Invalid currency: "+c.params.Str("currency")+".")
 	}
 	capture, bad := captureMethod(c.params, "")

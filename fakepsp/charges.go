@@ -3,6 +3,8 @@ package fakepsp
 import (
 	"net/http"
 	"strings"
+
+	wire "github.com/idemcheck/idemcheck/fakepsp/stripe"
 )
 
 // Charges. A PaymentIntent's successful charge is the intent itself
@@ -19,7 +21,7 @@ type failedCharge struct {
 	currency string
 	metadata map[string]string
 	created  int64
-	d        decline
+	d        wire.Decline
 }
 
 // chargeJSON is the Charge object behind a PaymentIntent that was charged
@@ -31,9 +33,9 @@ func (pi *paymentIntent) chargeJSON() map[string]any {
 	ch["amount_captured"], ch["amount_refunded"], ch["refunded"] = pi.Received, refunded, refunded == pi.Amount
 	ch["captured"], ch["paid"], ch["status"] = pi.Received > 0, true, "succeeded"
 	ch["balance_transaction"] = orNull(balanceTxnID(pi))
-	ch["outcome"] = outcome(nil)
-	ch["payment_method_details"] = paymentMethodDetails(pi.Method, pi.Amount, pi.AttemptID)
-	return fill(ch, chargeNulls)
+	ch["outcome"] = wire.Outcome(nil)
+	ch["payment_method_details"] = wire.PaymentMethodDetails(pi.Method, pi.Amount, pi.AttemptID)
+	return wire.Fill(ch, wire.ChargeNulls)
 }
 
 func (fc *failedCharge) json() map[string]any {
@@ -41,10 +43,10 @@ func (fc *failedCharge) json() map[string]any {
 	ch["amount_captured"], ch["amount_refunded"], ch["refunded"] = int64(0), int64(0), false
 	ch["captured"], ch["paid"], ch["status"] = false, false, "failed"
 	ch["balance_transaction"] = nil
-	ch["failure_code"], ch["failure_message"] = fc.d.code, fc.d.message
-	ch["outcome"] = outcome(&fc.d)
-	ch["payment_method_details"] = paymentMethodDetails(fc.pm, 0, fc.id)
-	return fill(ch, chargeNulls)
+	ch["failure_code"], ch["failure_message"] = fc.d.Code, fc.d.Message
+	ch["outcome"] = wire.Outcome(&fc.d)
+	ch["payment_method_details"] = wire.PaymentMethodDetails(fc.pm, 0, fc.id)
+	return wire.Fill(ch, wire.ChargeNulls)
 }
 
 // chargeBase holds the fields every charge has, whatever its outcome.
@@ -54,7 +56,7 @@ func chargeBase(id string, pi *paymentIntent, pm string, amount int64, currency 
 		"payment_method": pm, "metadata": nonNil(md), "created": created, "livemode": false,
 		"customer": orNull(pi.customer), "description": orNull(pi.description), "disputed": false,
 		"failure_code": nil, "failure_message": nil, "fraud_details": map[string]any{},
-		"billing_details": billingDetails(), "calculated_statement_descriptor": "IDEMCHECK",
+		"billing_details": wire.BillingDetails(), "calculated_statement_descriptor": "IDEMCHECK",
 		"receipt_url": "https://pay.stripe.com/receipts/payment/" + strings.TrimPrefix(id, "ch_"),
 	}
 }
@@ -75,27 +77,20 @@ func (a *account) chargeObject(id string) map[string]any {
 // made the attempt and put the intent back to requires_payment_method): a
 // failed charge, the intent's last_payment_error, and the 402 Stripe
 // answers. The caller holds p.mu.
-func (p *PSP) declineLocked(c *call, pi *paymentIntent, pm string, d decline, t target) (response, []*event) {
+func (p *PSP) declineLocked(c *call, pi *paymentIntent, pm string, d wire.Decline, t target) (response, []*event) {
 	fc := &failedCharge{id: pi.AttemptID, pi: pi, pm: pm, amount: pi.Amount, currency: pi.Currency,
 		metadata: pi.Metadata, created: pi.AttemptAt, d: d}
 	c.acct.failed[fc.id] = fc
 	c.acct.chargeSeq = append(c.acct.chargeSeq, fc.id)
 	// last_payment_error carries no payment_intent (the intent holds it);
 	// the 402's error carries a fresh copy of the intent.
-	le := cardError(d, fc.id, pm)
+	le := wire.CardError(d, fc.id, pm)
 	pi.lastError = &le
 	snap := pi.snapshot()
-	e := cardError(d, fc.id, pm)
+	e := wire.CardError(d, fc.id, pm)
 	e.PaymentIntent = snap
 	evs := []*event{p.newEventLocked(c, "charge.failed", fc.json(), t), p.newEventLocked(c, "payment_intent.payment_failed", snap, t)}
 	return errResp(http.StatusPaymentRequired, e), evs
-}
-
-// cardError is Stripe's card_error for a decline: the failed charge, the
-// payment method (expanded, as Stripe sends it) and the page about the code.
-func cardError(d decline, chargeID, pm string) stripeError {
-	return stripeError{Type: "card_error", Code: d.code, DeclineCode: d.declineCode, Message: d.message, Charge: chargeID,
-		PaymentMethod: methodJSON(pm), DocURL: "https://stripe.com/docs/error-codes/" + strings.ReplaceAll(d.code, "_", "-")}
 }
 
 func (p *PSP) retrieveCharge(c *call) response {

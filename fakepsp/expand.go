@@ -3,6 +3,8 @@ package fakepsp
 import (
 	"net/http"
 	"strings"
+
+	wire "github.com/idemcheck/idemcheck/fakepsp/stripe"
 )
 
 // Stripe's expand[]: an id in the answer becomes the object it names. The
@@ -105,7 +107,7 @@ func (p *PSP) lookup(acct *account, field, id string) map[string]any {
 	case field == "source":
 		return acct.chargeObject(id)
 	case field == "payment_method":
-		return methodJSON(id)
+		return wire.MethodJSON(id)
 	case field == "customer" && acct.customers[id] != nil:
 		return acct.customers[id].json()
 	}

@@ -51,7 +51,7 @@ func (pi *paymentIntent) json() map[string]any {
 	if pi.cancelReason != "" {
 		reason = pi.cancelReason
 	}
-	return fill(map[string]any{
+	return wire.Fill(map[string]any{
 		"id": pi.ID, "object": "payment_intent", "amount": pi.Amount, "amount_received": pi.Received,
 		"amount_capturable": pi.Capturable, "currency": pi.Currency, "status": pi.status(), "metadata": nonNil(pi.Metadata),
 		"payment_method": orNull(pi.Method), "customer": orNull(pi.customer), "latest_charge": latest, "last_payment_error": lastErr,
@@ -60,7 +60,7 @@ func (pi *paymentIntent) json() map[string]any {
 		"client_secret": pi.ID + "_secret_" + pi.ID[len(pi.ID)-6:], "payment_method_types": []string{"card"},
 		"payment_method_options": map[string]any{"card": map[string]any{"installments": nil, "mandate_options": nil,
 			"network": nil, "request_three_d_secure": "automatic"}},
-	}, intentNulls)
+	}, wire.IntentNulls)
 }
 
 func orNull(s string) any {
@@ -95,7 +95,7 @@ func (p *PSP) createIntent(c *call) response {
 	if !c.params.Has("currency") {
 		return missingParam("currency")
 	}
-	if !knownCurrency(currency) {
+	if !wire.KnownCurrency(currency) {
 		return invalidParam("currency", "Invalid currency: "+c.params.Str("currency")+".")
 	}
 	md, bad := c.params.Metadata()
@@ -190,7 +190,7 @@ func (p *PSP) confirmIntent(c *call) response {
 // it: the intent, its Charge (a failed one and the 402 for a decline of
 // Stripe's test cards) and their events.
 func (p *PSP) charge(c *call, pi *paymentIntent, pm string) response {
-	d, declined := declines[pm]
+	d, declined := wire.DeclineOf(pm)
 	var resp response
 	var evs []*event
 	out := p.ops().Confirm(&pi.Payment, core.Confirm{Key: c.idemKey, Method: pm, Declined: declined,

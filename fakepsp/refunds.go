@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/idemcheck/idemcheck/fakepsp/core"
+	wire "github.com/idemcheck/idemcheck/fakepsp/stripe"
 )
 
 // refund is one refund of a charge. Guarded by PSP.mu.
@@ -23,13 +24,13 @@ func (r *refund) json() map[string]any {
 	if r.reason != "" {
 		reason = r.reason
 	}
-	return fill(map[string]any{
+	return wire.Fill(map[string]any{
 		"id": r.id, "object": "refund", "amount": r.amount, "charge": r.charge, "payment_intent": r.pi.ID,
 		"currency": r.pi.Currency, "status": "succeeded", "metadata": nonNil(r.metadata), "reason": reason,
 		"created": r.created, "balance_transaction": refundTxnID(r),
 		"destination_details": map[string]any{"type": "card", "card": map[string]any{"reference": nil,
 			"reference_status": "pending", "reference_type": "acquirer_reference_number", "type": "refund"}},
-	}, refundNulls)
+	}, wire.RefundNulls)
 }
 
 func (p *PSP) createRefund(c *call) response {
