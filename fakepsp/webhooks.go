@@ -31,7 +31,7 @@ func (ep *webhookEndpoint) version() string {
 	return ep.apiVersion
 }
 
-func (ep *webhookEndpoint) wants(typ string) bool { return typeMatches(ep.events, typ) }
+func (ep *webhookEndpoint) wants(typ string) bool { return wire.TypeMatches(ep.events, typ) }
 
 func (ep *webhookEndpoint) json(secret string) map[string]any {
 	m := wire.Fill(map[string]any{
