@@ -57,8 +57,8 @@ func (p *PSP) captureIntent(c *call) response {
 	var evs []*event
 	out := ops.Capture(&pi.Payment, core.Capture{Key: c.idemKey, Amount: amount, Metadata: md}, core.Hooks{
 		Locked: func(o core.Outcome) {
-			snap = pi.snapshot()
-			evs = []*event{p.newEventLocked(c, "charge.captured", pi.chargeJSON(), o.Target),
+			snap = pi.Snapshot()
+			evs = []*event{p.newEventLocked(c, "charge.captured", pi.ChargeJSON(), o.Target),
 				p.newEventLocked(c, "payment_intent.succeeded", snap, o.Target)}
 		},
 		Published: func() {
@@ -100,8 +100,8 @@ func (p *PSP) cancelIntent(c *call) response {
 	var ev *event
 	out := p.ops().Cancel(&pi.Payment, c.idemKey, core.Hooks{
 		Locked: func(o core.Outcome) {
-			pi.cancelReason = reason
-			snap = pi.snapshot()
+			pi.CancelReason = reason
+			snap = pi.Snapshot()
 			ev = p.newEventLocked(c, "payment_intent.canceled", snap, o.Target)
 		},
 		Published: func() { p.dispatch(c.acct, ev) },
@@ -165,10 +165,10 @@ func (p *PSP) updateIntent(c *call) response {
 		pi.Currency = currency
 	}
 	if capture != "" {
-		pi.setCapture(capture)
+		pi.SetCapture(capture)
 	}
 	if c.params.Has("description") {
-		pi.description = c.params.Str("description")
+		pi.Description = c.params.Str("description")
 	}
 	if pm := c.params.Str("payment_method"); pm != "" {
 		pi.Method = pm
@@ -177,7 +177,7 @@ func (p *PSP) updateIntent(c *call) response {
 		}
 	}
 	pi.UpdateMetadata(md)
-	return ok(pi.snapshot())
+	return ok(pi.Snapshot())
 }
 
 // metadataUpdate reads metadata for an update: an empty value unsets its

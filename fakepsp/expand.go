@@ -97,13 +97,13 @@ func (p *PSP) expandObject(acct *account, obj map[string]any, fields []string) m
 func (p *PSP) lookup(acct *account, field, id string) map[string]any {
 	switch {
 	case field == "payment_intent" && acct.intents.Has(id):
-		return acct.intents.Get(id).json()
+		return acct.intents.Get(id).JSON()
 	case field == "latest_charge" || field == "charge":
 		return acct.chargeObject(id)
 	case field == "balance_transaction":
 		return acct.txnObject(id)
 	case field == "source" && strings.HasPrefix(id, "re_") && acct.refunds[id] != nil:
-		return acct.refunds[id].json()
+		return acct.refunds[id].JSON()
 	case field == "source":
 		return acct.chargeObject(id)
 	case field == "payment_method":

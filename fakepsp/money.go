@@ -3,41 +3,16 @@ package fakepsp
 import (
 	"sort"
 	"strings"
-
-	wire "github.com/idemcheck/idemcheck/fakepsp/stripe"
 )
-
-// balanceTxnID is the balance transaction of a charge: it exists once the
-// charge captured money.
-func balanceTxnID(pi *paymentIntent) string {
-	if pi.Received == 0 || pi.AttemptID == "" {
-		return ""
-	}
-	return "txn_" + strings.TrimPrefix(pi.AttemptID, "ch_")
-}
-
-func refundTxnID(rf *refund) string { return "txn_" + strings.TrimPrefix(rf.id, "re_") }
-
-// balanceTxnJSON is a charge's: the amount captured, booked, less the fee.
-func balanceTxnJSON(pi *paymentIntent) map[string]any {
-	amount, rate := wire.Booked(pi.Received, pi.Currency)
-	return wire.TxnJSON(balanceTxnID(pi), amount, wire.Fee(amount), rate, "charge", pi.AttemptID, pi.AttemptAt)
-}
-
-// refundTxnJSON is a refund's: the amount returned, booked at the charge's rate.
-func refundTxnJSON(rf *refund) map[string]any {
-	amount, rate := wire.Booked(rf.amount, rf.pi.Currency)
-	return wire.TxnJSON(refundTxnID(rf), -amount, 0, rate, "refund", rf.id, rf.created)
-}
 
 // txnObject is the balance transaction id names; the caller holds p.mu.
 func (a *account) txnObject(id string) map[string]any {
 	suffix := strings.TrimPrefix(id, "txn_")
-	if pi := a.charges["ch_"+suffix]; pi != nil && balanceTxnID(pi) == id {
-		return balanceTxnJSON(pi)
+	if pi := a.charges["ch_"+suffix]; pi != nil && pi.BalanceTxnID() == id {
+		return pi.BalanceTxnJSON()
 	}
 	if rf := a.refunds["re_"+suffix]; rf != nil {
-		return refundTxnJSON(rf)
+		return rf.TxnJSON()
 	}
 	return nil
 }
@@ -60,12 +35,12 @@ func (p *PSP) listBalanceTxns(c *call) response {
 	defer p.mu.Unlock()
 	var all []map[string]any
 	for _, id := range c.acct.chargeSeq {
-		if pi := c.acct.charges[id]; pi != nil && balanceTxnID(pi) != "" {
-			all = append(all, balanceTxnJSON(pi))
+		if pi := c.acct.charges[id]; pi != nil && pi.BalanceTxnID() != "" {
+			all = append(all, pi.BalanceTxnJSON())
 		}
 	}
 	for _, rf := range c.acct.refundSeq {
-		all = append(all, refundTxnJSON(rf))
+		all = append(all, rf.TxnJSON())
 	}
 	sort.SliceStable(all, func(i, j int) bool {
 		ci, cj := all[i]["created"].(int64), all[j]["created"].(int64)

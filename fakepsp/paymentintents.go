@@ -3,79 +3,14 @@ package fakepsp
 import (
 	"net/http"
 	"strings"
-	"time"
 
 	"github.com/idemcheck/idemcheck/fakepsp/core"
 	wire "github.com/idemcheck/idemcheck/fakepsp/stripe"
 )
 
-// paymentIntent is a PaymentIntent: the core's payment (its state, method,
-// attempts and money) and what only Stripe keeps of it. Guarded by PSP.mu.
-type paymentIntent struct {
-	core.Payment
-	// captureMethod is Stripe's word for Payment.Manual: automatic,
-	// automatic_async (captured at once too) or manual; setCapture sets both.
-	captureMethod string
-	description   string
-	customer      string
-	cancelReason  string
-	lastError     *stripeError
-	versions      []piVersion // what search may see, with its lag
-}
-
-// Core is the core's part of the intent (core.Record).
-func (pi *paymentIntent) Core() *core.Payment { return &pi.Payment }
-
-func (pi *paymentIntent) setCapture(m string) { pi.captureMethod, pi.Manual = m, m == "manual" }
-
-// status is the intent's status in Stripe's words.
-func (pi *paymentIntent) status() string { return wire.Status(pi.State) }
-
-// piVersion is the PaymentIntent as it was at one moment (real time).
-type piVersion struct {
-	at   time.Time
-	snap map[string]any
-}
-
-func (pi *paymentIntent) json() map[string]any {
-	var latest, lastErr, canceledAt, reason any
-	if pi.AttemptID != "" {
-		latest = pi.AttemptID
-	}
-	if pi.lastError != nil {
-		lastErr = *pi.lastError
-	}
-	if pi.CanceledAt != 0 {
-		canceledAt = pi.CanceledAt
-	}
-	if pi.cancelReason != "" {
-		reason = pi.cancelReason
-	}
-	return wire.Fill(map[string]any{
-		"id": pi.ID, "object": "payment_intent", "amount": pi.Amount, "amount_received": pi.Received,
-		"amount_capturable": pi.Capturable, "currency": pi.Currency, "status": pi.status(), "metadata": nonNil(pi.Metadata),
-		"payment_method": orNull(pi.Method), "customer": orNull(pi.customer), "latest_charge": latest, "last_payment_error": lastErr,
-		"description": orNull(pi.description), "canceled_at": canceledAt, "cancellation_reason": reason,
-		"created": pi.Created, "livemode": false, "capture_method": pi.captureMethod, "confirmation_method": "automatic",
-		"client_secret": pi.ID + "_secret_" + pi.ID[len(pi.ID)-6:], "payment_method_types": []string{"card"},
-		"payment_method_options": map[string]any{"card": map[string]any{"installments": nil, "mandate_options": nil,
-			"network": nil, "request_three_d_secure": "automatic"}},
-	}, wire.IntentNulls)
-}
-
-func orNull(s string) any {
-	if s == "" {
-		return nil
-	}
-	return s
-}
-
-// snapshot records a version for search; call after every change.
-func (pi *paymentIntent) snapshot() map[string]any {
-	s := pi.json()
-	pi.versions = append(pi.versions, piVersion{at: time.Now(), snap: s})
-	return s
-}
+// paymentIntent is a PaymentIntent (fakepsp/stripe's Intent): the core's
+// payment and what only Stripe keeps of it. Guarded by PSP.mu.
+type paymentIntent = wire.Intent
 
 func (p *PSP) createIntent(c *call) response {
 	amount, present, bad := c.params.Int64("amount")
@@ -120,14 +55,14 @@ func (p *PSP) createIntent(c *call) response {
 	}
 	c.begin()
 	pi := &paymentIntent{Payment: core.Payment{ID: newID("pi"), Amount: amount, Currency: currency, Method: pm, Metadata: md},
-		description: c.params.Str("description"), customer: cus}
-	pi.setCapture(capture)
+		Description: c.params.Str("description"), Customer: cus}
+	pi.SetCapture(capture)
 	var snap map[string]any
 	var ev *event
 	p.ops().Create(&pi.Payment, core.Hooks{
 		Locked: func(core.Outcome) {
 			c.acct.intents.Add(pi)
-			snap = pi.snapshot()
+			snap = pi.Snapshot()
 			ev = p.newEventLocked(c, "payment_intent.created", snap, target{Key: c.idemKey, Amount: amount, Op: opOf(c)})
 		},
 		Published: func() { p.dispatch(c.acct, ev) },
@@ -180,7 +115,7 @@ func (p *PSP) confirmIntent(c *call) response {
 	c.begin()
 	if capture != "" {
 		p.mu.Lock()
-		pi.setCapture(capture)
+		pi.SetCapture(capture)
 		p.mu.Unlock()
 	}
 	return p.charge(c, pi, pm)
@@ -201,12 +136,12 @@ func (p *PSP) charge(c *call, pi *paymentIntent, pm string) response {
 				resp, evs = p.declineLocked(c, pi, pm, d, t)
 				return
 			}
-			pi.lastError = nil
+			pi.LastError = nil
 			c.acct.charges[pi.AttemptID] = pi
 			c.acct.chargeSeq = append(c.acct.chargeSeq, pi.AttemptID)
-			snap := pi.snapshot()
+			snap := pi.Snapshot()
 			resp = ok(snap)
-			evs = append(evs, p.newEventLocked(c, "charge.succeeded", pi.chargeJSON(), t))
+			evs = append(evs, p.newEventLocked(c, "charge.succeeded", pi.ChargeJSON(), t))
 			if o.State == core.StateAuthorized {
 				evs = append(evs, p.newEventLocked(c, "payment_intent.amount_capturable_updated", snap, t))
 			} else {
@@ -239,7 +174,7 @@ func (p *PSP) retrieveIntent(c *call) response {
 	if pi == nil {
 		return notFound("intent", "payment_intent", id)
 	}
-	return ok(pi.json())
+	return ok(pi.JSON())
 }
 
 func (p *PSP) listIntents(c *call) response {
@@ -250,16 +185,9 @@ func (p *PSP) listIntents(c *call) response {
 	var ids []string
 	all := c.acct.intents.All()
 	for i := len(all) - 1; i >= 0; i-- {
-		if pi := all[i]; cus == "" || pi.customer == cus {
-			items, ids = append(items, pi.json()), append(ids, pi.ID)
+		if pi := all[i]; cus == "" || pi.Customer == cus {
+			items, ids = append(items, pi.JSON()), append(ids, pi.ID)
 		}
 	}
 	return paginate(c, "/v1/payment_intents", ids, items)
-}
-
-func nonNil(m map[string]string) map[string]string {
-	if m == nil {
-		return map[string]string{}
-	}
-	return m
 }

@@ -53,8 +53,8 @@ type customer struct {
 }
 
 func (cu *customer) json() map[string]any {
-	return wire.Fill(map[string]any{"id": cu.id, "object": "customer", "email": orNull(cu.email), "name": orNull(cu.name),
-		"description": orNull(cu.description), "metadata": nonNil(cu.metadata), "created": cu.created, "livemode": false,
+	return wire.Fill(map[string]any{"id": cu.id, "object": "customer", "email": wire.OrNull(cu.email), "name": wire.OrNull(cu.name),
+		"description": wire.OrNull(cu.description), "metadata": wire.NonNil(cu.metadata), "created": cu.created, "livemode": false,
 		"balance": 0, "delinquent": false, "invoice_prefix": strings.ToUpper(cu.id[len(cu.id)-8:]), "next_invoice_sequence": 1,
 		"invoice_settings":  map[string]any{"custom_fields": nil, "default_payment_method": nil, "footer": nil, "rendering_options": nil},
 		"preferred_locales": []string{}, "tax_exempt": "none"}, wire.CustomerNulls)

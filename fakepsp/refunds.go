@@ -8,30 +8,8 @@ import (
 	wire "github.com/idemcheck/idemcheck/fakepsp/stripe"
 )
 
-// refund is one refund of a charge. Guarded by PSP.mu.
-type refund struct {
-	id       string
-	amount   int64
-	pi       *paymentIntent
-	charge   string
-	metadata map[string]string
-	reason   string
-	created  int64
-}
-
-func (r *refund) json() map[string]any {
-	var reason any
-	if r.reason != "" {
-		reason = r.reason
-	}
-	return wire.Fill(map[string]any{
-		"id": r.id, "object": "refund", "amount": r.amount, "charge": r.charge, "payment_intent": r.pi.ID,
-		"currency": r.pi.Currency, "status": "succeeded", "metadata": nonNil(r.metadata), "reason": reason,
-		"created": r.created, "balance_transaction": refundTxnID(r),
-		"destination_details": map[string]any{"type": "card", "card": map[string]any{"reference": nil,
-			"reference_status": "pending", "reference_type": "acquirer_reference_number", "type": "refund"}},
-	}, wire.RefundNulls)
-}
+// refund is one refund of a charge (fakepsp/stripe's Refund).
+type refund = wire.Refund
 
 func (p *PSP) createRefund(c *call) response {
 	piID, chID := c.params.Str("payment_intent"), c.params.Str("charge")
@@ -86,11 +64,11 @@ func (p *PSP) createRefund(c *call) response {
 	out := ops.Refund(&pi.Payment, core.Refund{Key: c.idemKey, Amount: amount, Whole: !present, Request: md["refund_request"],
 		RefundID: func() string { return newID("re") }}, core.Hooks{
 		Locked: func(o core.Outcome) {
-			rf := &refund{id: o.RefundID, amount: o.Amount, pi: pi, charge: pi.AttemptID, metadata: md, reason: reason, created: p.nowLocked().Unix()}
-			c.acct.refunds[rf.id] = rf
+			rf := &refund{ID: o.RefundID, Amount: o.Amount, Intent: pi, Charge: pi.AttemptID, Metadata: md, Reason: reason, Created: p.nowLocked().Unix()}
+			c.acct.refunds[rf.ID] = rf
 			c.acct.refundSeq = append(c.acct.refundSeq, rf)
-			body = rf.json()
-			evs = []*event{p.newEventLocked(c, "charge.refunded", pi.chargeJSON(), o.Target), p.newEventLocked(c, "refund.created", body, o.Target)}
+			body = rf.JSON()
+			evs = []*event{p.newEventLocked(c, "charge.refunded", pi.ChargeJSON(), o.Target), p.newEventLocked(c, "refund.created", body, o.Target)}
 		},
 		Published: func() {
 			for _, ev := range evs {
@@ -122,7 +100,7 @@ func (p *PSP) retrieveRefund(c *call) response {
 	if rf == nil {
 		return notFound("id", "refund", id)
 	}
-	return ok(rf.json())
+	return ok(rf.JSON())
 }
 
 // listRefunds lists refunds, newest first, optionally of one payment_intent
@@ -141,10 +119,10 @@ func (p *PSP) listRefunds(c *call) response {
 	var ids []string
 	for i := len(c.acct.refundSeq) - 1; i >= 0; i-- {
 		rf := c.acct.refundSeq[i]
-		if piID != "" && rf.pi.ID != piID || chID != "" && rf.charge != chID {
+		if piID != "" && rf.Intent.ID != piID || chID != "" && rf.Charge != chID {
 			continue
 		}
-		items, ids = append(items, rf.json()), append(ids, rf.id)
+		items, ids = append(items, rf.JSON()), append(ids, rf.ID)
 	}
 	return paginate(c, "/v1/refunds", ids, items)
 }

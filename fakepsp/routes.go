@@ -256,7 +256,7 @@ func opOf(c *call) string {
 		if m == "" {
 			c.p.mu.Lock()
 			if pi := c.acct.intents.Get(c.r.PathValue("id")); pi != nil {
-				m = pi.captureMethod
+				m = pi.CaptureMethod
 			}
 			c.p.mu.Unlock()
 		}

@@ -38,7 +38,7 @@ func (p *PSP) searchIntents(c *call) response {
 	for i := len(all) - 1; i >= 0; i-- {
 		pi := all[i]
 		snap := p.visibleAt(pi, now, lag)
-		if snap == nil || len(pi.versions) > 0 && !wire.SameVersion(snap, pi.versions[len(pi.versions)-1].snap) {
+		if snap == nil || len(pi.Versions) > 0 && !wire.SameVersion(snap, pi.Versions[len(pi.Versions)-1].Snap) {
 			stale = true
 		}
 		if snap != nil && query.Matches(snap) {
