@@ -42,7 +42,7 @@ func (p *PSP) captureIntent(c *call) response {
 		return errResp(http.StatusBadRequest, stripeError{Type: "invalid_request_error", Code: "parameter_invalid_integer", Param: "amount_to_capture",
 			Message: "This value must be greater than or equal to 1."})
 	}
-	md, bad := metadataUpdate(c.params)
+	md, bad := c.params.MetadataUpdate()
 	if bad != nil {
 		return *bad
 	}
@@ -147,11 +147,11 @@ func (p *PSP) updateIntent(c *call) response {
 	if c.params.Has("currency") && !wire.KnownCurrency(currency) {
 		return invalidParam("currency", "Invalid currency: "+c.params.Str("currency")+".")
 	}
-	capture, bad := captureMethod(c.params, "")
+	capture, bad := c.params.CaptureMethod("")
 	if bad != nil {
 		return *bad
 	}
-	md, bad := metadataUpdate(c.params)
+	md, bad := c.params.MetadataUpdate()
 	if bad != nil {
 		return *bad
 	}
@@ -178,30 +178,6 @@ func (p *PSP) updateIntent(c *call) response {
 	}
 	pi.UpdateMetadata(md)
 	return ok(pi.Snapshot())
-}
-
-// metadataUpdate reads metadata for an update: an empty value unsets its
-// key, and metadata= (empty) unsets them all (the "" key in the result).
-func metadataUpdate(prm params) (map[string]*string, *response) {
-	if _, bad := prm.Metadata(); bad != nil {
-		return nil, bad
-	}
-	out := map[string]*string{}
-	if prm.Has("metadata") && prm.Str("metadata") == "" {
-		out[""] = nil
-	}
-	for k, vs := range prm.Values() {
-		if name, ok := strings.CutPrefix(k, "metadata["); ok && strings.HasSuffix(name, "]") {
-			name = strings.TrimSuffix(name, "]")
-			if vs[0] == "" {
-				out[name] = nil
-			} else {
-				v := vs[0]
-				out[name] = &v
-			}
-		}
-	}
-	return out, nil
 }
 
 func oneOf(s string, set []string) bool {

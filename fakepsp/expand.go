@@ -15,14 +15,6 @@ import (
 // (latest_charge.balance_transaction); any other field answers 400 as
 // Stripe answers for a field that cannot be expanded.
 
-func notExpandable(field string, allowed []string) response {
-	msg := "This property cannot be expanded (" + field + ")."
-	if oneOf("data."+field, allowed) {
-		msg += " You may want to try expanding 'data." + field + "' instead."
-	}
-	return errResp(http.StatusBadRequest, stripeError{Type: "invalid_request_error", Message: msg})
-}
-
 // expand rewrites a successful answer's expandable fields. Answers share
 // maps with the search snapshots, so every map changed is a copy.
 func (p *PSP) expand(c *call, resp response, fields []string) response {

@@ -41,7 +41,7 @@ func (p *PSP) createIntent(c *call) response {
 	if bad != nil {
 		return *bad
 	}
-	capture, bad := captureMethod(c.params, "automatic")
+	capture, bad := c.params.CaptureMethod("automatic")
 	if bad != nil {
 		return *bad
 	}
@@ -73,19 +73,6 @@ func (p *PSP) createIntent(c *call) response {
 	return p.charge(c, pi, pm)
 }
 
-// captureMethod reads capture_method; automatic_async captures at once too.
-func captureMethod(prm params, dflt string) (string, *response) {
-	switch m := prm.Str("capture_method"); m {
-	case "":
-		return dflt, nil
-	case "automatic", "automatic_async", "manual":
-		return m, nil
-	default:
-		e := invalidParam("capture_method", "Invalid capture_method: must be one of automatic, automatic_async, or manual")
-		return "", &e
-	}
-}
-
 func (p *PSP) confirmIntent(c *call) response {
 	id := c.r.PathValue("id")
 	p.mu.Lock()
@@ -108,7 +95,7 @@ func (p *PSP) confirmIntent(c *call) response {
 	if pm == "" {
 		return wire.MissingPM()
 	}
-	capture, bad := captureMethod(c.params, "")
+	capture, bad := c.params.CaptureMethod("")
 	if bad != nil {
 		return *bad
 	}

@@ -101,7 +101,7 @@ func (p *PSP) checked(rt route) func(*call) response {
 		exp := c.params.Array("expand")
 		for _, e := range exp {
 			if !oneOf(e, rt.expand) {
-				return notExpandable(e, rt.expand)
+				return wire.NotExpandable(e, rt.expand)
 			}
 		}
 		return p.expand(c, rt.h(c), exp)
