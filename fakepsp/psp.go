@@ -13,10 +13,12 @@
 // Start one in-process with Start, or run it standalone with `idemcheck psp`.
 //
 // Layout (issue 52): what every PSP shares lives in fakepsp/core (key
-// records, faults, ground truth, the delivery engine), Stripe's wire in
-// fakepsp/stripe, registered through fakepsp/dialects.go. This package is
-// the face the rest of the repository uses; it still holds Stripe's routes
-// and objects beside the payment state machine, the next to move.
+// records, faults, ground truth, the delivery engine, and the payment
+// operations: create, confirm, capture, cancel, refund), Stripe's wire
+// (objects, parameters, errors) in fakepsp/stripe, registered through
+// fakepsp/dialects.go. This package is the face the rest of the repository
+// uses; it still holds Stripe's routes and handlers, which parse a request
+// into a core operation and render its outcome, the next to move.
 package fakepsp
 
 import (
