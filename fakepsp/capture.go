@@ -118,21 +118,16 @@ func (p *PSP) cancelIntent(c *call) response {
 	return ok(snap)
 }
 
-// updatable are the statuses in which amount, currency, payment_method and
-// capture_method may change; metadata and description change in any status.
-var updatable = []string{wire.StatusRequiresPM, wire.StatusRequiresConfirm, "requires_action"}
-
+// updateIntent changes an intent before it is confirmed (core.Ops.Update)
+// and renders it; Stripe's capture_method and description are its own.
 func (p *PSP) updateIntent(c *call) response {
 	pi, state := p.lookupIntent(c)
 	if pi == nil {
 		return notFound("intent", "payment_intent", c.r.PathValue("id"))
 	}
-	status := wire.Status(state)
 	for _, f := range []string{"amount", "currency", "payment_method", "capture_method"} {
-		if c.params.Has(f) && !oneOf(status, updatable) {
-			return errResp(http.StatusBadRequest, stripeError{Type: "invalid_request_error", Code: "payment_intent_unexpected_state", Param: f,
-				Message: "This PaymentIntent's " + f + " could not be updated because it has a status of " + status +
-					". You may only update the " + f + " of a PaymentIntent with one of the following statuses: " + strings.Join(updatable, ", ") + "."})
+		if c.params.Has(f) && !state.Updatable() {
+			return wire.UpdateState(f, wire.Status(state))
 		}
 	}
 	amount, present, bad := c.params.Int64("amount")
@@ -156,28 +151,22 @@ func (p *PSP) updateIntent(c *call) response {
 		return *bad
 	}
 	c.begin()
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if present {
-		pi.Amount = amount
+	if !present {
+		amount = 0
 	}
-	if currency != "" {
-		pi.Currency = currency
-	}
-	if capture != "" {
-		pi.SetCapture(capture)
-	}
-	if c.params.Has("description") {
-		pi.Description = c.params.Str("description")
-	}
-	if pm := c.params.Str("payment_method"); pm != "" {
-		pi.Method = pm
-		if pi.State == core.StateNoMethod {
-			pi.State = core.StateHasMethod
-		}
-	}
-	pi.UpdateMetadata(md)
-	return ok(pi.Snapshot())
+	var snap map[string]any
+	p.ops().Update(&pi.Payment, core.Update{Amount: amount, Currency: currency, Method: c.params.Str("payment_method"), Metadata: md}, core.Hooks{
+		Locked: func(core.Outcome) {
+			if capture != "" {
+				pi.SetCapture(capture)
+			}
+			if c.params.Has("description") {
+				pi.Description = c.params.Str("description")
+			}
+			snap = pi.Snapshot()
+		},
+	})
+	return ok(snap)
 }
 
 func oneOf(s string, set []string) bool {

@@ -68,3 +68,15 @@ func CancelState(status string) core.Reply {
 		Message: "You cannot cancel this PaymentIntent because it has a status of " + status +
 			". Only a PaymentIntent with one of the following statuses may be canceled: " + strings.Join(cancelable, ", ") + "."})
 }
+
+// updatable are the statuses Stripe lets amount, currency, payment_method
+// and capture_method change in, as its message lists them; metadata and
+// description change in any status.
+var updatable = []string{StatusRequiresPM, StatusRequiresConfirm, "requires_action"}
+
+// UpdateState is the 400 for an update of field of an intent in status.
+func UpdateState(field, status string) core.Reply {
+	return ErrorReply(http.StatusBadRequest, Error{Type: "invalid_request_error", Code: "payment_intent_unexpected_state", Param: field,
+		Message: "This PaymentIntent's " + field + " could not be updated because it has a status of " + status +
+			". You may only update the " + field + " of a PaymentIntent with one of the following statuses: " + strings.Join(updatable, ", ") + "."})
+}
