@@ -164,3 +164,25 @@ func TestEffectPointFaults(t *testing.T) {
 		t.Fatalf("500 after: %+v, payment %+v", out, p)
 	}
 }
+
+// TestUpdateBeforeConfirm: an update changes amount, currency and method
+// (a payment without one now has one to confirm) and merges metadata;
+// zero fields keep theirs, and nothing is recorded.
+func TestUpdateBeforeConfirm(t *testing.T) {
+	ops, truth, _ := testOps()
+	p := &Payment{Amount: 600, Currency: "usd", Metadata: map[string]string{"a": "1", "b": "2"}}
+	ops.Create(p, Hooks{})
+	if !p.State.Updatable() || p.State != StateNoMethod {
+		t.Fatalf("created: %v", p.State)
+	}
+	ran := 0
+	out := ops.Update(p, Update{Amount: 650, Method: "m", Metadata: map[string]*string{"a": nil}}, Hooks{Locked: func(Outcome) { ran++ }})
+	if out.State != StateHasMethod || p.Amount != 650 || p.Currency != "usd" || p.Method != "m" || ran != 1 ||
+		len(p.Metadata) != 1 || p.Metadata["b"] != "2" || len(truth.Ops("")) != 0 {
+		t.Fatalf("update: %+v, payment %+v", out, p)
+	}
+	ops.Confirm(p, Confirm{Key: "k", Method: "m", AttemptID: counter("at")}, Hooks{})
+	if p.State.Updatable() {
+		t.Fatalf("a confirmed payment is updatable: %v", p.State)
+	}
+}
