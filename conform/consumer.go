@@ -46,7 +46,11 @@ func startQueue(ctx context.Context, cfg *config.Config, o Options, e *scenario.
 	}
 	undo = append(undo, br.Close)
 	w := br.Where()
-	env[c.Env.Brokers], env[c.Env.Topic], env[c.Env.Group] = strings.Join(w.Addrs, ","), w.Queue, w.Group
+	for _, v := range [][2]string{{c.Env.Brokers, strings.Join(w.Addrs, ",")}, {c.Env.Topic, w.Queue}, {c.Env.Group, w.Group}} {
+		if v[0] != "" { // a variable the broker has no use for is not set
+			env[v[0]] = v[1]
+		}
+	}
 	e.Queue = &scenario.Queue{Cfg: c, Topic: w.Queue, Group: w.Group, Broker: br, Caps: br.Caps()}
 	if o.StartConsumers != nil {
 		cs, err := o.StartConsumers(ctx, w)

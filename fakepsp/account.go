@@ -13,8 +13,7 @@ import (
 type account struct {
 	id        string
 	keys      *core.KeyStore
-	intents   map[string]*paymentIntent
-	intentSeq []*paymentIntent          // creation order, for search
+	intents   *core.Book[*paymentIntent]
 	charges   map[string]*paymentIntent // successful charges
 	failed    map[string]*failedCharge  // declined attempts
 	chargeSeq []string                  // every charge id, creation order
@@ -31,7 +30,7 @@ func newAccount() *account {
 	return &account{
 		id:        "acct_" + randToken(16),
 		keys:      core.NewKeyStore(),
-		intents:   map[string]*paymentIntent{},
+		intents:   core.NewBook[*paymentIntent](),
 		charges:   map[string]*paymentIntent{},
 		failed:    map[string]*failedCharge{},
 		refunds:   map[string]*refund{},

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/idemcheck/idemcheck/fakepsp/core"
+	wire "github.com/idemcheck/idemcheck/fakepsp/stripe"
 )
 
 // Separate authorization and capture (capture_method=manual), cancel and
@@ -12,27 +13,26 @@ import (
 // like every other POST: same key and parameters replay, other parameters
 // answer 400 idempotency_error.
 
-// lookupIntent returns the intent and a copy of its status under p.mu.
-func (p *PSP) lookupIntent(c *call) (*paymentIntent, string) {
+// lookupIntent returns the intent and a copy of its state under p.mu.
+func (p *PSP) lookupIntent(c *call) (*paymentIntent, core.State) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	pi := c.acct.intents[c.r.PathValue("id")]
+	pi := c.acct.intents.Get(c.r.PathValue("id"))
 	if pi == nil {
-		return nil, ""
+		return nil, 0
 	}
-	return pi, pi.status
+	return pi, pi.State
 }
 
-// captureIntent captures an authorization: here, and only here, a manual
-// payment's money moves, so the ground truth gets one charge op of the
-// amount captured, under the capture request's key.
+// captureIntent captures an authorization (core.Ops.Capture moves the
+// money) and renders the intent and its events.
 func (p *PSP) captureIntent(c *call) response {
-	pi, status := p.lookupIntent(c)
+	pi, state := p.lookupIntent(c)
 	if pi == nil {
 		return notFound("intent", "payment_intent", c.r.PathValue("id"))
 	}
-	if status != statusRequiresCapture {
-		return captureState(status)
+	if state != core.StateAuthorized {
+		return wire.CaptureState(wire.Status(state))
 	}
 	amount, present, bad := c.params.Int64("amount_to_capture")
 	if bad != nil {
@@ -42,61 +42,52 @@ func (p *PSP) captureIntent(c *call) response {
 		return errResp(http.StatusBadRequest, stripeError{Type: "invalid_request_error", Code: "parameter_invalid_integer", Param: "amount_to_capture",
 			Message: "This value must be greater than or equal to 1."})
 	}
-	md, bad := metadataUpdate(c.params)
+	md, bad := c.params.MetadataUpdate()
 	if bad != nil {
 		return *bad
 	}
-	p.mu.Lock()
-	capturable := pi.Capturable
-	p.mu.Unlock()
-	if !present {
-		amount = capturable
-	}
-	if amount > capturable {
+	ops := p.ops()
+	amount, refused := ops.CaptureAmount(&pi.Payment, amount, !present)
+	if refused.Reason == core.ReasonTooLarge {
 		return errResp(http.StatusBadRequest, stripeError{Type: "invalid_request_error", Code: "amount_too_large", Param: "amount_to_capture",
 			Message: "The payment could not be captured because the requested capture amount is greater than the amount you can capture for this charge."})
 	}
 	c.begin()
-	t := target{Key: c.idemKey, Amount: amount, Op: "charge"}
-	if r := c.beforeCharge(t); r != nil {
-		return *r
+	var snap map[string]any
+	var evs []*event
+	out := ops.Capture(&pi.Payment, core.Capture{Key: c.idemKey, Amount: amount, Metadata: md}, core.Hooks{
+		Locked: func(o core.Outcome) {
+			snap = pi.Snapshot()
+			evs = []*event{p.newEventLocked(c, "charge.captured", pi.ChargeJSON(), o.Target),
+				p.newEventLocked(c, "payment_intent.succeeded", snap, o.Target)}
+		},
+		Published: func() {
+			for _, ev := range evs {
+				p.dispatch(c.acct, ev)
+			}
+		},
+	})
+	switch out.Reason {
+	case core.ReasonInternal:
+		return apiError()
+	case core.ReasonState:
+		return wire.CaptureState(wire.Status(out.State)) // a concurrent capture or cancel won
 	}
-	p.mu.Lock()
-	if pi.status != statusRequiresCapture {
-		status := pi.status
-		p.mu.Unlock()
-		return captureState(status) // a concurrent capture or cancel won
-	}
-	applyMetadata(pi, md)
-	pi.status = statusSucceeded
-	pi.Capture(amount, c.idemKey)
-	op := core.EffectOp("charge", c.idemKey, amount, pi.metadata)
-	op.Output.ChargeID = pi.latestCharge
-	op.Input.Currency = pi.Currency // wrong-amount compares it with the request
-	snap := pi.snapshot()
-	evs := []*event{p.newEventLocked(c, "charge.captured", pi.chargeJSON(), t),
-		p.newEventLocked(c, "payment_intent.succeeded", snap, t)}
-	p.mu.Unlock()
-	p.truth.Add(op)
-	for _, ev := range evs {
-		p.dispatch(c.acct, ev)
-	}
-	if r := c.afterCharge(t); r != nil {
+	if r := c.after(out.After); r != nil {
 		return *r
 	}
 	return ok(snap)
 }
 
-var cancelable = []string{statusRequiresPM, statusRequiresCapture, statusRequiresConfirm, "requires_action", "processing"}
-
-// cancelIntent cancels; an authorization is released, no money moves.
+// cancelIntent cancels (core.Ops.Cancel releases an authorization) and
+// renders the intent and its event.
 func (p *PSP) cancelIntent(c *call) response {
-	pi, status := p.lookupIntent(c)
+	pi, state := p.lookupIntent(c)
 	if pi == nil {
 		return notFound("intent", "payment_intent", c.r.PathValue("id"))
 	}
-	if !oneOf(status, cancelable) {
-		return cancelState(status)
+	if !state.Cancelable() {
+		return wire.CancelState(wire.Status(state))
 	}
 	reason := c.params.Str("cancellation_reason")
 	switch reason {
@@ -105,42 +96,38 @@ func (p *PSP) cancelIntent(c *call) response {
 		return invalidParam("cancellation_reason", "Invalid cancellation_reason: must be one of duplicate, fraudulent, requested_by_customer, or abandoned")
 	}
 	c.begin()
-	t := target{Key: c.idemKey, Amount: pi.Amount, Op: "cancel"}
-	if r := c.beforeCharge(t); r != nil {
-		return *r
+	var snap map[string]any
+	var ev *event
+	out := p.ops().Cancel(&pi.Payment, c.idemKey, core.Hooks{
+		Locked: func(o core.Outcome) {
+			pi.CancelReason = reason
+			snap = pi.Snapshot()
+			ev = p.newEventLocked(c, "payment_intent.canceled", snap, o.Target)
+		},
+		Published: func() { p.dispatch(c.acct, ev) },
+	})
+	switch out.Reason {
+	case core.ReasonInternal:
+		return apiError()
+	case core.ReasonState:
+		return wire.CancelState(wire.Status(out.State))
 	}
-	p.mu.Lock()
-	if !oneOf(pi.status, cancelable) {
-		status := pi.status
-		p.mu.Unlock()
-		return cancelState(status)
-	}
-	pi.status, pi.canceledAt, pi.cancelReason = statusCanceled, p.nowLocked().Unix(), reason
-	pi.Cancel()
-	snap := pi.snapshot()
-	ev := p.newEventLocked(c, "payment_intent.canceled", snap, t)
-	p.mu.Unlock()
-	p.dispatch(c.acct, ev)
-	if r := c.afterCharge(t); r != nil {
+	if r := c.after(out.After); r != nil {
 		return *r
 	}
 	return ok(snap)
 }
 
-// updatable are the statuses in which amount, currency, payment_method and
-// capture_method may change; metadata and description change in any status.
-var updatable = []string{statusRequiresPM, statusRequiresConfirm, "requires_action"}
-
+// updateIntent changes an intent before it is confirmed (core.Ops.Update)
+// and renders it; Stripe's capture_method and description are its own.
 func (p *PSP) updateIntent(c *call) response {
-	pi, status := p.lookupIntent(c)
+	pi, state := p.lookupIntent(c)
 	if pi == nil {
 		return notFound("intent", "payment_intent", c.r.PathValue("id"))
 	}
 	for _, f := range []string{"amount", "currency", "payment_method", "capture_method"} {
-		if c.params.Has(f) && !oneOf(status, updatable) {
-			return errResp(http.StatusBadRequest, stripeError{Type: "invalid_request_error", Code: "payment_intent_unexpected_state", Param: f,
-				Message: "This PaymentIntent's " + f + " could not be updated because it has a status of " + status +
-					". You may only update the " + f + " of a PaymentIntent with one of the following statuses: " + strings.Join(updatable, ", ") + "."})
+		if c.params.Has(f) && !state.Updatable() {
+			return wire.UpdateState(f, wire.Status(state))
 		}
 	}
 	amount, present, bad := c.params.Int64("amount")
@@ -152,105 +139,34 @@ func (p *PSP) updateIntent(c *call) response {
 			Message: "This value must be greater than or equal to 1 and no more than 99999999."})
 	}
 	currency := strings.ToLower(c.params.Str("currency"))
-	if c.params.Has("currency") && !knownCurrency(currency) {
+	if c.params.Has("currency") && !wire.KnownCurrency(currency) {
 		return invalidParam("currency", "Invalid currency: "+c.params.Str("currency")+".")
 	}
-	capture, bad := captureMethod(c.params, "")
+	capture, bad := c.params.CaptureMethod("")
 	if bad != nil {
 		return *bad
 	}
-	md, bad := metadataUpdate(c.params)
+	md, bad := c.params.MetadataUpdate()
 	if bad != nil {
 		return *bad
 	}
 	c.begin()
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if present {
-		pi.Amount = amount
+	if !present {
+		amount = 0
 	}
-	if currency != "" {
-		pi.Currency = currency
-	}
-	if capture != "" {
-		pi.captureMethod = capture
-	}
-	if c.params.Has("description") {
-		pi.description = c.params.Str("description")
-	}
-	if pm := c.params.Str("payment_method"); pm != "" {
-		pi.paymentMethod = pm
-		if pi.status == statusRequiresPM {
-			pi.status = statusRequiresConfirm
-		}
-	}
-	applyMetadata(pi, md)
-	return ok(pi.snapshot())
-}
-
-// metadataUpdate reads metadata for an update: an empty value unsets its
-// key, and metadata= (empty) unsets them all (the "" key in the result).
-func metadataUpdate(prm params) (map[string]*string, *response) {
-	if _, bad := prm.Metadata(); bad != nil {
-		return nil, bad
-	}
-	out := map[string]*string{}
-	if prm.Has("metadata") && prm.Str("metadata") == "" {
-		out[""] = nil
-	}
-	for k, vs := range prm.Values() {
-		if name, ok := strings.CutPrefix(k, "metadata["); ok && strings.HasSuffix(name, "]") {
-			name = strings.TrimSuffix(name, "]")
-			if vs[0] == "" {
-				out[name] = nil
-			} else {
-				v := vs[0]
-				out[name] = &v
+	var snap map[string]any
+	p.ops().Update(&pi.Payment, core.Update{Amount: amount, Currency: currency, Method: c.params.Str("payment_method"), Metadata: md}, core.Hooks{
+		Locked: func(core.Outcome) {
+			if capture != "" {
+				pi.SetCapture(capture)
 			}
-		}
-	}
-	return out, nil
-}
-
-// applyMetadata merges an update into pi's metadata; the caller holds p.mu.
-// The map is replaced, not changed in place: snapshots share the old one.
-func applyMetadata(pi *paymentIntent, upd map[string]*string) {
-	if len(upd) == 0 {
-		return
-	}
-	md := map[string]string{}
-	if _, clear := upd[""]; !clear {
-		for k, v := range pi.metadata {
-			md[k] = v
-		}
-	}
-	for k, v := range upd {
-		switch {
-		case k == "":
-		case v == nil:
-			delete(md, k)
-		default:
-			md[k] = *v
-		}
-	}
-	pi.metadata = md
-}
-
-// captureState: the already-captured wording is Stripe's as quoted in
-// stripe/stripe-php#818 (code payment_intent_unexpected_state).
-func captureState(status string) response {
-	msg := "This PaymentIntent could not be captured because it has a status of " + status +
-		". Only a PaymentIntent with one of the following statuses may be captured: requires_capture."
-	if status == statusSucceeded {
-		msg = "This PaymentIntent could not be captured because it has already been captured."
-	}
-	return errResp(http.StatusBadRequest, stripeError{Type: "invalid_request_error", Code: "payment_intent_unexpected_state", Message: msg})
-}
-
-func cancelState(status string) response {
-	return errResp(http.StatusBadRequest, stripeError{Type: "invalid_request_error", Code: "payment_intent_unexpected_state",
-		Message: "You cannot cancel this PaymentIntent because it has a status of " + status +
-			". Only a PaymentIntent with one of the following statuses may be canceled: " + strings.Join(cancelable, ", ") + "."})
+			if c.params.Has("description") {
+				pi.Description = c.params.Str("description")
+			}
+			snap = pi.Snapshot()
+		},
+	})
+	return ok(snap)
 }
 
 func oneOf(s string, set []string) bool {

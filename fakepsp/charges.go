@@ -2,7 +2,8 @@ package fakepsp
 
 import (
 	"net/http"
-	"strings"
+
+	wire "github.com/idemcheck/idemcheck/fakepsp/stripe"
 )
 
 // Charges. A PaymentIntent's successful charge is the intent itself
@@ -10,92 +11,39 @@ import (
 // own (account.failed), as Stripe does, and sets the intent's latest_charge
 // to it until a later confirmation succeeds.
 
-// failedCharge is a declined attempt. Guarded by PSP.mu.
-type failedCharge struct {
-	id       string
-	pi       *paymentIntent
-	pm       string
-	amount   int64
-	currency string
-	metadata map[string]string
-	created  int64
-	d        decline
-}
-
-// chargeJSON is the Charge object behind a PaymentIntent that was charged
-// or authorized. An authorization never captured (or the part of it a
-// partial capture left) counts as refunded, as Stripe shows it.
-func (pi *paymentIntent) chargeJSON() map[string]any {
-	refunded := pi.Released + pi.Refunded
-	ch := chargeBase(pi.latestCharge, pi, pi.paymentMethod, pi.Amount, pi.Currency, pi.metadata, pi.chargeCreated)
-	ch["amount_captured"], ch["amount_refunded"], ch["refunded"] = pi.Received, refunded, refunded == pi.Amount
-	ch["captured"], ch["paid"], ch["status"] = pi.Received > 0, true, "succeeded"
-	ch["balance_transaction"] = orNull(balanceTxnID(pi))
-	ch["outcome"] = outcome(nil)
-	ch["payment_method_details"] = paymentMethodDetails(pi.paymentMethod, pi.Amount, pi.latestCharge)
-	return fill(ch, chargeNulls)
-}
-
-func (fc *failedCharge) json() map[string]any {
-	ch := chargeBase(fc.id, fc.pi, fc.pm, fc.amount, fc.currency, fc.metadata, fc.created)
-	ch["amount_captured"], ch["amount_refunded"], ch["refunded"] = int64(0), int64(0), false
-	ch["captured"], ch["paid"], ch["status"] = false, false, "failed"
-	ch["balance_transaction"] = nil
-	ch["failure_code"], ch["failure_message"] = fc.d.code, fc.d.message
-	ch["outcome"] = outcome(&fc.d)
-	ch["payment_method_details"] = paymentMethodDetails(fc.pm, 0, fc.id)
-	return fill(ch, chargeNulls)
-}
-
-// chargeBase holds the fields every charge has, whatever its outcome.
-func chargeBase(id string, pi *paymentIntent, pm string, amount int64, currency string, md map[string]string, created int64) map[string]any {
-	return map[string]any{
-		"id": id, "object": "charge", "amount": amount, "currency": currency, "payment_intent": pi.id,
-		"payment_method": pm, "metadata": nonNil(md), "created": created, "livemode": false,
-		"customer": orNull(pi.customer), "description": orNull(pi.description), "disputed": false,
-		"failure_code": nil, "failure_message": nil, "fraud_details": map[string]any{},
-		"billing_details": billingDetails(), "calculated_statement_descriptor": "IDEMCHECK",
-		"receipt_url": "https://pay.stripe.com/receipts/payment/" + strings.TrimPrefix(id, "ch_"),
-	}
-}
+// failedCharge is a declined attempt (fakepsp/stripe's FailedCharge).
+type failedCharge = wire.FailedCharge
 
 // chargeObject is the Charge id names, successful or failed; the caller
 // holds p.mu.
 func (a *account) chargeObject(id string) map[string]any {
-	if pi := a.charges[id]; pi != nil && pi.latestCharge == id {
-		return pi.chargeJSON()
+	if pi := a.charges[id]; pi != nil && pi.AttemptID == id {
+		return pi.ChargeJSON()
 	}
 	if fc := a.failed[id]; fc != nil {
-		return fc.json()
+		return fc.JSON()
 	}
 	return nil
 }
 
-// decline records a declined confirmation of pi: a failed charge, the
-// intent back to requires_payment_method with its last_payment_error, and
-// the 402 Stripe answers. The caller holds p.mu.
-func (p *PSP) declineLocked(c *call, pi *paymentIntent, pm string, d decline, t target) (response, []*event) {
-	fc := &failedCharge{id: newID("ch"), pi: pi, pm: pm, amount: pi.Amount, currency: pi.Currency,
-		metadata: pi.metadata, created: p.nowLocked().Unix(), d: d}
-	c.acct.failed[fc.id] = fc
-	c.acct.chargeSeq = append(c.acct.chargeSeq, fc.id)
-	pi.status, pi.latestCharge, pi.chargeCreated = statusRequiresPM, fc.id, fc.created
+// declineLocked renders a declined confirmation of pi (core.Ops.Confirm
+// made the attempt and put the intent back to requires_payment_method): a
+// failed charge, the intent's last_payment_error, and the 402 Stripe
+// answers. The caller holds p.mu.
+func (p *PSP) declineLocked(c *call, pi *paymentIntent, pm string, d wire.Decline, t target) (response, []*event) {
+	fc := &failedCharge{ID: pi.AttemptID, Intent: pi, Method: pm, Amount: pi.Amount, Currency: pi.Currency,
+		Metadata: pi.Metadata, Created: pi.AttemptAt, Decline: d}
+	c.acct.failed[fc.ID] = fc
+	c.acct.chargeSeq = append(c.acct.chargeSeq, fc.ID)
 	// last_payment_error carries no payment_intent (the intent holds it);
 	// the 402's error carries a fresh copy of the intent.
-	le := cardError(d, fc.id, pm)
-	pi.lastError = &le
-	snap := pi.snapshot()
-	e := cardError(d, fc.id, pm)
+	le := wire.CardError(d, fc.ID, pm)
+	pi.LastError = &le
+	snap := pi.Snapshot()
+	e := wire.CardError(d, fc.ID, pm)
 	e.PaymentIntent = snap
-	evs := []*event{p.newEventLocked(c, "charge.failed", fc.json(), t), p.newEventLocked(c, "payment_intent.payment_failed", snap, t)}
+	evs := []*event{p.newEventLocked(c, "charge.failed", fc.JSON(), t), p.newEventLocked(c, "payment_intent.payment_failed", snap, t)}
 	return errResp(http.StatusPaymentRequired, e), evs
-}
-
-// cardError is Stripe's card_error for a decline: the failed charge, the
-// payment method (expanded, as Stripe sends it) and the page about the code.
-func cardError(d decline, chargeID, pm string) stripeError {
-	return stripeError{Type: "card_error", Code: d.code, DeclineCode: d.declineCode, Message: d.message, Charge: chargeID,
-		PaymentMethod: methodJSON(pm), DocURL: "https://stripe.com/docs/error-codes/" + strings.ReplaceAll(d.code, "_", "-")}
 }
 
 func (p *PSP) retrieveCharge(c *call) response {

@@ -2,7 +2,6 @@ package fakepsp
 
 import (
 	"encoding/json"
-	"strings"
 
 	"github.com/idemcheck/idemcheck/fakepsp/core"
 	wire "github.com/idemcheck/idemcheck/fakepsp/stripe"
@@ -39,7 +38,7 @@ func (p *PSP) newEventLocked(c *call, typ string, obj map[string]any, t target) 
 	if obj["object"] == "payment_intent" {
 		ev.pi, _ = obj["id"].(string)
 	}
-	if pi := c.acct.intents[ev.pi]; pi != nil {
+	if pi := c.acct.intents.Get(ev.pi); pi != nil {
 		ev.piAmount = pi.Amount
 	}
 	pending := 0
@@ -48,15 +47,7 @@ func (p *PSP) newEventLocked(c *call, typ string, obj map[string]any, t target) 
 			pending++
 		}
 	}
-	var key any
-	if c.idemKey != "" {
-		key = c.idemKey
-	}
-	ev.raw, _ = json.Marshal(map[string]any{
-		"id": ev.id, "object": "event", "api_version": DefaultAPIVersion, "created": ev.created,
-		"data": map[string]any{"object": obj}, "livemode": false, "pending_webhooks": pending,
-		"request": map[string]any{"id": c.requestID, "idempotency_key": key}, "type": typ,
-	})
+	ev.raw = wire.EventJSON(ev.id, typ, ev.created, obj, pending, c.requestID, c.idemKey)
 	c.acct.events = append(c.acct.events, ev)
 	c.acct.eventByID[ev.id] = ev
 	return ev
@@ -72,7 +63,7 @@ func (p *PSP) listEvents(c *call) response {
 	var items []any
 	var ids []string
 	for i := len(c.acct.events) - 1; i >= 0; i-- {
-		if ev := c.acct.events[i]; typeMatches(types, ev.typ) {
+		if ev := c.acct.events[i]; wire.TypeMatches(types, ev.typ) {
 			items, ids = append(items, ev.raw), append(ids, ev.id)
 		}
 	}
@@ -91,17 +82,5 @@ func (p *PSP) retrieveEvent(c *call) response {
 }
 
 // TypeMatches says whether an endpoint subscribed to filters gets an event
-// of type typ: no filter matches all; "payment_intent.*" matches a prefix.
-func TypeMatches(filters []string, typ string) bool { return typeMatches(filters, typ) }
-
-func typeMatches(filters []string, typ string) bool {
-	if len(filters) == 0 {
-		return true
-	}
-	for _, f := range filters {
-		if f == "*" || f == typ || strings.HasSuffix(f, ".*") && strings.HasPrefix(typ, strings.TrimSuffix(f, "*")) {
-			return true
-		}
-	}
-	return false
-}
+// of type typ (fakepsp/stripe's TypeMatches).
+func TypeMatches(filters []string, typ string) bool { return wire.TypeMatches(filters, typ) }

@@ -3,6 +3,8 @@ package fakepsp
 import (
 	"net/http"
 	"strings"
+
+	wire "github.com/idemcheck/idemcheck/fakepsp/stripe"
 )
 
 // Stripe's expand[]: an id in the answer becomes the object it names. The
@@ -12,14 +14,6 @@ import (
 // customer, a balance transaction's source), one level or through a path
 // (latest_charge.balance_transaction); any other field answers 400 as
 // Stripe answers for a field that cannot be expanded.
-
-func notExpandable(field string, allowed []string) response {
-	msg := "This property cannot be expanded (" + field + ")."
-	if oneOf("data."+field, allowed) {
-		msg += " You may want to try expanding 'data." + field + "' instead."
-	}
-	return errResp(http.StatusBadRequest, stripeError{Type: "invalid_request_error", Message: msg})
-}
 
 // expand rewrites a successful answer's expandable fields. Answers share
 // maps with the search snapshots, so every map changed is a copy.
@@ -94,18 +88,18 @@ func (p *PSP) expandObject(acct *account, obj map[string]any, fields []string) m
 // lookup is the object an expandable field's id names; the caller holds p.mu.
 func (p *PSP) lookup(acct *account, field, id string) map[string]any {
 	switch {
-	case field == "payment_intent" && acct.intents[id] != nil:
-		return acct.intents[id].json()
+	case field == "payment_intent" && acct.intents.Has(id):
+		return acct.intents.Get(id).JSON()
 	case field == "latest_charge" || field == "charge":
 		return acct.chargeObject(id)
 	case field == "balance_transaction":
 		return acct.txnObject(id)
 	case field == "source" && strings.HasPrefix(id, "re_") && acct.refunds[id] != nil:
-		return acct.refunds[id].json()
+		return acct.refunds[id].JSON()
 	case field == "source":
 		return acct.chargeObject(id)
 	case field == "payment_method":
-		return methodJSON(id)
+		return wire.MethodJSON(id)
 	case field == "customer" && acct.customers[id] != nil:
 		return acct.customers[id].json()
 	}

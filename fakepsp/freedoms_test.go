@@ -33,6 +33,8 @@ func TestFreedomDuplicates(t *testing.T) {
 	if n := len(rcv.all()); n != 5 {
 		t.Fatalf("%d deliveries, want 5 (2 + 2 of the scheduled events, 1 of the released one)", n)
 	}
+	// The receiver sees a request before its attempt returns and is logged.
+	waitFor(t, "five deliveries logged", 5*time.Second, func() bool { return len(p.Deliveries()) >= 5 })
 	dups := 0
 	for _, d := range p.Deliveries() {
 		if d.Duplicate {
@@ -86,9 +88,9 @@ func TestFreedomOutOfOrder(t *testing.T) {
 	if c := p.WebhookFreedomCounts(); c != (FreedomCounts{Events: 2, Reordered: 1}) {
 		t.Fatalf("counts %+v, want {2 0 1}", c)
 	}
-	if n := p.PendingDeliveries(late); n != 0 {
-		t.Errorf("delivered, still %d pending", n)
-	}
+	// The delivery stays pending until its attempt returns, just after
+	// the receiver saw it.
+	waitFor(t, "the late event no longer pending", 5*time.Second, func() bool { return p.PendingDeliveries(late) == 0 })
 }
 
 // TestFreedomDraws: the draws follow the seed and the share.

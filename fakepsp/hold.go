@@ -79,7 +79,7 @@ func (p *PSP) PaymentIntentOfCharge(chargeID string) string {
 	defer p.mu.Unlock()
 	for _, acct := range p.accounts {
 		if pi := acct.charges[chargeID]; pi != nil {
-			return pi.id
+			return pi.ID
 		}
 	}
 	return ""

@@ -13,10 +13,12 @@
 // Start one in-process with Start, or run it standalone with `idemcheck psp`.
 //
 // Layout (issue 52): what every PSP shares lives in fakepsp/core (key
-// records, faults, ground truth, the delivery engine), Stripe's wire in
-// fakepsp/stripe, registered through fakepsp/dialects.go. This package is
-// the face the rest of the repository uses; it still holds Stripe's routes
-// and objects beside the payment state machine, the next to move.
+// records, faults, ground truth, the delivery engine, and the payment
+// operations: create, confirm, capture, cancel, refund), Stripe's wire
+// (objects, parameters, errors) in fakepsp/stripe, registered through
+// fakepsp/dialects.go. This package is the face the rest of the repository
+// uses; it still holds Stripe's routes and handlers, which parse a request
+// into a core operation and render its outcome, the next to move.
 package fakepsp
 
 import (
@@ -297,3 +299,9 @@ func (p *PSP) Resume() { p.pause.Set(false) }
 
 // nowLocked is Now for callers holding p.mu.
 func (p *PSP) nowLocked() time.Time { return p.cfg.Clock().Add(p.offset) }
+
+// ops are the core's payment operations over this PSP's lock, clock,
+// faults and ground truth.
+func (p *PSP) ops() core.Ops {
+	return core.Ops{Ctx: p.ctx, Lock: &p.mu, Now: p.nowLocked, Faults: p.faults, Truth: p.truth}
+}

@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+
+	wire "github.com/idemcheck/idemcheck/fakepsp/stripe"
 )
 
 // The reads a Stripe library makes while it processes a payment or a
@@ -25,38 +27,22 @@ func (a *account) json() map[string]any {
 
 func (p *PSP) retrieveAccount(c *call) response { return ok(c.acct.json()) }
 
-// testCard is what one of Stripe's test payment methods says of its card
-// (https://docs.stripe.com/testing): the brand and last four digits.
-type testCard struct{ brand, last4, funding string }
-
-var testCards = map[string]testCard{
-	"pm_card_visa": {"visa", "4242", "credit"}, "pm_card_visa_debit": {"visa", "5556", "debit"},
-	"pm_card_mastercard": {"mastercard", "4444", "credit"}, "pm_card_mastercard_debit": {"mastercard", "8210", "debit"},
-	"pm_card_amex": {"amex", "8431", "credit"}, "pm_card_discover": {"discover", "1117", "credit"},
-	"pm_card_jcb": {"jcb", "0505", "credit"}, "pm_card_unionpay": {"unionpay", "0005", "credit"},
-	"pm_card_chargeDeclined": {"visa", "0002", "credit"}, "pm_card_chargeDeclinedInsufficientFunds": {"visa", "9995", "credit"},
-	"pm_card_chargeDeclinedLostCard": {"visa", "9987", "credit"}, "pm_card_chargeDeclinedStolenCard": {"visa", "9979", "credit"},
-	"pm_card_chargeDeclinedExpiredCard": {"visa", "0069", "credit"}, "pm_card_chargeDeclinedIncorrectCvc": {"visa", "0127", "credit"},
-	"pm_card_chargeDeclinedProcessingError": {"visa", "0119", "credit"}, "pm_card_chargeDeclinedFraudulent": {"visa", "0019", "credit"},
-	"pm_card_chargeDeclinedVelocityLimitExceeded": {"visa", "6975", "credit"},
-}
-
 // retrieveMethod answers for Stripe's test payment methods and for any
 // payment method an intent of this account was given (the fake keeps the id
 // it was given where Stripe would have minted a pm_ of its own; its card is
 // then the default test Visa).
 func (p *PSP) retrieveMethod(c *call) response {
 	id := c.r.PathValue("id")
-	_, known := testCards[id]
+	known := wire.IsTestCard(id)
 	if !known {
 		p.mu.Lock()
-		known = slices.ContainsFunc(c.acct.intentSeq, func(pi *paymentIntent) bool { return pi.paymentMethod == id })
+		known = slices.ContainsFunc(c.acct.intents.All(), func(pi *paymentIntent) bool { return pi.Method == id })
 		p.mu.Unlock()
 	}
 	if !known {
 		return notFound("payment_method", "PaymentMethod", id)
 	}
-	return ok(methodJSON(id))
+	return ok(wire.MethodJSON(id))
 }
 
 // customer is a Customer object the account created.
@@ -67,11 +53,11 @@ type customer struct {
 }
 
 func (cu *customer) json() map[string]any {
-	return fill(map[string]any{"id": cu.id, "object": "customer", "email": orNull(cu.email), "name": orNull(cu.name),
-		"description": orNull(cu.description), "metadata": nonNil(cu.metadata), "created": cu.created, "livemode": false,
+	return wire.Fill(map[string]any{"id": cu.id, "object": "customer", "email": wire.OrNull(cu.email), "name": wire.OrNull(cu.name),
+		"description": wire.OrNull(cu.description), "metadata": wire.NonNil(cu.metadata), "created": cu.created, "livemode": false,
 		"balance": 0, "delinquent": false, "invoice_prefix": strings.ToUpper(cu.id[len(cu.id)-8:]), "next_invoice_sequence": 1,
 		"invoice_settings":  map[string]any{"custom_fields": nil, "default_payment_method": nil, "footer": nil, "rendering_options": nil},
-		"preferred_locales": []string{}, "tax_exempt": "none"}, customerNulls)
+		"preferred_locales": []string{}, "tax_exempt": "none"}, wire.CustomerNulls)
 }
 
 func (p *PSP) createCustomer(c *call) response {
@@ -145,9 +131,10 @@ func (p *PSP) listMethods(c *call) response {
 	}
 	var items []any
 	var ids []string
-	for i := len(c.acct.intentSeq) - 1; i >= 0 && cus == "" && (typ == "" || typ == "card"); i-- {
-		if pm := c.acct.intentSeq[i].paymentMethod; pm != "" && !slices.Contains(ids, pm) {
-			items, ids = append(items, methodJSON(pm)), append(ids, pm)
+	all := c.acct.intents.All()
+	for i := len(all) - 1; i >= 0 && cus == "" && (typ == "" || typ == "card"); i-- {
+		if pm := all[i].Method; pm != "" && !slices.Contains(ids, pm) {
+			items, ids = append(items, wire.MethodJSON(pm)), append(ids, pm)
 		}
 	}
 	return paginate(c, "/v1/payment_methods", ids, items)

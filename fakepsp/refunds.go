@@ -5,32 +5,11 @@ import (
 	"strconv"
 
 	"github.com/idemcheck/idemcheck/fakepsp/core"
+	wire "github.com/idemcheck/idemcheck/fakepsp/stripe"
 )
 
-// refund is one refund of a charge. Guarded by PSP.mu.
-type refund struct {
-	id       string
-	amount   int64
-	pi       *paymentIntent
-	charge   string
-	metadata map[string]string
-	reason   string
-	created  int64
-}
-
-func (r *refund) json() map[string]any {
-	var reason any
-	if r.reason != "" {
-		reason = r.reason
-	}
-	return fill(map[string]any{
-		"id": r.id, "object": "refund", "amount": r.amount, "charge": r.charge, "payment_intent": r.pi.id,
-		"currency": r.pi.Currency, "status": "succeeded", "metadata": nonNil(r.metadata), "reason": reason,
-		"created": r.created, "balance_transaction": refundTxnID(r),
-		"destination_details": map[string]any{"type": "card", "card": map[string]any{"reference": nil,
-			"reference_status": "pending", "reference_type": "acquirer_reference_number", "type": "refund"}},
-	}, refundNulls)
-}
+// refund is one refund of a charge (fakepsp/stripe's Refund).
+type refund = wire.Refund
 
 func (p *PSP) createRefund(c *call) response {
 	piID, chID := c.params.Str("payment_intent"), c.params.Str("charge")
@@ -56,16 +35,11 @@ func (p *PSP) createRefund(c *call) response {
 		return invalidParam("reason", "Invalid reason: must be one of duplicate, fraudulent, or requested_by_customer.")
 	}
 	p.mu.Lock()
-	pi, param, id := c.acct.intents[piID], "payment_intent", piID
+	pi, param, id := c.acct.intents.Get(piID), "payment_intent", piID
 	var failed bool
 	if piID == "" {
 		pi, param, id = c.acct.charges[chID], "charge", chID
 		failed = c.acct.failed[chID] != nil
-	}
-	succeeded := pi != nil && pi.status == statusSucceeded
-	var piAmount int64
-	if pi != nil {
-		piAmount = pi.Refundable()
 	}
 	p.mu.Unlock()
 	switch {
@@ -74,51 +48,45 @@ func (p *PSP) createRefund(c *call) response {
 			Message: "Charge " + chID + " has failed and cannot be refunded."})
 	case pi == nil:
 		return notFound(param, param, id)
-	case !succeeded:
+	}
+	ops := p.ops()
+	state, left := ops.Refundable(&pi.Payment)
+	if state != core.StateSucceeded {
 		return errResp(http.StatusBadRequest, stripeError{Type: "invalid_request_error", Code: "charge_not_refundable", Param: param,
 			Message: "This PaymentIntent does not have a successful charge to refund."})
 	}
 	c.begin()
-	t := target{Key: c.idemKey, Amount: amount, Op: "refund"}
-	if !present {
-		t.Amount = piAmount
-	}
-	if r := c.beforeCharge(t); r != nil {
-		return *r
-	}
-	p.mu.Lock()
-	left := pi.Refundable()
 	if !present {
 		amount = left
 	}
-	switch {
-	case left == 0:
-		p.mu.Unlock()
-		return errResp(http.StatusBadRequest, stripeError{Type: "invalid_request_error", Code: "charge_already_refunded", Charge: pi.latestCharge,
-			Message: "Charge " + pi.latestCharge + " has already been refunded."})
-	case amount > left:
-		p.mu.Unlock()
+	var body map[string]any
+	var evs []*event
+	out := ops.Refund(&pi.Payment, core.Refund{Key: c.idemKey, Amount: amount, Whole: !present, Request: md["refund_request"],
+		RefundID: func() string { return newID("re") }}, core.Hooks{
+		Locked: func(o core.Outcome) {
+			rf := &refund{ID: o.RefundID, Amount: o.Amount, Intent: pi, Charge: pi.AttemptID, Metadata: md, Reason: reason, Created: p.nowLocked().Unix()}
+			c.acct.refunds[rf.ID] = rf
+			c.acct.refundSeq = append(c.acct.refundSeq, rf)
+			body = rf.JSON()
+			evs = []*event{p.newEventLocked(c, "charge.refunded", pi.ChargeJSON(), o.Target), p.newEventLocked(c, "refund.created", body, o.Target)}
+		},
+		Published: func() {
+			for _, ev := range evs {
+				p.dispatch(c.acct, ev)
+			}
+		},
+	})
+	switch out.Reason {
+	case core.ReasonInternal:
+		return apiError()
+	case core.ReasonNothingLeft:
+		return errResp(http.StatusBadRequest, stripeError{Type: "invalid_request_error", Code: "charge_already_refunded", Charge: pi.AttemptID,
+			Message: "Charge " + pi.AttemptID + " has already been refunded."})
+	case core.ReasonTooLarge:
 		return errResp(http.StatusBadRequest, stripeError{Type: "invalid_request_error", Code: "amount_too_large", Param: "amount",
-			Message: "Refund amount (" + strconv.FormatInt(amount, 10) + ") is greater than unrefunded amount on charge (" + strconv.FormatInt(left, 10) + ")."})
+			Message: "Refund amount (" + strconv.FormatInt(out.Amount, 10) + ") is greater than unrefunded amount on charge (" + strconv.FormatInt(out.Left, 10) + ")."})
 	}
-	rf := &refund{id: newID("re"), amount: amount, pi: pi, charge: pi.latestCharge, metadata: md, reason: reason, created: p.nowLocked().Unix()}
-	pi.Refund(amount)
-	c.acct.refunds[rf.id] = rf
-	op := core.EffectOp("refund", c.idemKey, amount, pi.metadata)
-	op.Input.ChargeID = pi.latestCharge
-	// The refund request it carries out, when the caller names one: two
-	// refunds of one request under two keys are a double-refund.
-	op.Input.Request = md["refund_request"]
-	op.Output.RefundID = rf.id
-	c.acct.refundSeq = append(c.acct.refundSeq, rf)
-	body := rf.json()
-	evs := []*event{p.newEventLocked(c, "charge.refunded", pi.chargeJSON(), t), p.newEventLocked(c, "refund.created", body, t)}
-	p.mu.Unlock()
-	p.truth.Add(op)
-	for _, ev := range evs {
-		p.dispatch(c.acct, ev)
-	}
-	if r := c.afterCharge(t); r != nil {
+	if r := c.after(out.After); r != nil {
 		return *r
 	}
 	return ok(body)
@@ -132,7 +100,7 @@ func (p *PSP) retrieveRefund(c *call) response {
 	if rf == nil {
 		return notFound("id", "refund", id)
 	}
-	return ok(rf.json())
+	return ok(rf.JSON())
 }
 
 // listRefunds lists refunds, newest first, optionally of one payment_intent
@@ -141,7 +109,7 @@ func (p *PSP) listRefunds(c *call) response {
 	piID, chID := c.params.Str("payment_intent"), c.params.Str("charge")
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if piID != "" && c.acct.intents[piID] == nil {
+	if piID != "" && !c.acct.intents.Has(piID) {
 		return notFound("payment_intent", "payment_intent", piID)
 	}
 	if chID != "" && c.acct.chargeObject(chID) == nil {
@@ -151,10 +119,10 @@ func (p *PSP) listRefunds(c *call) response {
 	var ids []string
 	for i := len(c.acct.refundSeq) - 1; i >= 0; i-- {
 		rf := c.acct.refundSeq[i]
-		if piID != "" && rf.pi.id != piID || chID != "" && rf.charge != chID {
+		if piID != "" && rf.Intent.ID != piID || chID != "" && rf.Charge != chID {
 			continue
 		}
-		items, ids = append(items, rf.json()), append(ids, rf.id)
+		items, ids = append(items, rf.JSON()), append(ids, rf.ID)
 	}
 	return paginate(c, "/v1/refunds", ids, items)
 }

@@ -101,7 +101,7 @@ func (p *PSP) checked(rt route) func(*call) response {
 		exp := c.params.Array("expand")
 		for _, e := range exp {
 			if !oneOf(e, rt.expand) {
-				return notExpandable(e, rt.expand)
+				return wire.NotExpandable(e, rt.expand)
 			}
 		}
 		return p.expand(c, rt.h(c), exp)
@@ -255,8 +255,8 @@ func opOf(c *call) string {
 		m := c.params.Str("capture_method")
 		if m == "" {
 			c.p.mu.Lock()
-			if pi := c.acct.intents[c.r.PathValue("id")]; pi != nil {
-				m = pi.captureMethod
+			if pi := c.acct.intents.Get(c.r.PathValue("id")); pi != nil {
+				m = pi.CaptureMethod
 			}
 			c.p.mu.Unlock()
 		}

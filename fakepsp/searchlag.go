@@ -33,11 +33,11 @@ func (p *PSP) searchDelay(id string, i int) time.Duration {
 // visible yet.
 func (p *PSP) visibleAt(pi *paymentIntent, now time.Time, faultLag time.Duration) map[string]any {
 	var snap map[string]any
-	for i, v := range pi.versions {
-		if v.at.Add(max(faultLag, p.searchDelay(pi.id, i))).After(now) {
+	for i, v := range pi.Versions {
+		if v.At.Add(max(faultLag, p.searchDelay(pi.ID, i))).After(now) {
 			continue // a later version may already be visible
 		}
-		snap = v.snap
+		snap = v.Snap
 	}
 	return snap
 }

@@ -31,14 +31,14 @@ func (ep *webhookEndpoint) version() string {
 	return ep.apiVersion
 }
 
-func (ep *webhookEndpoint) wants(typ string) bool { return typeMatches(ep.events, typ) }
+func (ep *webhookEndpoint) wants(typ string) bool { return wire.TypeMatches(ep.events, typ) }
 
 func (ep *webhookEndpoint) json(secret string) map[string]any {
-	m := fill(map[string]any{
+	m := wire.Fill(map[string]any{
 		"id": ep.id, "object": "webhook_endpoint", "url": ep.url, "enabled_events": ep.events,
 		"status": "enabled", "api_version": ep.version(), "created": ep.created, "livemode": false,
 		"metadata": map[string]string{},
-	}, endpointNulls)
+	}, wire.EndpointNulls)
 	if secret != "" {
 		m["secret"] = secret
 	}

@@ -25,6 +25,10 @@ type Broker interface {
 	Where() Endpoint
 	// Describe says, for the run's log, which broker and queue the run uses.
 	Describe() string
+	// Place says where a record is, in the broker's words, as the
+	// findings and the log quote it (Kafka: "partition 2 offset 7", short
+	// "2/7"; a broker without lanes might say "message id ...").
+	Place(p Pos) Place
 	// Produce sends each record and waits for the broker's own
 	// acknowledgement of it; it sets each record's At.
 	Produce(ctx context.Context, recs []*Record) error
@@ -33,6 +37,14 @@ type Broker interface {
 	Acked(ctx context.Context) (Acked, error)
 	// Group reads the consumers the broker sees on the queue.
 	Group(ctx context.Context) (Group, error)
+	// Ready reads the broker's own signal that the run's consumers are
+	// reading the queue in their steady state, so a check's fault hits
+	// what it is meant to (Kafka: the group is Stable, its rebalance done
+	// and the assignment in force, with one member per consumer process;
+	// a broker without groups may say a receive was seen). consumers is
+	// how many processes consume (0: idemcheck does not own them, so at
+	// least one). It fills Unmet and Saw even when it returns an error.
+	Ready(ctx context.Context, consumers int) (Readiness, error)
 	// Close deletes the run's queue and group and stops what Open started.
 	Close()
 }
@@ -61,17 +73,28 @@ type Record struct {
 	// lands where its first copy did); 0 elsewhere.
 	Lane int32
 	// DedupID is the broker's own deduplication id (SQS FIFO's
-	// MessageDeduplicationId), where the broker has one (DedupWindow).
+	// MessageDeduplicationId), set only on a broker with DedupWindow; a
+	// producer's retry carries its first copy's.
 	DedupID string
 	// At is where the broker stored the record, set by Produce.
 	At Pos
 }
 
 // Pos is where a broker stored a record: its lane and its position in
-// the lane (Kafka's partition and offset); Offset -1 until produced.
+// the lane (Kafka's partition and offset; Offset -1 until produced), and
+// on a broker that names records rather than numbering them, its id (an
+// SQS message id).
 type Pos struct {
 	Lane   int32
 	Offset int64
+	ID     string
+}
+
+// Place is a record's place in a broker's words: Long in a finding's
+// evidence and the log ("partition 2 offset 7"), Short after the record's
+// event id in a list ("evt_1@2/7").
+type Place struct {
+	Long, Short string
 }
 
 // Acked is the broker's record, at one moment, of what the consumers
@@ -120,6 +143,16 @@ type Group struct {
 	Err error
 }
 
+// Readiness is one reading of a broker's readiness signal, with the
+// words a finding quotes when it never came.
+type Readiness struct {
+	Ready bool
+	// Unmet is what was waited for, said as not reached ("group g was not
+	// Stable with 2 member(s)"); Saw is what the broker showed instead
+	// ("state \"PreparingRebalance\", 1 member(s)").
+	Unmet, Saw string
+}
+
 // Member is one consumer the broker sees, and the lanes it holds.
 type Member struct {
 	ID    string
@@ -152,22 +185,58 @@ type Setup struct {
 // Opener opens a run's queue on one broker.
 type Opener func(ctx context.Context, s Setup) (Broker, error)
 
+// Spec is the config's consumer section as a broker checks it, before
+// any run: its names are templates holding {{run}}.
+type Spec struct {
+	// Addrs are consumer.brokers; Queue and Group consumer.topic and
+	// consumer.group; Lanes consumer.partitions.
+	Addrs        []string
+	Queue, Group string
+	Lanes        int
+	// Env names the variables a started command gets Where's values in
+	// (consumer.env.brokers, .topic, .group); the broker defaults them.
+	Env EnvNames
+}
+
+// EnvNames are the variables a started command finds the broker in.
+type EnvNames struct {
+	Addrs, Queue, Group string
+}
+
+// Validator checks s against the broker's own rules (an address's form,
+// what a queue's name may hold) and fills what it defaults. bad reports
+// one problem on a field named as the config spells it
+// ("consumer.brokers"); the config adds the file and line.
+type Validator func(s *Spec, bad func(field, format string, args ...any))
+
 var registry = map[string]struct {
-	open Opener
-	caps Caps
+	open  Opener
+	caps  Caps
+	check Validator
 }{}
 
 // Register adds a broker under its consumer.broker name, with its
 // capabilities (known before any is opened: a check's n/a is decided
-// from them).
-func Register(name string, caps Caps, open Opener) {
+// from them) and the rules of its config fields.
+func Register(name string, caps Caps, open Opener, check Validator) {
 	if _, dup := registry[name]; dup {
 		panic("broker " + name + " registered twice")
 	}
 	registry[name] = struct {
-		open Opener
-		caps Caps
-	}{open, caps}
+		open  Opener
+		caps  Caps
+		check Validator
+	}{open, caps, check}
+}
+
+// Validate checks s by the named broker's rules, filling its defaults;
+// false: no broker by that name (s untouched).
+func Validate(name string, s *Spec, bad func(field, format string, args ...any)) bool {
+	r, ok := registry[name]
+	if ok && r.check != nil {
+		r.check(s, bad)
+	}
+	return ok
 }
 
 // Names are the registered brokers, sorted: the values consumer.broker takes.
@@ -192,7 +261,15 @@ func Open(ctx context.Context, name string, s Setup) (Broker, error) {
 	if !ok {
 		return nil, fmt.Errorf("no broker %q (supported: %s)", name, strings.Join(Names(), ", "))
 	}
-	return r.open(ctx, s)
+	b, err := r.open(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	if _, ok := b.(Deduper); r.caps&DedupWindow != 0 && !ok {
+		b.Close()
+		return nil, fmt.Errorf("broker %s declares a dedup window but does not say how long (broker.Deduper)", name)
+	}
+	return b, nil
 }
 
 // ProduceError is a record the broker did not take: recs[I] of a Produce.

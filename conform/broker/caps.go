@@ -1,6 +1,9 @@
 package broker
 
-import "strings"
+import (
+	"strings"
+	"time"
+)
 
 // Cap is one thing a broker does that a check may need.
 type Cap uint
@@ -54,3 +57,11 @@ type Caps = Cap
 
 // Lacks is what of need the broker does not do (0: nothing).
 func (c Cap) Lacks(need Cap) Cap { return need &^ c }
+
+// Deduper is what a broker with DedupWindow also implements: how long it
+// drops a record whose dedup id it took before (SQS FIFO: 5 minutes). A
+// copy it drops is answered to Produce like any record, with its
+// original's At.
+type Deduper interface {
+	DedupWindow() time.Duration
+}

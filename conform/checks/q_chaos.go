@@ -107,7 +107,7 @@ func startQueueChaos(ctx context.Context, e *scenario.Env, t *scenario.T, d time
 	for _, p := range qc.plan {
 		e.Logf("  %s", p)
 	}
-	if !e.Queue.RequireFormed(ctx, e, t) {
+	if !e.Queue.RequireReady(ctx, e, t) {
 		return nil
 	}
 	sctx, stop := context.WithTimeout(ctx, d)

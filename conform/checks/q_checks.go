@@ -5,15 +5,16 @@ import (
 	"github.com/idemcheck/idemcheck/conform/scenario"
 )
 
-// What the Q checks need of the consumer's broker (broker.Cap). Every one
-// waits for the group to form (RequireFormed reads its members); Q-kill
-// waits for killed members to leave; Q-rebalance reads which member holds
-// which partition; Q-poison's poison stops the partition behind it.
+// What the Q checks need of the consumer's broker (broker.Cap). Each waits
+// first for the broker's own readiness signal (every broker has one);
+// Q-kill's kills inside a record's processing wait for the killed members
+// to leave; Q-rebalance reads which member holds which partition;
+// Q-poison's poison stops the partition behind it.
 const (
-	needsQDup       = broker.Members
-	needsQKill      = broker.Members
-	needsQRebalance = broker.Partitions | broker.Rebalance | broker.Members
-	needsQPoison    = broker.Partitions | broker.Members
+	needsQDup       broker.Cap = 0
+	needsQKill                 = broker.Members
+	needsQRebalance            = broker.Partitions | broker.Rebalance | broker.Members
+	needsQPoison               = broker.Partitions
 )
 
 // QueueChecks produce payment records to the service's Kafka consumer as a

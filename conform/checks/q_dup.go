@@ -8,11 +8,15 @@ import (
 )
 
 // runQDup: a producer retry whose first send had landed, as the consumer
-// meets it: the same record (key and body) twice in a row, and a second
-// payment's copy again only after the group committed past its first.
+// meets it: the same record (key and body, and its dedup id on a broker
+// that has one) twice in a row, and a second payment's copy again only
+// after the group committed past its first. On a broker with a dedup
+// window the first copy falls inside it (the broker is to drop it) and
+// the late one is held until the window has passed, so the consumer meets
+// it: the evidence says which duplicate each copy was.
 func runQDup(ctx context.Context, e *scenario.Env, t *scenario.T) {
 	q := e.Queue
-	if !q.RequireFormed(ctx, e, t) {
+	if !q.RequireReady(ctx, e, t) {
 		return
 	}
 	a, b := scenario.NewQRecord(ctx, e, t), scenario.NewQRecord(ctx, e, t)
@@ -24,7 +28,12 @@ func runQDup(ctx context.Context, e *scenario.Env, t *scenario.T) {
 		t.Errorf("%v", err)
 		return
 	}
+	soon := q.DupWords(a, first[1])
+	e.Logf("  %s: %s", first[1], soon)
 	if !q.RequireCommitted(ctx, t, first, e.Cfg.ConvergeD()) {
+		return
+	}
+	if !q.OutsideDedupWindow(ctx, e, t, b) {
 		return
 	}
 	late := scenario.CopyOf(b)
@@ -32,10 +41,13 @@ func runQDup(ctx context.Context, e *scenario.Env, t *scenario.T) {
 		t.Errorf("%v", err)
 		return
 	}
+	later := q.DupWords(b, late)
+	e.Logf("  %s: %s", late, later)
 	recs := append(first, late)
 	if !q.RequireCommitted(ctx, t, recs, e.Cfg.ConvergeD()) {
 		return
 	}
 	t.JudgeQueue(ctx, recs, nil)
-	t.Passf("%s produced twice in a row, %s again after the group committed past its first copy (%s); the group committed past all %d", a.Ref.PaymentID, b.Ref.PaymentID, fmt.Sprint(first[2]), len(recs))
+	t.Passf("%s produced twice in a row, %s again after the group committed past its first copy (%s); the group committed past all %d; the copy in a row: %s; the late copy: %s",
+		a.Ref.PaymentID, b.Ref.PaymentID, fmt.Sprint(first[2]), len(recs), soon, later)
 }

@@ -24,7 +24,7 @@ const killTries = 3
 // before its credit is durable loses the credit there.
 func runQKill(ctx context.Context, e *scenario.Env, t *scenario.T) {
 	q := e.Queue
-	if !q.RequireFormed(ctx, e, t) {
+	if !q.RequireReady(ctx, e, t) {
 		return
 	}
 	if len(q.Points) > 0 {

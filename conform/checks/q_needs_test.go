@@ -49,11 +49,15 @@ func TestQueueChecksNeedBrokerCaps(t *testing.T) {
 		{kafka.Caps &^ broker.Partitions, map[string]string{
 			"Q-rebalance": "needs ordered partitions, which broker b (consumer.broker) does not have",
 			"Q-poison":    "needs ordered partitions, which broker b (consumer.broker) does not have"}},
+		{kafka.Caps &^ broker.Members, map[string]string{
+			"Q-kill":      "needs a list of the queue's consumers, which broker b (consumer.broker) does not have",
+			"Q-rebalance": "needs a list of the queue's consumers, which broker b (consumer.broker) does not have"}},
+		// Readiness is every broker's own (broker.Ready): Q-dup applies on
+		// a broker with no list of consumers, Q-poison needs only lanes.
 		{sqsLike, map[string]string{
-			"Q-dup":       "needs a list of the queue's consumers, which broker b (consumer.broker) does not have",
 			"Q-kill":      "needs a list of the queue's consumers, which broker b (consumer.broker) does not have",
 			"Q-rebalance": "needs ordered partitions and a consumer group that rebalances and a list of the queue's consumers, which broker b (consumer.broker) does not have",
-			"Q-poison":    "needs ordered partitions and a list of the queue's consumers, which broker b (consumer.broker) does not have"}},
+			"Q-poison":    "needs ordered partitions, which broker b (consumer.broker) does not have"}},
 	} {
 		for _, c := range qs {
 			if got := scenario.NotApplicable(queueEnv("b", tc.caps), c); got != tc.want[c.ID] {

@@ -3,6 +3,7 @@ package checks
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/idemcheck/idemcheck/conform/broker"
 	"github.com/idemcheck/idemcheck/conform/scenario"
@@ -13,7 +14,7 @@ import (
 // partition at the poison (and says nothing) loses every record behind it.
 func runQPoison(ctx context.Context, e *scenario.Env, t *scenario.T) {
 	q := e.Queue
-	if !q.RequireFormed(ctx, e, t) {
+	if !q.RequireReady(ctx, e, t) {
 		return
 	}
 	var before, after []*scenario.QRecord
@@ -49,7 +50,7 @@ func runQPoison(ctx context.Context, e *scenario.Env, t *scenario.T) {
 	offs, _ := at.(broker.Offsets)
 	stuck := func(r *scenario.QRecord) string {
 		if r.Offset > poison.Offset && scenario.Contains(recordNames(left), r.String()) {
-			return fmt.Sprintf("it sits behind the poison record (partition 0 offset %d) and the group's offset stayed at %d for %s: the partition stopped at the poison", poison.Offset, offs[0], e.Cfg.ConvergeD())
+			return poisonStuck(poison.Place(), offs[0], e.Cfg.ConvergeD())
 		}
 		return ""
 	}
@@ -60,7 +61,18 @@ func runQPoison(ctx context.Context, e *scenario.Env, t *scenario.T) {
 		t.Inconclusive(fmt.Sprintf("group %s never committed past %v within %s (committed %s)", q.Group, left, e.Cfg.ConvergeD(), scenario.OffsetsWords(at)), "")
 		return
 	}
-	t.Passf("%d good records, the poison (%q at partition 0 offset %d), %d more; the group committed past all", len(before), q.Cfg.Poison, poison.Offset, len(after))
+	t.Passf("%s", poisonPassed(len(before), q.Cfg.Poison, poison.Place(), len(after)))
+}
+
+// poisonStuck is why a record behind the poison was never credited: the
+// group's committed offset on the poison's partition stayed at committed.
+func poisonStuck(poison broker.Place, committed int64, d time.Duration) string {
+	return fmt.Sprintf("it sits behind the poison record (%s) and the group's offset stayed at %d for %s: the partition stopped at the poison", poison.Long, committed, d)
+}
+
+// poisonPassed is Q-poison's pass line.
+func poisonPassed(before int, poison string, at broker.Place, after int) string {
+	return fmt.Sprintf("%d good records, the poison (%q at %s), %d more; the group committed past all", before, poison, at.Long, after)
 }
 
 func recordNames(recs []*scenario.QRecord) []string {

@@ -1,7 +1,6 @@
 package config
 
 import (
-	"net"
 	"regexp"
 	"slices"
 	"strings"
@@ -27,8 +26,10 @@ type Consumer struct {
 	// the group deleted), so no run reads another's records or offsets.
 	Topic string `yaml:"topic"`
 	Group string `yaml:"group"`
-	// Partitions of the run's topic (default 4): the rebalance check needs
-	// more than one, so that both instances own some.
+	// Partitions of the run's topic (Kafka: default 4): the rebalance check
+	// needs more than one, so that both instances own some. Brokers, Topic,
+	// Group and Partitions are checked and defaulted by the broker's own
+	// rules (broker.Validator; Kafka's in conform/broker/kafka/validate.go).
 	Partitions int `yaml:"partitions"`
 	// Key and Message are the record's key and value templates:
 	// {{payment_id}}, {{psp_payment_id}}, {{event_id}}, {{amount}},
@@ -63,7 +64,8 @@ func (c *Config) ConsumerCredits() *Credits {
 	return nil
 }
 
-// ConsumerEnv names the started command's Kafka variables.
+// ConsumerEnv names the started command's variables of the broker (their
+// defaults are the broker's: Kafka's KAFKA_BROKERS, KAFKA_TOPIC, KAFKA_GROUP).
 type ConsumerEnv struct {
 	Brokers string `yaml:"brokers"`
 	Topic   string `yaml:"topic"`
@@ -85,32 +87,16 @@ func (v *validator) consumer() {
 	}
 	if q.Broker == "" {
 		q.Broker = "kafka"
-	} else if !slices.Contains(broker.Names(), q.Broker) {
+	}
+	// The broker's own rules (addresses, names, lanes) are its package's
+	// (broker.Validator); this file keeps what every broker shares.
+	spec := broker.Spec{Addrs: q.Brokers, Queue: q.Topic, Group: q.Group, Lanes: q.Partitions,
+		Env: broker.EnvNames{Addrs: q.Env.Brokers, Queue: q.Env.Topic, Group: q.Env.Group}}
+	if !broker.Validate(q.Broker, &spec, v.bad) {
 		v.bad("consumer.broker", "unknown broker %q (supported: %s)", q.Broker, strings.Join(broker.Names(), ", "))
 	}
-	for i, b := range q.Brokers {
-		if _, _, err := net.SplitHostPort(b); err != nil {
-			v.bad("consumer.brokers", "brokers[%d] %q is not host:port", i, b)
-		}
-	}
-	if q.Topic == "" {
-		q.Topic = "idemcheck-{{run}}"
-	}
-	if q.Group == "" {
-		q.Group = "idemcheck-{{run}}"
-	}
-	for _, f := range []struct{ name, val string }{{"consumer.topic", q.Topic}, {"consumer.group", q.Group}} {
-		if !strings.Contains(f.val, "{{run}}") {
-			v.bad(f.name, "must contain {{run}}: each run creates its own topic and group and deletes them, so a run never reads another's records or offsets")
-		} else if !regexp.MustCompile(`^[A-Za-z0-9._-]*$`).MatchString(strings.ReplaceAll(f.val, "{{run}}", "")) {
-			v.bad(f.name, "%q may hold only letters, digits, '.', '_' and '-' besides {{run}}", f.val)
-		}
-	}
-	if q.Partitions == 0 {
-		q.Partitions = 4
-	} else if q.Partitions < 1 || q.Partitions > 64 {
-		v.bad("consumer.partitions", "must be between 1 and 64, got %d", q.Partitions)
-	}
+	q.Topic, q.Group, q.Partitions = spec.Queue, spec.Group, spec.Lanes
+	q.Env = ConsumerEnv{Brokers: spec.Env.Addrs, Topic: spec.Env.Queue, Group: spec.Env.Group}
 	if q.Key == "" {
 		q.Key = "{{payment_id}}"
 	}
@@ -133,17 +119,9 @@ func (v *validator) consumer() {
 	if q.Poison == q.Message {
 		v.bad("consumer.poison", "is the message itself: a poison record must be one the consumer cannot process")
 	}
-	if q.Env.Brokers == "" {
-		q.Env.Brokers = "KAFKA_BROKERS"
-	}
-	if q.Env.Topic == "" {
-		q.Env.Topic = "KAFKA_TOPIC"
-	}
-	if q.Env.Group == "" {
-		q.Env.Group = "KAFKA_GROUP"
-	}
 	for _, f := range []struct{ name, val string }{{"consumer.env.brokers", q.Env.Brokers}, {"consumer.env.topic", q.Env.Topic}, {"consumer.env.group", q.Env.Group}} {
-		if !envNameRE.MatchString(f.val) {
+		// "": a variable the broker has no use for, or an unknown broker (said).
+		if f.val != "" && !envNameRE.MatchString(f.val) {
 			v.bad(f.name, "%q is not an environment variable name", f.val)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/idemcheck/idemcheck/checker/history"
@@ -100,17 +101,35 @@ func RedeliveryWait(e *Env) time.Duration { return max(e.Cfg.ConvergeD(), 60*tim
 // QRecord is one record a queue check produces: the payment it carries
 // and where the broker put it.
 type QRecord struct {
-	Ref       PaymentRef
-	event     string
-	amount    int64
-	poison    bool
-	key       string
-	value     string
-	Partition int32
-	Offset    int64
+	Ref    PaymentRef
+	event  string
+	amount int64
+	poison bool
+	key    string
+	value  string
+	// dedup is the broker's dedup id, on a broker with a dedup window; a
+	// copy carries its original's. sent and acked bracket its produce.
+	dedup       string
+	sent, acked time.Time
+	Partition   int32
+	Offset      int64
+	// id is the broker's id of the record, on a broker that names records.
+	id string
+	// dupNote, on a copy that carries a dedup id, says where it fell
+	// against the broker's window (Q-dup's evidence).
+	dupNote string
+	// place is the broker's words for where a record is (broker.Place).
+	place func(broker.Pos) broker.Place
 }
 
-func (r *QRecord) String() string { return fmt.Sprintf("%s@%d/%d", r.event, r.Partition, r.Offset) }
+// Pos is where the broker stored the record.
+func (r *QRecord) Pos() broker.Pos { return broker.Pos{Lane: r.Partition, Offset: r.Offset, ID: r.id} }
+
+// Place is where the record is, in the broker's words.
+func (r *QRecord) Place() broker.Place { return r.place(r.Pos()) }
+
+// String is the record in a list: its event id at its place ("evt_1@2/7" on Kafka).
+func (r *QRecord) String() string { return r.event + "@" + r.Place().Short }
 
 // NewQRecord makes up a payment no other record of the run carries. With
 // consumer.create_first the payment is made through the create request
@@ -120,7 +139,7 @@ func NewQRecord(ctx context.Context, e *Env, t *T) *QRecord {
 	in := e.NewIntent(0)
 	n := strings.TrimPrefix(in.Meaning.OrderID, "ord-")
 	r := &QRecord{Ref: PaymentRef{OrderID: in.Meaning.OrderID, PaymentID: "qpay-" + n, PSPPaymentID: "pi_q" + strings.ReplaceAll(n, "-", "")},
-		event: "evt_q" + strings.ReplaceAll(n, "-", ""), amount: in.Meaning.Amount, Offset: -1}
+		event: "evt_q" + strings.ReplaceAll(n, "-", ""), amount: in.Meaning.Amount, Offset: -1, place: e.Queue.Broker.Place}
 	if e.Queue.Cfg.CreateFirst {
 		a := t.Send(ctx, "the record's payment, made first (consumer.create_first)", in, nil)
 		if a.Outcome != history.OutcomeSucceeded || a.PaymentID == "" {
@@ -133,20 +152,33 @@ func NewQRecord(ctx context.Context, e *Env, t *T) *QRecord {
 	vals := map[string]string{"payment_id": r.Ref.PaymentID, "psp_payment_id": r.Ref.PSPPaymentID, "order_id": r.Ref.OrderID,
 		"event_id": r.event, "amount": fmt.Sprint(r.amount), "merchant": "acct_idemcheck_merchant"}
 	r.key, r.value = driver.Fill(e.Queue.Cfg.Key, vals), driver.Fill(e.Queue.Cfg.Message, vals)
-	h := fnv.New32a()
-	h.Write([]byte(r.key))
-	r.Partition = int32(h.Sum32() % uint32(e.Queue.Cfg.Partitions))
+	if e.Queue.Caps&broker.DedupWindow != 0 {
+		r.dedup = "idemcheck-" + r.event
+	}
+	// A broker without lanes leaves consumer.partitions 0: one lane.
+	if n := e.Queue.Cfg.Partitions; n > 0 {
+		h := fnv.New32a()
+		h.Write([]byte(r.key))
+		r.Partition = int32(h.Sum32() % uint32(n))
+	}
 	return r
 }
 
 // PoisonRecord is a record on partition p no consumer can process.
 func PoisonRecord(e *Env, p int32) *QRecord {
-	return &QRecord{poison: true, event: "poison", key: "idemcheck-poison", value: e.Queue.Cfg.Poison, Partition: p, Offset: -1}
+	r := &QRecord{poison: true, event: "poison", key: "idemcheck-poison", value: e.Queue.Cfg.Poison, Partition: p, Offset: -1, place: e.Queue.Broker.Place}
+	if e.Queue.Caps&broker.DedupWindow != 0 {
+		// Each poison is a record of its own, never a retry of another.
+		r.dedup = fmt.Sprintf("idemcheck-poison-%d", poisons.Add(1))
+	}
+	return r
 }
+
+var poisons atomic.Int64
 
 // CopyOf is a second record with the same key and body: a producer retry
 // whose first send had landed.
-func CopyOf(r *QRecord) *QRecord { c := *r; c.Offset = -1; return &c }
+func CopyOf(r *QRecord) *QRecord { c := *r; c.Offset, c.id, c.dupNote = -1, "", ""; return &c }
 
 // Produce sends each record and waits for the broker's acknowledgement,
 // which carries the offset it is stored at: the evidence it is in the log.
@@ -157,9 +189,12 @@ func (q *Queue) Produce(ctx context.Context, e *Env, recs ...*QRecord) error {
 func (q *Queue) ProduceLog(ctx context.Context, e *Env, log bool, recs ...*QRecord) error {
 	brs := make([]*broker.Record, len(recs))
 	for i, r := range recs {
-		brs[i] = &broker.Record{Key: []byte(r.key), Value: []byte(r.value), Lane: r.Partition}
+		brs[i] = &broker.Record{Key: []byte(r.key), Value: []byte(r.value), Lane: r.Partition, DedupID: r.dedup}
 	}
-	if err := q.Broker.Produce(ctx, brs); err != nil {
+	sent := time.Now()
+	err := q.Broker.Produce(ctx, brs)
+	acked := time.Now()
+	if err != nil {
 		var pe *broker.ProduceError
 		if errors.As(err, &pe) {
 			return fmt.Errorf("produce %s to %s: %w", recs[pe.I].event, q.Topic, pe.Err)
@@ -167,11 +202,12 @@ func (q *Queue) ProduceLog(ctx context.Context, e *Env, log bool, recs ...*QReco
 		return fmt.Errorf("produce to %s: %w", q.Topic, err)
 	}
 	for i, r := range recs {
-		r.Offset = brs[i].At.Offset
+		r.Offset, r.id = brs[i].At.Offset, brs[i].At.ID
+		r.sent, r.acked = sent, acked
 	}
 	if log {
 		for _, r := range recs {
-			e.Logf("  produced %s (key %s) at partition %d offset %d", r.event, r.key, r.Partition, r.Offset)
+			e.Logf("  produced %s (key %s) at %s", r.event, r.key, r.Place().Long)
 		}
 	}
 	return nil
@@ -187,7 +223,7 @@ func (q *Queue) Committed(ctx context.Context) (broker.Acked, error) {
 func NotPassed(recs []*QRecord, at broker.Acked) []*QRecord {
 	var out []*QRecord
 	for _, r := range recs {
-		if at == nil || !at.Passed(broker.Pos{Lane: r.Partition, Offset: r.Offset}) {
+		if at == nil || !at.Passed(r.Pos()) {
 			out = append(out, r)
 		}
 	}
@@ -269,28 +305,37 @@ func Contains(xs []string, x string) bool {
 	return false
 }
 
-// RequireFormed waits until the group is Stable with one member per
-// started instance: records produced while the group still forms are
+// RequireReady waits until the broker says the run's consumers are ready
+// (broker.Readiness: on Kafka the group is Stable with one member per
+// started instance): records produced while the group still forms are
 // read by whichever member briefly owns their partition, which is not the
 // steady state a check's fault is meant to hit.
-func (q *Queue) RequireFormed(ctx context.Context, e *Env, t *T) bool {
-	n := max(len(q.ConsumerProcs(e)), 1)
+func (q *Queue) RequireReady(ctx context.Context, e *Env, t *T) bool {
 	deadline := time.Now().Add(RedeliveryWait(e))
-	state, count := "", 0
+	var last broker.Readiness
 	for {
-		g, err := q.Broker.Group(ctx)
-		if err == nil {
-			state, count = g.State, len(g.Members)
-			if g.Stable && (count == n || len(q.ConsumerProcs(e)) == 0 && count > 0) {
-				return true
-			}
+		r, err := q.Broker.Ready(ctx, len(q.ConsumerProcs(e)))
+		// A failed reading keeps what the last good one saw.
+		if err == nil || last.Unmet == "" {
+			last = r
+		}
+		if err == nil && r.Ready {
+			return true
 		}
 		if time.Now().After(deadline) || SleepCtx(ctx, 50*time.Millisecond) != nil {
-			t.Inconclusive(fmt.Sprintf("group %s was not Stable with %d member(s) within %s (state %q, %d member(s))", q.Group, n, RedeliveryWait(e), state, count),
-				"does each instance consume $%s in the group named by $%s?", q.Cfg.Env.Topic, q.Cfg.Env.Group)
+			t.Inconclusive(fmt.Sprintf("%s within %s (%s)", last.Unmet, RedeliveryWait(e), last.Saw), "%s", q.consumesHint())
 			return false
 		}
 	}
+}
+
+// consumesHint asks whether the service reads the run's queue, by the
+// variables that name it.
+func (q *Queue) consumesHint() string {
+	if q.Group == "" {
+		return fmt.Sprintf("does each instance consume $%s?", q.Cfg.Env.Topic)
+	}
+	return fmt.Sprintf("does each instance consume $%s in the group named by $%s?", q.Cfg.Env.Topic, q.Cfg.Env.Group)
 }
 
 // FirstOf polls until the record is credited or the group committed past

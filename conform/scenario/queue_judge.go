@@ -107,7 +107,11 @@ func (t *T) JudgeQueue(ctx context.Context, recs []*QRecord, stuck func(*QRecord
 func recordList(recs []*QRecord) string {
 	var out []string
 	for _, r := range recs {
-		out = append(out, fmt.Sprintf("partition %d offset %d", r.Partition, r.Offset))
+		s := r.Place().Long
+		if r.dupNote != "" {
+			s += " (" + r.dupNote + ")"
+		}
+		out = append(out, s)
 	}
 	return strings.Join(out, ", ")
 }

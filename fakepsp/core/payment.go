@@ -1,11 +1,24 @@
 package core
 
-// Payment is the money of one payment, whatever its PSP calls it (Stripe's
-// PaymentIntent, Adyen's payment under its pspReference): what was
-// authorized, captured, released and refunded. Its status names stay the
-// dialect's; these amounts and their moves are the same for every PSP.
-// Not safe for concurrent use: the PSP guards it with its own lock.
+// Payment is one payment, whatever its PSP calls it (Stripe's PaymentIntent,
+// Adyen's payment under its pspReference): where it stands, how it is
+// captured, the method it was confirmed with, and its money (what was
+// authorized, captured, released and refunded). Its ids and status words
+// are the dialect's; these fields and their moves are the same for every
+// PSP. Not safe for concurrent use: Ops.Lock guards it.
 type Payment struct {
+	ID       string
+	State    State
+	Manual   bool   // captured by a later request, not at confirmation
+	Method   string // the payment method it was (or will be) confirmed with
+	Metadata map[string]string
+	Created  int64 // unix seconds, the PSP's clock
+	// AttemptID names its latest confirmation attempt (Stripe's latest
+	// charge), successful or declined; AttemptAt is when it was made.
+	AttemptID  string
+	AttemptAt  int64
+	CanceledAt int64
+
 	Amount     int64
 	Currency   string
 	Received   int64  // captured
@@ -14,6 +27,22 @@ type Payment struct {
 	Refunded   int64  // refunded
 	ChargeKey  string // the idempotency key of the request that moved the money
 }
+
+// State is where a payment stands. A dialect names each state in its own
+// words (Stripe: requires_payment_method ... succeeded).
+type State int
+
+// The states a payment walks through.
+const (
+	StateNoMethod   State = iota + 1 // created without a method, or its last method declined
+	StateHasMethod                   // a method, not yet confirmed
+	StateAuthorized                  // confirmed for a manual capture: the amount is held
+	StateSucceeded                   // the money moved (captured at once or later)
+	StateCanceled                    // canceled; whatever was held is released
+)
+
+// Confirmable: a confirmation may run (a declined method may be replaced).
+func (s State) Confirmable() bool { return s == StateNoMethod || s == StateHasMethod }
 
 // Authorize holds the whole amount for a later capture; nothing moves yet.
 func (p *Payment) Authorize() { p.Capturable = p.Amount }
@@ -39,3 +68,28 @@ func (p *Payment) Refundable() int64 { return p.Received - p.Refunded }
 
 // Refund returns amount; the caller has checked it against Refundable.
 func (p *Payment) Refund(amount int64) { p.Refunded += amount }
+
+// UpdateMetadata merges upd into the metadata: a nil value deletes its key,
+// and a "" key clears every key first. The map is replaced, not changed in
+// place: renderings made earlier (search's versions) share the old one.
+func (p *Payment) UpdateMetadata(upd map[string]*string) {
+	if len(upd) == 0 {
+		return
+	}
+	md := map[string]string{}
+	if _, clear := upd[""]; !clear {
+		for k, v := range p.Metadata {
+			md[k] = v
+		}
+	}
+	for k, v := range upd {
+		switch {
+		case k == "":
+		case v == nil:
+			delete(md, k)
+		default:
+			md[k] = *v
+		}
+	}
+	p.Metadata = md
+}

@@ -2,6 +2,7 @@ package stripe
 
 import (
 	"net/http"
+	"slices"
 
 	"github.com/idemcheck/idemcheck/fakepsp/core"
 )
@@ -38,4 +39,14 @@ func MissingParam(param string) core.Reply {
 // NotFound is Stripe's 404 resource_missing.
 func NotFound(param, what, id string) core.Reply {
 	return ErrorReply(http.StatusNotFound, Error{Type: "invalid_request_error", Code: "resource_missing", Param: param, Message: "No such " + what + ": '" + id + "'"})
+}
+
+// NotExpandable is the 400 for an expand[] of a field the answer cannot
+// expand; it suggests data.field when that one can.
+func NotExpandable(field string, allowed []string) core.Reply {
+	msg := "This property cannot be expanded (" + field + ")."
+	if slices.Contains(allowed, "data."+field) {
+		msg += " You may want to try expanding 'data." + field + "' instead."
+	}
+	return ErrorReply(http.StatusBadRequest, Error{Type: "invalid_request_error", Message: msg})
 }

@@ -152,3 +152,41 @@ func (p Params) Array(name string) []string {
 	}
 	return out
 }
+
+// CaptureMethod reads capture_method (dflt when absent); automatic_async
+// captures at once too.
+func (p Params) CaptureMethod(dflt string) (string, *core.Reply) {
+	switch m := p.Str("capture_method"); m {
+	case "":
+		return dflt, nil
+	case "automatic", "automatic_async", "manual":
+		return m, nil
+	default:
+		e := InvalidParam("capture_method", "Invalid capture_method: must be one of automatic, automatic_async, or manual")
+		return "", &e
+	}
+}
+
+// MetadataUpdate reads metadata for an update (core.Payment.UpdateMetadata): an empty value unsets its
+// key, and metadata= (empty) unsets them all (the "" key in the result).
+func (p Params) MetadataUpdate() (map[string]*string, *core.Reply) {
+	if _, bad := p.Metadata(); bad != nil {
+		return nil, bad
+	}
+	out := map[string]*string{}
+	if p.Has("metadata") && p.Str("metadata") == "" {
+		out[""] = nil
+	}
+	for k, vs := range p.Values() {
+		if name, ok := strings.CutPrefix(k, "metadata["); ok && strings.HasSuffix(name, "]") {
+			name = strings.TrimSuffix(name, "]")
+			if vs[0] == "" {
+				out[name] = nil
+			} else {
+				v := vs[0]
+				out[name] = &v
+			}
+		}
+	}
+	return out, nil
+}

@@ -1,7 +1,10 @@
-// Package stripe is Stripe's wire over fakepsp/core: how Stripe signs a
-// webhook, which answer it counts as received, and its idempotency-key
-// rules. The rest of Stripe's wire (routes, form parsing, objects, error
-// bodies) still lives in package fakepsp and moves here next (issue 52).
+// Package stripe is Stripe's wire over fakepsp/core: its idempotency-key
+// rules, form parameters, error bodies, objects and status words (a
+// PaymentIntent is core.Payment with Stripe's words about it), search
+// language, event envelope, how it signs a webhook and which answer it
+// counts as received. Its route table and handlers, which parse a request
+// into one of core.Ops' operations and render the outcome with this
+// package, still live in package fakepsp (issue 52).
 package stripe
 
 import (

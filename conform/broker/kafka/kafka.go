@@ -23,7 +23,7 @@ import (
 // own retries of one batch), no visibility timeout, no dead-letter topic.
 const Caps = broker.Partitions | broker.Rebalance | broker.Members
 
-func init() { broker.Register("kafka", Caps, Open) }
+func init() { broker.Register("kafka", Caps, Open, Validate) }
 
 // Kafka is the run's topic and group on one cluster.
 type Kafka struct {
@@ -83,6 +83,12 @@ func (k *Kafka) Caps() broker.Caps      { return Caps }
 func (k *Kafka) Where() broker.Endpoint { return k.where }
 func (k *Kafka) Describe() string {
 	return fmt.Sprintf("Kafka %s, topic %s (%d partitions), group %s", strings.Join(k.where.Addrs, ","), k.where.Queue, k.lanes, k.where.Group)
+}
+
+// Place is a record's partition and offset, the words the queue checks
+// have always printed.
+func (k *Kafka) Place(p broker.Pos) broker.Place {
+	return broker.Place{Long: fmt.Sprintf("partition %d offset %d", p.Lane, p.Offset), Short: fmt.Sprintf("%d/%d", p.Lane, p.Offset)}
 }
 
 // Close deletes the group and the topic, closes the client and stops the

@@ -1,29 +1,29 @@
-package fakepsp
+package stripe
 
 // Every object carries every field Stripe sends for it, null where it has
 // nothing: Stripe's libraries read fields by name (stripe-python raises
 // AttributeError on an absent one, stripe-go leaves a nil a caller then
 // dereferences). The lists below are the fields of API version APIVersion
-// that fakepsp has no value for; shapes_test.go holds them against
+// that fakepsp has no value for; fakepsp's shapes_test.go holds them against
 // stripe-go's structs, so a stripe-go upgrade names every new field.
 
 var (
-	intentNulls = []string{"amount_details", "application", "application_fee_amount", "automatic_payment_methods",
+	IntentNulls = []string{"amount_details", "application", "application_fee_amount", "automatic_payment_methods",
 		"customer_account", "excluded_payment_method_types", "hooks", "next_action", "on_behalf_of", "payment_details",
 		"payment_method_configuration_details", "presentment_details", "processing", "receipt_email", "review",
 		"setup_future_usage", "shipping", "source", "statement_descriptor", "statement_descriptor_suffix",
 		"transfer_data", "transfer_group"}
-	chargeNulls = []string{"application", "application_fee", "application_fee_amount", "authorization_code",
+	ChargeNulls = []string{"application", "application_fee", "application_fee_amount", "authorization_code",
 		"description", "failure_balance_transaction", "level3", "on_behalf_of", "presentment_details", "radar_options",
 		"receipt_email", "receipt_number", "review", "shipping", "source", "source_transfer", "statement_descriptor",
 		"statement_descriptor_suffix", "transfer", "transfer_data", "transfer_group"}
-	refundNulls = []string{"description", "failure_balance_transaction", "failure_reason", "instructions_email",
+	RefundNulls = []string{"description", "failure_balance_transaction", "failure_reason", "instructions_email",
 		"next_action", "pending_reason", "presentment_details", "receipt_number", "source_transfer_reversal", "transfer_reversal"}
-	customerNulls = []string{"address", "business_name", "currency", "customer_account", "default_source",
+	CustomerNulls = []string{"address", "business_name", "currency", "customer_account", "default_source",
 		"discount", "individual_name", "phone", "shipping", "test_clock"}
 	methodNulls   = []string{"customer", "customer_account", "radar_options"}
-	txnNulls      = []string{"description", "exchange_rate"}
-	endpointNulls = []string{"application", "description"}
+	TxnNulls      = []string{"description", "exchange_rate"}
+	EndpointNulls = []string{"application", "description"}
 	// card details a card payment has no value for
 	cardDetailNulls = []string{"authorization_code", "capture_before", "installments", "mandate", "moto",
 		"three_d_secure", "wallet", "description", "iin", "issuer"}
@@ -31,8 +31,8 @@ var (
 	outcomeNulls    = []string{"advice_code", "network_advice_code", "network_decline_code", "reason", "rule"}
 )
 
-// fill sets every key of nulls that m lacks to null, and returns m.
-func fill(m map[string]any, nulls []string) map[string]any {
+// Fill sets every key of nulls that m lacks to null, and returns m.
+func Fill(m map[string]any, nulls []string) map[string]any {
 	for _, k := range nulls {
 		if _, ok := m[k]; !ok {
 			m[k] = nil
@@ -41,8 +41,8 @@ func fill(m map[string]any, nulls []string) map[string]any {
 	return m
 }
 
-// billingDetails is what a test card carries: no billing details given.
-func billingDetails() map[string]any {
+// BillingDetails is what a test card carries: no billing details given.
+func BillingDetails() map[string]any {
 	return map[string]any{"email": nil, "name": nil, "phone": nil, "tax_id": nil,
 		"address": map[string]any{"city": nil, "country": nil, "line1": nil, "line2": nil, "postal_code": nil, "state": nil}}
 }
@@ -62,15 +62,15 @@ func cardChecks() map[string]any {
 	return map[string]any{"address_line1_check": nil, "address_postal_code_check": nil, "cvc_check": "pass"}
 }
 
-// paymentMethodDetails is a charge's card as Stripe reports it: what a
+// PaymentMethodDetails is a charge's card as Stripe reports it: what a
 // receipt prints (brand, last4) and the network's side of the authorization.
-func paymentMethodDetails(pm string, authorized int64, chargeID string) map[string]any {
+func PaymentMethodDetails(pm string, authorized int64, chargeID string) map[string]any {
 	tc := cardOf(pm)
 	var auth any
 	if authorized > 0 {
 		auth = authorized
 	}
-	card := fill(map[string]any{
+	card := Fill(map[string]any{
 		"amount_authorized": auth, "brand": tc.brand, "checks": cardChecks(), "country": "US",
 		"exp_month": 12, "exp_year": 2034, "fingerprint": tc.fingerprint(), "funding": tc.funding, "last4": tc.last4,
 		"network": tc.brand, "network_transaction_id": "NTI" + chargeID[len(chargeID)-6:], "regulated_status": "unregulated",
@@ -83,34 +83,34 @@ func paymentMethodDetails(pm string, authorized int64, chargeID string) map[stri
 	return map[string]any{"type": "card", "card": card}
 }
 
-// outcome is the network's answer: authorized, or declined with the
+// Outcome is the network's answer: authorized, or declined with the
 // decline's reason (https://docs.stripe.com/declines#issuer-declines).
-func outcome(d *decline) map[string]any {
+func Outcome(d *Decline) map[string]any {
 	o := map[string]any{"network_status": "approved_by_network", "risk_level": "normal", "risk_score": 32,
 		"seller_message": "Payment complete.", "type": "authorized"}
 	if d != nil {
-		o["network_status"], o["reason"], o["type"] = "declined_by_network", d.declineCode, "issuer_declined"
+		o["network_status"], o["reason"], o["type"] = "declined_by_network", d.DeclineCode, "issuer_declined"
 		o["seller_message"] = "The bank did not return any further details with this decline."
-		if d.declineCode == "fraudulent" {
+		if d.DeclineCode == "fraudulent" {
 			o["risk_level"], o["risk_score"] = "highest", 95
 		}
 	}
-	return fill(o, outcomeNulls)
+	return Fill(o, outcomeNulls)
 }
 
 // methodCard is a PaymentMethod's card.
 func methodCard(pm string) map[string]any {
 	tc := cardOf(pm)
-	return fill(map[string]any{"brand": tc.brand, "checks": cardChecks(), "country": "US", "display_brand": tc.brand,
+	return Fill(map[string]any{"brand": tc.brand, "checks": cardChecks(), "country": "US", "display_brand": tc.brand,
 		"exp_month": 12, "exp_year": 2034, "fingerprint": tc.fingerprint(), "funding": tc.funding, "last4": tc.last4,
 		"networks": map[string]any{"available": []string{tc.brand}, "preferred": nil}, "regulated_status": "unregulated",
 		"three_d_secure_usage": map[string]any{"supported": true}}, methodCardNulls)
 }
 
-// methodJSON is a card PaymentMethod.
-func methodJSON(id string) map[string]any {
-	return fill(map[string]any{
+// MethodJSON is a card PaymentMethod.
+func MethodJSON(id string) map[string]any {
+	return Fill(map[string]any{
 		"id": id, "object": "payment_method", "type": "card", "livemode": false, "allow_redisplay": "unspecified",
-		"metadata": map[string]string{}, "created": int64(0), "billing_details": billingDetails(), "card": methodCard(id),
+		"metadata": map[string]string{}, "created": int64(0), "billing_details": BillingDetails(), "card": methodCard(id),
 	}, methodNulls)
 }

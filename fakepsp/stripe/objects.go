@@ -1,0 +1,193 @@
+package stripe
+
+import (
+	"strings"
+	"time"
+
+	"github.com/idemcheck/idemcheck/fakepsp/core"
+)
+
+// The objects of a payment as Stripe shows them: the PaymentIntent (the
+// core's Payment and Stripe's own words about it), the Charge of each
+// confirmation attempt, the Refunds and their balance transactions. The
+// PSP's lock guards them, as it guards the Payment.
+
+// Intent is a PaymentIntent.
+type Intent struct {
+	core.Payment
+	// CaptureMethod is Stripe's word for Payment.Manual: automatic,
+	// automatic_async (captured at once too) or manual; SetCapture sets both.
+	CaptureMethod string
+	Description   string
+	Customer      string
+	CancelReason  string
+	LastError     *Error
+	Versions      []Version // what search may see, with its lag
+}
+
+// Version is the PaymentIntent as it was at one moment (real time).
+type Version struct {
+	At   time.Time
+	Snap map[string]any
+}
+
+// Core is the core's part of the intent (core.Record).
+func (pi *Intent) Core() *core.Payment { return &pi.Payment }
+
+// SetCapture sets the capture method and the core's capture mode with it.
+func (pi *Intent) SetCapture(m string) { pi.CaptureMethod, pi.Manual = m, m == "manual" }
+
+// Status is the intent's status in Stripe's words.
+func (pi *Intent) Status() string { return Status(pi.State) }
+
+// JSON is the PaymentIntent object.
+func (pi *Intent) JSON() map[string]any {
+	var latest, lastErr, canceledAt, reason any
+	if pi.AttemptID != "" {
+		latest = pi.AttemptID
+	}
+	if pi.LastError != nil {
+		lastErr = *pi.LastError
+	}
+	if pi.CanceledAt != 0 {
+		canceledAt = pi.CanceledAt
+	}
+	if pi.CancelReason != "" {
+		reason = pi.CancelReason
+	}
+	return Fill(map[string]any{
+		"id": pi.ID, "object": "payment_intent", "amount": pi.Amount, "amount_received": pi.Received,
+		"amount_capturable": pi.Capturable, "currency": pi.Currency, "status": pi.Status(), "metadata": NonNil(pi.Metadata),
+		"payment_method": OrNull(pi.Method), "customer": OrNull(pi.Customer), "latest_charge": latest, "last_payment_error": lastErr,
+		"description": OrNull(pi.Description), "canceled_at": canceledAt, "cancellation_reason": reason,
+		"created": pi.Created, "livemode": false, "capture_method": pi.CaptureMethod, "confirmation_method": "automatic",
+		"client_secret": pi.ID + "_secret_" + pi.ID[len(pi.ID)-6:], "payment_method_types": []string{"card"},
+		"payment_method_options": map[string]any{"card": map[string]any{"installments": nil, "mandate_options": nil,
+			"network": nil, "request_three_d_secure": "automatic"}},
+	}, IntentNulls)
+}
+
+// Snapshot renders the intent and records it as a version for search;
+// call after every change.
+func (pi *Intent) Snapshot() map[string]any {
+	s := pi.JSON()
+	pi.Versions = append(pi.Versions, Version{At: time.Now(), Snap: s})
+	return s
+}
+
+// ChargeJSON is the Charge object behind an intent that was charged or
+// authorized. An authorization never captured (or the part of it a
+// partial capture left) counts as refunded, as Stripe shows it.
+func (pi *Intent) ChargeJSON() map[string]any {
+	refunded := pi.Released + pi.Refunded
+	ch := chargeBase(pi.AttemptID, pi, pi.Method, pi.Amount, pi.Currency, pi.Metadata, pi.AttemptAt)
+	ch["amount_captured"], ch["amount_refunded"], ch["refunded"] = pi.Received, refunded, refunded == pi.Amount
+	ch["captured"], ch["paid"], ch["status"] = pi.Received > 0, true, "succeeded"
+	ch["balance_transaction"] = OrNull(pi.BalanceTxnID())
+	ch["outcome"] = Outcome(nil)
+	ch["payment_method_details"] = PaymentMethodDetails(pi.Method, pi.Amount, pi.AttemptID)
+	return Fill(ch, ChargeNulls)
+}
+
+// BalanceTxnID is the balance transaction of the intent's charge: it
+// exists once the charge captured money.
+func (pi *Intent) BalanceTxnID() string {
+	if pi.Received == 0 || pi.AttemptID == "" {
+		return ""
+	}
+	return "txn_" + strings.TrimPrefix(pi.AttemptID, "ch_")
+}
+
+// BalanceTxnJSON is the charge's: the amount captured, booked, less the fee.
+func (pi *Intent) BalanceTxnJSON() map[string]any {
+	amount, rate := Booked(pi.Received, pi.Currency)
+	return TxnJSON(pi.BalanceTxnID(), amount, Fee(amount), rate, "charge", pi.AttemptID, pi.AttemptAt)
+}
+
+// FailedCharge is a declined confirmation attempt, a Charge of its own.
+type FailedCharge struct {
+	ID       string
+	Intent   *Intent
+	Method   string
+	Amount   int64
+	Currency string
+	Metadata map[string]string
+	Created  int64
+	Decline  Decline
+}
+
+// JSON is the failed Charge object.
+func (fc *FailedCharge) JSON() map[string]any {
+	ch := chargeBase(fc.ID, fc.Intent, fc.Method, fc.Amount, fc.Currency, fc.Metadata, fc.Created)
+	ch["amount_captured"], ch["amount_refunded"], ch["refunded"] = int64(0), int64(0), false
+	ch["captured"], ch["paid"], ch["status"] = false, false, "failed"
+	ch["balance_transaction"] = nil
+	ch["failure_code"], ch["failure_message"] = fc.Decline.Code, fc.Decline.Message
+	ch["outcome"] = Outcome(&fc.Decline)
+	ch["payment_method_details"] = PaymentMethodDetails(fc.Method, 0, fc.ID)
+	return Fill(ch, ChargeNulls)
+}
+
+// chargeBase holds the fields every charge has, whatever its outcome.
+func chargeBase(id string, pi *Intent, pm string, amount int64, currency string, md map[string]string, created int64) map[string]any {
+	return map[string]any{
+		"id": id, "object": "charge", "amount": amount, "currency": currency, "payment_intent": pi.ID,
+		"payment_method": pm, "metadata": NonNil(md), "created": created, "livemode": false,
+		"customer": OrNull(pi.Customer), "description": OrNull(pi.Description), "disputed": false,
+		"failure_code": nil, "failure_message": nil, "fraud_details": map[string]any{},
+		"billing_details": BillingDetails(), "calculated_statement_descriptor": "IDEMCHECK",
+		"receipt_url": "https://pay.stripe.com/receipts/payment/" + strings.TrimPrefix(id, "ch_"),
+	}
+}
+
+// Refund is one refund of an intent's charge.
+type Refund struct {
+	ID       string
+	Amount   int64
+	Intent   *Intent
+	Charge   string
+	Metadata map[string]string
+	Reason   string
+	Created  int64
+}
+
+// JSON is the Refund object.
+func (r *Refund) JSON() map[string]any {
+	var reason any
+	if r.Reason != "" {
+		reason = r.Reason
+	}
+	return Fill(map[string]any{
+		"id": r.ID, "object": "refund", "amount": r.Amount, "charge": r.Charge, "payment_intent": r.Intent.ID,
+		"currency": r.Intent.Currency, "status": "succeeded", "metadata": NonNil(r.Metadata), "reason": reason,
+		"created": r.Created, "balance_transaction": r.TxnID(),
+		"destination_details": map[string]any{"type": "card", "card": map[string]any{"reference": nil,
+			"reference_status": "pending", "reference_type": "acquirer_reference_number", "type": "refund"}},
+	}, RefundNulls)
+}
+
+// TxnID is the refund's balance transaction.
+func (r *Refund) TxnID() string { return "txn_" + strings.TrimPrefix(r.ID, "re_") }
+
+// TxnJSON is the refund's balance transaction: the amount returned, booked
+// at the charge's rate.
+func (r *Refund) TxnJSON() map[string]any {
+	amount, rate := Booked(r.Amount, r.Intent.Currency)
+	return TxnJSON(r.TxnID(), -amount, 0, rate, "refund", r.ID, r.Created)
+}
+
+// OrNull is s, or null when empty.
+func OrNull(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+// NonNil is m, or an empty map: Stripe sends metadata as {} when it has none.
+func NonNil(m map[string]string) map[string]string {
+	if m == nil {
+		return map[string]string{}
+	}
+	return m
+}
