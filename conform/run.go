@@ -71,6 +71,8 @@ type Options struct {
 	WaitReady func(ctx context.Context, i int) error
 	Advance   func(offset time.Duration) error
 	Links     []scenario.DepLink
+	// BurstLinks: see scenario.Env.
+	BurstLinks []scenario.DepLink
 	// Tiers are the target's processes by kind, for the fault catalogue;
 	// PSPWebhooks says fakepsp delivers its events to the target.
 	Tiers       []faults.Tier

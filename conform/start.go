@@ -59,7 +59,7 @@ func startTarget(ctx context.Context, cfg *config.Config, o Options, tmp, logDir
 	for k, v := range o.Env {
 		env[k] = v
 	}
-	e := &scenario.Env{Cfg: cfg, MaxWait: o.MaxWait, Seed: o.Seed, Advance: o.Advance, Links: o.Links,
+	e := &scenario.Env{Cfg: cfg, MaxWait: o.MaxWait, Seed: o.Seed, Advance: o.Advance, Links: o.Links, BurstLinks: o.BurstLinks,
 		Tiers: o.Tiers, PSPWebhooks: o.PSPWebhooks, Behind: o.Behind, ChaosFaults: o.ChaosFaults,
 		Regions: o.Regions, Run: runNonce()}
 	if !o.Quiet {

@@ -63,6 +63,36 @@ func TestFullStackChaosPasses(t *testing.T) {
 	code, rep := chaosRun(t, chaosSeed(t), d, Stack{}, only)
 	expectPass(t, code, rep)
 	expectShapes(t, rep)
+	expectTierBursts(t, rep)
+}
+
+// expectTierBursts fails unless the latency bursts took turns on the tiers'
+// own Postgres and Valkey links beside the PSP's, and held traffic back on
+// each: a read-then-write inside a tier was stretched, not only the PSP's
+// replies. (The shared servers have no Kafka link: a run that starts its
+// own servers adds tier-kafka.)
+func expectTierBursts(t *testing.T, rep *report.Report) {
+	t.Helper()
+	for _, r := range rep.Results {
+		if r.ID != "chaos" || r.Coverage == nil {
+			continue
+		}
+		for _, d := range r.Coverage.Dimensions {
+			if !strings.HasPrefix(d.Name, "latency burst on link") {
+				continue
+			}
+			if got := strings.Join(d.Allowed, ","); got != "PSP,tier-postgres,tier-valkey" {
+				t.Errorf("bursts' links %s, want PSP,tier-postgres,tier-valkey", got)
+			}
+			for _, l := range d.Allowed {
+				if d.Exercised[l] == 0 {
+					t.Errorf("no burst held traffic back on link %s (exercised %v)", l, d.Exercised)
+				}
+			}
+			return
+		}
+	}
+	t.Errorf("the chaos result has no latency-burst coverage")
 }
 
 // expectPass fails unless the chaos run passed every check with no finding.

@@ -81,8 +81,8 @@ func consumerStarter(st *refstack.Stack, ws mutant.Set) func(ctx context.Context
 		for i := range consumerInstances {
 			// The name is the static member id: distinct per instance.
 			name := fmt.Sprintf("worker-q%d", i+1)
-			args := []string{"-name", name, "-postgres", st.DSN, "-brokers", strings.Join(brokers, ","), "-topic", topic, "-group", group,
-				"-push", "http://" + ln.Addr().String(), "-valkey", st.Cfg.ValkeyAddr}
+			args := []string{"-name", name, "-postgres", st.TierDSN, "-brokers", strings.Join(brokers, ","), "-topic", topic, "-group", group,
+				"-push", "http://" + ln.Addr().String(), "-valkey", st.TierValkey()}
 			if len(ws) > 0 {
 				args = append(args, "-mutants", ws.String())
 			}

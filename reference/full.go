@@ -47,6 +47,8 @@ type full struct {
 	// sink is in.
 	stream  *refstack.Stack
 	pushURL string
+	// tierBrokers is where the tiers bootstrap: the Kafka link in a chaos run.
+	tierBrokers string
 }
 
 // fullTiers are the tiers a full stack starts besides the API's own.
@@ -73,6 +75,11 @@ func startFull(ctx context.Context, st *refstack.Stack, svc *services.Stack, psp
 		return f, fmt.Errorf("stream job tables: %w", err)
 	}
 	brokers := svc.Kafka.Endpoint()
+	f.tierBrokers = brokers
+	if svc.KafkaProxied != "" {
+		// The tiers bootstrap through the link; idemcheck's own reads stay direct.
+		f.tierBrokers = svc.KafkaProxied
+	}
 	var err error
 	if f.kc, err = kgo.NewClient(kgo.SeedBrokers(brokers)); err != nil {
 		return f, err
@@ -105,12 +112,12 @@ func startFull(ctx context.Context, st *refstack.Stack, svc *services.Stack, psp
 	if err := f.startDelivery(ctx, st); err != nil {
 		return f, err
 	}
-	if _, err := f.stream.StartTier(ctx, connector.TierName, "connector", "", []string{"-postgres", f.stream.DSN, "-brokers", brokers, "-topic", changes,
+	if _, err := f.stream.StartTier(ctx, connector.TierName, "connector", "", []string{"-postgres", f.stream.TierDSN, "-brokers", f.tierBrokers, "-topic", changes,
 		"-slot", "idemcheck_run_" + st.Cfg.Name}); err != nil {
 		return f, err
 	}
-	jargs := []string{"-name", "job", "-postgres", f.stream.DSN, "-brokers", brokers, "-topic", changes, "-version", "2",
-		"-checkpoint-every", "1", "-valkey", svc.Valkey.Endpoint()}
+	jargs := []string{"-name", "job", "-postgres", f.stream.TierDSN, "-brokers", f.tierBrokers, "-topic", changes, "-version", "2",
+		"-checkpoint-every", "1", "-valkey", f.stream.TierValkey()}
 	if js := mutant.Of(streamjob.TierName, set); len(js) > 0 {
 		jargs = append(jargs, "-mutant", js.String())
 	}
@@ -124,14 +131,14 @@ func startFull(ctx context.Context, st *refstack.Stack, svc *services.Stack, psp
 // share the topic, and the worker's name is its static group member id, so
 // R2's worker takes the dead R1 worker's place in the group at once.
 func (f *full) startDelivery(ctx context.Context, st *refstack.Stack) error {
-	brokers := f.svc.Kafka.Endpoint()
+	brokers := f.tierBrokers
 	payments := f.paymentsTopic()
-	if _, err := st.StartTier(ctx, relay.TierName, "relay", "", []string{"-postgres", st.DSN, "-brokers", brokers, "-topic", payments,
+	if _, err := st.StartTier(ctx, relay.TierName, "relay", "", []string{"-postgres", st.TierDSN, "-brokers", brokers, "-topic", payments,
 		"-mutants", mutant.Of(relay.TierName, st.Cfg.Mutants).String()}); err != nil {
 		return err
 	}
-	wargs := []string{"-name", "worker", "-postgres", st.DSN, "-brokers", brokers, "-topic", payments, "-group", "workers-" + f.st.Cfg.Name,
-		"-push", f.pushURL, "-valkey", st.Cfg.ValkeyAddr, "-mutants", mutant.Of(worker.TierName, st.Cfg.Mutants).String()}
+	wargs := []string{"-name", "worker", "-postgres", st.TierDSN, "-brokers", brokers, "-topic", payments, "-group", "workers-" + f.st.Cfg.Name,
+		"-push", f.pushURL, "-valkey", st.TierValkey(), "-mutants", mutant.Of(worker.TierName, st.Cfg.Mutants).String()}
 	_, err := st.StartTier(ctx, worker.TierName, "worker", "", wargs)
 	return err
 }

@@ -145,9 +145,26 @@ func RunStack(ctx context.Context, o conform.Options, sk Stack) (int, *report.Re
 		}
 		o.HTML = dir
 	}
+	// The API servers reach the PSP through a Toxiproxy link, so the
+	// dependency check can lose the PSP's replies on the wire too; in a
+	// chaos run the tiers reach their servers through links of their own.
+	tp, err := faults.StartToxiproxy()
+	if err != nil {
+		fmt.Fprintln(o.Stderr, "idemcheck run: start Toxiproxy:", err)
+		return conform.ExitUsage, nil
+	}
+	defer tp.Stop()
+	var tl *tierLinks
+	if o.Chaos {
+		tl = &tierLinks{}
+	}
 	svc := sk.Services
 	if svc == nil {
-		svc, err = services.Start(ctx, services.Options{Postgres: true, Valkey: true, Kafka: sk.Full || queue, Log: o.Stderr})
+		so := services.Options{Postgres: true, Valkey: true, Kafka: sk.Full || queue, Log: o.Stderr}
+		if tl != nil {
+			so.KafkaAdvertise = tl.kafkaAdvertise(tp)
+		}
+		svc, err = services.Start(ctx, so)
 		if err != nil {
 			fmt.Fprintf(o.Stderr, "idemcheck run: reference stack unreachable: starting the servers: %v\n", err)
 			return conform.ExitUnreachable, nil
@@ -174,14 +191,6 @@ func RunStack(ctx context.Context, o conform.Options, sk Stack) (int, *report.Re
 		return conform.ExitUsage, nil
 	}
 	defer psp.Close()
-	// The API servers reach the PSP through a Toxiproxy link, so the
-	// dependency check can lose the PSP's replies on the wire too.
-	tp, err := faults.StartToxiproxy()
-	if err != nil {
-		fmt.Fprintln(o.Stderr, "idemcheck run: start Toxiproxy:", err)
-		return conform.ExitUsage, nil
-	}
-	defer tp.Stop()
 	// The recording front sees every PSP request (attribution by order id,
 	// faults that follow one PSP key across the API's own retries).
 	front, err := pspfront.Start(psp.URL(), "")
@@ -195,11 +204,19 @@ func RunStack(ctx context.Context, o conform.Options, sk Stack) (int, *report.Re
 		fmt.Fprintln(o.Stderr, "idemcheck run: Toxiproxy link to fakepsp:", err)
 		return conform.ExitUsage, nil
 	}
-	st, err := refstack.Start(ctx, refstack.Config{
+	rc := refstack.Config{
 		PostgresDSN: svc.Postgres.Endpoint(), ValkeyAddr: svc.Valkey.Endpoint(),
 		PSPURL: "http://" + pspLink.Addr(), PSPKey: psp.SecretKey(), WebhookSecret: psp.WebhookSecret(), Mutants: set,
 		NoResolver: sk.NoResolver, NoWebhook: sk.NoWebhook,
-	})
+	}
+	if tl != nil {
+		if err := tl.open(tp, svc); err != nil {
+			fmt.Fprintln(o.Stderr, "idemcheck run: Toxiproxy links to the tiers' servers:", err)
+			return conform.ExitUsage, nil
+		}
+		rc.TierPostgresDSN, rc.TierValkeyAddr = tl.pgDSN, tl.valkey
+	}
+	st, err := refstack.Start(ctx, rc)
 	if err != nil {
 		fmt.Fprintf(o.Stderr, "idemcheck run: reference stack unreachable: %v\n", err)
 		return conform.ExitUnreachable, nil
@@ -271,6 +288,9 @@ func RunStack(ctx context.Context, o conform.Options, sk Stack) (int, *report.Re
 	o.WaitReady = func(ctx context.Context, i int) error { return ready(ctx, urls[i]) }
 	o.Advance = st.AdvanceClocks
 	o.Links = []scenario.DepLink{{Name: "PSP", Link: pspLink}}
+	if tl != nil {
+		o.BurstLinks = tl.links
+	}
 	o.Tiers = catalogueTiers(st)
 	if f != nil && f.rg != nil {
 		o.Tiers, o.Regions = f.rg.tiers(), f.rg.system()

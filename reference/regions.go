@@ -67,6 +67,8 @@ func startRegions(ctx context.Context, r1 *refstack.Stack, svc1 *services.Stack,
 	}
 	cfg := r1.Cfg
 	cfg.PostgresDSN, cfg.ValkeyAddr, cfg.Region, cfg.NoResolver = rg.svc2.Postgres.Endpoint(), rg.svc2.Valkey.Endpoint(), "R2", true
+	// R1's tier links front R1's servers; R2's tiers reach their own directly.
+	cfg.TierPostgresDSN, cfg.TierValkeyAddr = "", ""
 	cfg.LogDir = filepath.Join(r1.LogDir(), "R2")
 	if err := os.MkdirAll(cfg.LogDir, 0o755); err != nil {
 		return rg, err

@@ -309,6 +309,16 @@ func chaosIntent(ctx context.Context, e *scenario.Env, t *scenario.T, sys *fault
 	}
 	<-during
 	fired := false
+	if pi, ok := inj.(*faults.PSPInjection); ok && pi.Err() == nil && pi.Fired() == 0 {
+		// A service carries on after its client gave up on an attempt, and
+		// a latency burst on its own servers' links can hold its way to
+		// the PSP past the client's timeout: the fault is still due when
+		// that call gets there. Undoing it first would leave a fault that
+		// was about to fire unfired, and the run inconclusive.
+		wctx, cancel := context.WithTimeout(ctx, e.Cfg.TimeoutD())
+		_ = pi.WaitFired(wctx, 1)
+		cancel()
+	}
 	if inj != nil {
 		uerr := inj.Undo()
 		if exclusive {

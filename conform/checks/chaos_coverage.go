@@ -74,12 +74,12 @@ func chaosCoverage(e *scenario.Env, names []string, not map[string]string, tl *t
 	var links []string
 	excl = map[string]string{}
 	switch {
-	case len(e.Links) == 0:
+	case len(e.BurstableLinks()) == 0:
 		excl["every link"] = "no toxiproxy.links in the config"
 	case e.Cfg.BurstsOff():
 		excl["every link"] = "toxiproxy.bursts: off"
 	default:
-		for _, l := range e.Links {
+		for _, l := range e.BurstableLinks() {
 			links = append(links, l.Name)
 		}
 	}

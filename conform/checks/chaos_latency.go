@@ -77,13 +77,14 @@ func StartBursts(ctx context.Context, e *scenario.Env, t *scenario.T, d time.Dur
 		e.Logf("chaos latency bursts: off (toxiproxy.bursts: off)")
 		return func() *burstTally { return bt }
 	}
-	plan := BurstPlan(e.Seed, len(e.Links), d)
+	links := e.BurstableLinks()
+	plan := BurstPlan(e.Seed, len(links), d)
 	if len(plan) == 0 {
 		return func() *burstTally { return bt }
 	}
 	e.Logf("chaos latency bursts (on the dependency links' replies; the plan starts again every %s while the traffic runs):", d)
 	for _, p := range plan {
-		e.Logf("  burst %02d at %s on link %s: %s", p.N, p.At.Round(time.Millisecond), e.Links[p.Link].Name, p.Burst)
+		e.Logf("  burst %02d at %s on link %s: %s", p.N, p.At.Round(time.Millisecond), links[p.Link].Name, p.Burst)
 	}
 	bctx, stop := context.WithCancel(ctx)
 	done := make(chan struct{})
@@ -95,14 +96,14 @@ func StartBursts(ctx context.Context, e *scenario.Env, t *scenario.T, d time.Dur
 				if scenario.SleepCtx(bctx, time.Until(start.Add(time.Duration(round)*d+p.At))) != nil {
 					return
 				}
-				word, n, err := burstOnce(bctx, e, p, round)
+				word, n, err := burstOnce(bctx, e, links[p.Link], p, round)
 				switch {
 				case err != nil:
 					bt.failed = append(bt.failed, word+": "+err.Error())
 				case n < 0:
 					bt.skipped = append(bt.skipped, word)
 				case n > 0:
-					bt.held[e.Links[p.Link].Name]++
+					bt.held[links[p.Link].Name]++
 					bt.fired = append(bt.fired, fmt.Sprintf("%s held back %d", word, n))
 				default:
 					bt.idle = append(bt.idle, word)
@@ -134,8 +135,7 @@ func StartBursts(ctx context.Context, e *scenario.Env, t *scenario.T, d time.Dur
 // that no request crossed widened nothing. The traffic's end (ctx) ends
 // it. It returns what it held back, -1 when it did not go on because a
 // network fault was armed on the links.
-func burstOnce(ctx context.Context, e *scenario.Env, p PlannedBurst, round int) (string, int64, error) {
-	l := e.Links[p.Link]
+func burstOnce(ctx context.Context, e *scenario.Env, l scenario.DepLink, p PlannedBurst, round int) (string, int64, error) {
 	word := fmt.Sprintf("burst %02d on %s (%s)", p.N, l.Name, p.Burst)
 	if round > 0 {
 		word = fmt.Sprintf("burst %02d (repeat %d) on %s (%s)", p.N, round, l.Name, p.Burst)

@@ -62,6 +62,12 @@ type Env struct {
 	TP *faults.Toxiproxy
 	// Links front the target's own dependencies (config toxiproxy.links).
 	Links []DepLink
+	// BurstLinks front dependencies that only chaos's latency bursts act
+	// on: the reference's tiers' Postgres, Valkey and Kafka. Its network
+	// faults stay aimed at Links, where a lost reply makes a repeat, so
+	// the kill matrix's schedules keep their meaning; a burst only
+	// stretches a read-then-write inside a tier.
+	BurstLinks []DepLink
 	// Tiers, when set, are the target's processes by kind (the reference
 	// stack's); without them Procs are the faults' "target" tiers.
 	Tiers []faults.Tier
@@ -287,6 +293,12 @@ func (e *Env) Wait(ctx context.Context, d time.Duration) error {
 func (e *Env) CanWait(d time.Duration) bool { return e.Advance != nil || d <= e.MaxWait }
 
 // DepLink is a Toxiproxy link the target reaches one of its dependencies through.
+// BurstableLinks are the links chaos's latency bursts take turns on:
+// Links, then BurstLinks.
+func (e *Env) BurstableLinks() []DepLink {
+	return append(append([]DepLink(nil), e.Links...), e.BurstLinks...)
+}
+
 type DepLink struct {
 	Name string
 	Link *faults.Link

@@ -30,6 +30,13 @@ import (
 type Config struct {
 	PostgresDSN   string // a superuser DSN; the stack makes its own schema in it
 	ValkeyAddr    string
+	// TierPostgresDSN and TierValkeyAddr, when set, are where the tiers
+	// reach the same servers: a Toxiproxy link in front of each, so that
+	// chaos can stretch a read-then-write inside a tier. The harness's
+	// own reads (the ledger, the credits) stay on the direct addresses,
+	// so a burst never slows the evidence.
+	TierPostgresDSN string
+	TierValkeyAddr  string
 	PSPURL        string
 	PSPKey        string
 	WebhookSecret string
@@ -82,8 +89,10 @@ type Stack struct {
 	// PhoneLink fronts the LB; APILinks sit between the LB and each API.
 	PhoneLink *faults.Link
 	APILinks  []*faults.Link
-	// DSN is the stack's own DSN (its schema on the search path).
-	DSN    string
+	// DSN is the stack's own DSN (its schema on the search path); TierDSN
+	// is the tiers' (through Config.TierPostgresDSN when set).
+	DSN     string
+	TierDSN string
 	Schema string
 	Prefix string
 	Ledger *ledger.Ledger
@@ -96,6 +105,14 @@ func randName() string {
 	b := make([]byte, 5)
 	_, _ = rand.Read(b)
 	return hex.EncodeToString(b)
+}
+
+// TierValkey is where the tiers reach Valkey.
+func (s *Stack) TierValkey() string {
+	if s.Cfg.TierValkeyAddr != "" {
+		return s.Cfg.TierValkeyAddr
+	}
+	return s.Cfg.ValkeyAddr
 }
 
 // WithSearchPath returns dsn with search_path set to schema.
@@ -142,7 +159,7 @@ func Start(ctx context.Context, cfg Config) (s *Stack, err error) {
 		if err != nil {
 			return s, err
 		}
-		args := append([]string{"-name", name, "-listen", addr, "-valkey", cfg.ValkeyAddr, "-ns", s.Prefix}, common...)
+		args := append([]string{"-name", name, "-listen", addr, "-valkey", s.TierValkey(), "-ns", s.Prefix}, common...)
 		if cfg.APIConns > 0 {
 			args = append(args, "-pg-conns", strconv.Itoa(cfg.APIConns))
 		}
@@ -186,7 +203,7 @@ func Start(ctx context.Context, cfg Config) (s *Stack, err error) {
 		if err != nil {
 			return s, err
 		}
-		if s.Webhook, err = s.start(ctx, "webhook", "webhook", addr, []string{"-listen", addr, "-pg", s.DSN,
+		if s.Webhook, err = s.start(ctx, "webhook", "webhook", addr, []string{"-listen", addr, "-pg", s.TierDSN,
 			"-secret", cfg.WebhookSecret, "-mutants", ms}); err != nil {
 			return s, err
 		}
@@ -196,7 +213,7 @@ func Start(ctx context.Context, cfg Config) (s *Stack, err error) {
 
 // common are the flags every tier on the ledger's request path takes.
 func (s *Stack) common() []string {
-	return []string{"-pg", s.DSN, "-psp", s.Cfg.PSPURL, "-psp-key", s.Cfg.PSPKey, "-mutants", s.Cfg.Mutants.String()}
+	return []string{"-pg", s.TierDSN, "-psp", s.Cfg.PSPURL, "-psp-key", s.Cfg.PSPKey, "-mutants", s.Cfg.Mutants.String()}
 }
 
 // StartResolver starts the stack's resolver. Start does unless
@@ -230,6 +247,10 @@ func (s *Stack) migrate(ctx context.Context) error {
 		return fmt.Errorf("refstack: schema: %w", err)
 	}
 	s.DSN = WithSearchPath(s.Cfg.PostgresDSN, s.Schema)
+	s.TierDSN = s.DSN
+	if s.Cfg.TierPostgresDSN != "" {
+		s.TierDSN = WithSearchPath(s.Cfg.TierPostgresDSN, s.Schema)
+	}
 	if s.pool, err = pgxpool.New(ctx, s.DSN); err != nil {
 		return err
 	}
