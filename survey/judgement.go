@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 )
 
@@ -61,11 +62,16 @@ func (t *Table) judgement(b *strings.Builder, r Row, check string) []Problem {
 }
 
 // quote is `"text" ([where](link))`; the project's own rules link from
-// docs/, where the table is.
+// docs/, where the table is. A link inside a quoted README ("a
+// [lease](#glossary)", idemkit's) points into that README, not into the
+// table, so it is quoted as its text.
 func quote(q *Quote, label string) string {
 	text := strings.Join(strings.Fields(q.Text), " ")
+	text = quotedLink.ReplaceAllString(text, "$1")
 	return fmt.Sprintf("\"%s\" ([%s](%s))", text, label, q.Link)
 }
+
+var quotedLink = regexp.MustCompile(`\[([^\]]+)\]\([^)\s]+\)`)
 
 // shortURL is owner/repo#N for an issue or pull request address.
 func shortURL(u string) string {
