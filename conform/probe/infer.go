@@ -109,6 +109,14 @@ func infer(s *seen) *inferred {
 	// Success, and the answers that look like it but say otherwise.
 	if okValue != "" {
 		inf.rules = append(inf.rules, rule{okStatus, sf, okValue, "succeeded", "create: " + describe(s.create)})
+		if r := s.replay; replayedUnderOtherStatus(s) {
+			// The replay repeated the create's payment under another status
+			// (a 409 with the stored body): a replay, never "in progress".
+			// It is read by the payment's status field, so that status
+			// without the payment can still mean in progress.
+			inf.rules = append(inf.rules, rule{[]int{r.Status}, sf, okValue, "succeeded", "the replay of the create: " + describe(r)})
+			inf.notes = append(inf.notes, fmt.Sprintf("the replay answered %d with the create's payment: read as the replay it is, by %s (P-replay holds the status to the first answer's)", r.Status, sf))
+		}
 	}
 	failedStatus, failedValue := []int{}, ""
 	if d := s.declined; d != nil {
@@ -195,6 +203,15 @@ func statusOf(a *driver.Attempt) int {
 	return a.Status
 }
 
+// replayedUnderOtherStatus says the replay named the create's payment, in
+// the same state, under a status that is not a success.
+func replayedUnderOtherStatus(s *seen) bool {
+	r := s.replay
+	return r != nil && r.Err == "" && !success(r) && r.Status < 500 && s.idPath != "" &&
+		value(r, s.idPath) != "" && value(r, s.idPath) == value(s.create, s.idPath) &&
+		value(r, s.statusField) == value(s.create, s.statusField)
+}
+
 // errorWord is a status value that names an error, not a payment's state.
 func errorWord(v string) bool {
 	switch strings.ToLower(v) {
@@ -208,9 +225,11 @@ func errorWord(v string) bool {
 // probe never saw them, so such an answer under faults is not an error.
 func unseen(inf *inferred, noInProgress, noMismatch bool) {
 	prof := config.Profiles[inf.profile]
+	// A rule that reads a status by a field (a replay's 409 naming the
+	// payment) leaves that status without the field unmapped.
 	used := func(st int) bool {
 		for _, r := range inf.rules {
-			if slices.Contains(r.status, st) {
+			if r.field == "" && slices.Contains(r.status, st) {
 				return true
 			}
 		}
@@ -275,7 +294,9 @@ func inferProtocol(s *seen, inf *inferred, ip *driver.Attempt, retryAfter bool) 
 		if retryAfter {
 			set("retry_after", "required", "every in-progress answer carried Retry-After")
 		}
-	} else if s.copiesN <= 1 {
+	} else if _, n5 := serverErrors(s); s.copiesN <= 1 && n5 == 0 {
+		// (Copies answered 5xx got no final answer: the note on the 5xx
+		// says so instead.)
 		why := "the first was held at the PSP meanwhile: the service waits on the key"
 		if !s.gateHeld {
 			why = "the first never reached the PSP, so they may not have overlapped"

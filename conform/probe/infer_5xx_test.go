@@ -60,3 +60,35 @@ func statuses(as []*driver.Attempt) []int {
 	}
 	return out
 }
+
+// A replay that repeats the create's payment under a 409 is read as the
+// replay it is (by the status field, first), never as "in progress"; the
+// profile's in-progress 409 stays for a 409 without the payment. Copies
+// answered 502 are not said to have got "a final answer".
+func TestProbeReadsAReplayUnderAnotherStatus(t *testing.T) {
+	body := `{"id":"p1","status":"succeeded"}`
+	s := &seen{statusField: "status", idPath: "id",
+		create: answer(201, body), replay: answer(409, body),
+		mismatch: answer(502, `{"error":"psp unavailable"}`),
+		copies:   []*driver.Attempt{answer(201, body), answer(502, `{"error":"psp unavailable"}`), answer(502, `{"error":"psp unavailable"}`)},
+		copiesN:  1, gateHeld: true,
+		noKey: answer(400, `{"error":"key"}`), declined: answer(402, `{"id":"p2","status":"failed"}`),
+		processing: answer(502, `{}`)}
+	inf := infer(s)
+	var got []string
+	for _, r := range inf.rules {
+		if slices.Contains(r.status, 409) {
+			got = append(got, fmt.Sprintf("%s=%s->%s", r.field, r.equals, r.outcome))
+		}
+	}
+	if want := "[status=succeeded->succeeded =->in_progress]"; fmt.Sprint(got) != want {
+		t.Errorf("rules for 409 in order %v, want %s", got, want)
+	}
+	notes := strings.Join(inf.notes, "\n")
+	if strings.Contains(notes, "all got a final answer") {
+		t.Errorf("the notes say the copies got a final answer, but two got 502:\n%s", notes)
+	}
+	if !strings.Contains(notes, "the replay answered 409 with the create's payment") {
+		t.Errorf("no note on the replay's 409:\n%s", notes)
+	}
+}
