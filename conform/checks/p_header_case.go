@@ -13,8 +13,10 @@ func vHeaderCase(ctx context.Context, e *scenario.Env, t *scenario.T) {
 	if !scenario.Created(e, t, a) {
 		return
 	}
-	b := t.Send(ctx, "lower-case header name", in, func(s *driver.Send) { s.KeyMode = driver.KeyHeaderLower })
+	lower := func(s *driver.Send) { s.KeyMode = driver.KeyHeaderLower }
+	b := t.Send(ctx, "lower-case header name", in, lower)
 	scenario.SameReplay(e, t, "the lower-case header", a, b)
+	scenario.KeepTelling(ctx, t, "lower-case header name", in, b, lower)
 	t.Judge(ctx, nil, in)
 	t.Passf("lower-case header replayed the answer")
 }

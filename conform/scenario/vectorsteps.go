@@ -16,6 +16,20 @@ func SendUntilFinal(ctx context.Context, t *T, step string, in Intent, mod func(
 	return Last(t.RetryUntilFinal(ctx, step, in, 10, 150*time.Millisecond, mod))
 }
 
+// KeepTelling is what a client does after a vector's bare retry: told
+// "in progress" (or nothing), it retries until it is told the outcome, as
+// a client with a stable key does, within converge_within. A key that
+// "never settled" is a safety finding only at that quiescence; judged on
+// the bare retry's answer alone, the claim would rest on one reply (a
+// service that answers in progress for a moment after its final answer
+// then tells the truth, P-stale-in-progress). mod is the bare retry's.
+func KeepTelling(ctx context.Context, t *T, step string, in Intent, last *driver.Attempt, mod func(*driver.Send)) {
+	if last == nil || Final(last) || ctx.Err() != nil {
+		return
+	}
+	t.Converge(ctx, step+": told "+string(last.Outcome)+", the client retries until told the outcome", in, mod)
+}
+
 // Created reports whether a, a protocol vector's create, is a real answer
 // to a real create: final (succeeded, or failed as a decline) and naming a
 // payment. What the vector then replays or refuses stands on it; when it
