@@ -148,9 +148,16 @@ func (p *prober) observe(ctx context.Context) (*seen, error) {
 		if s.replay == nil {
 			s.replay = b
 		}
-		if success(b) && bn == 0 {
+		// A replay under another status that names the same payment (a 409
+		// with the stored body) deduplicated too: it made no charge.
+		idp := findPath(a.RespBody, idNames)
+		samePayment := b.Err == "" && b.Status < 500 && idp != "" && value(b, idp) != "" && value(b, idp) == value(a, idp)
+		if (success(b) || samePayment) && bn == 0 {
 			p.d, s.key, s.create, s.createN, s.replay, in, key = d, k, a, n, b, m, kk
 			s.keyNote = fmt.Sprintf("a replay with the key in %s made no new charge", k)
+			if !success(b) {
+				s.keyNote += fmt.Sprintf(" (it answered %d with the same payment)", b.Status)
+			}
 			break
 		}
 		tried = append(tried, fmt.Sprintf("%s: the replay answered %s and made %d more charge(s)", k, describe(b), bn))

@@ -22,6 +22,9 @@ type stripeLike struct {
 	psp string
 	// mismatch is the status of a mismatch (Stripe: 400).
 	mismatch int
+	// replayStatus, when set, is the status a replay carries the stored
+	// answer with (django-idempotency-key's default: 409).
+	replayStatus int
 	mu       sync.Mutex
 	// done: key -> amount and answer (nil while in progress)
 	amount map[string]int64
@@ -64,6 +67,9 @@ func (s *stripeLike) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		default:
 			w.Header().Set("Content-Type", "application/json")
 			w.Header().Set("Idempotent-Replayed", "true")
+			if s.replayStatus != 0 {
+				w.WriteHeader(s.replayStatus)
+			}
 			_, _ = w.Write(ans)
 		}
 		return
@@ -155,5 +161,34 @@ func TestProbeTellsSharedStatusesApartByCode(t *testing.T) {
 	}
 	if !strings.Contains(text, "profile: custom") || !strings.Contains(text, "mismatch_status: 409") {
 		t.Errorf("want profile custom with mismatch_status 409:\n%s", text)
+	}
+}
+
+// A service that replays the stored answer under a 409 deduplicated its
+// key: the probe says so (never "the service seems to ignore the key") and
+// reads that 409 with the payment as the replay, ahead of the 409 that
+// means in progress.
+func TestProbeOfAReplayUnderA409(t *testing.T) {
+	addr := pspAddr(t)
+	svc := httptest.NewServer(&stripeLike{psp: "http://" + addr, mismatch: 400, replayStatus: 409, amount: map[string]int64{}, answer: map[string][]byte{}})
+	defer svc.Close()
+	text, err := Run(context.Background(), Options{URL: svc.URL, PSPListen: addr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := config.Parse("probed", []byte(text)); err != nil {
+		t.Fatal(err)
+	}
+	replay := `- {status: [409], field: "status", equals: "succeeded", outcome: succeeded}`
+	for _, want := range []string{"made no new charge (it answered 409 with the same payment)", replay, `- {status: [409], outcome: in_progress}`} {
+		if !strings.Contains(text, want) {
+			t.Errorf("config lacks %q:\n%s", want, text)
+		}
+	}
+	if strings.Contains(text, "NO key placement") {
+		t.Errorf("the probe says no key placement deduplicated:\n%s", text)
+	}
+	if strings.Index(text, replay) > strings.Index(text, `- {status: [409], outcome: in_progress}`) {
+		t.Errorf("the in-progress 409 rule comes before the replay's, so it would read the replay:\n%s", text)
 	}
 }
