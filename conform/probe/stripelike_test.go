@@ -25,7 +25,7 @@ type stripeLike struct {
 	// replayStatus, when set, is the status a replay carries the stored
 	// answer with (django-idempotency-key's default: 409).
 	replayStatus int
-	mu       sync.Mutex
+	mu           sync.Mutex
 	// done: key -> amount and answer (nil while in progress)
 	amount map[string]int64
 	answer map[string][]byte
