@@ -28,8 +28,8 @@ import (
 
 // Config says what the stack runs against.
 type Config struct {
-	PostgresDSN   string // a superuser DSN; the stack makes its own schema in it
-	ValkeyAddr    string
+	PostgresDSN string // a superuser DSN; the stack makes its own schema in it
+	ValkeyAddr  string
 	// TierPostgresDSN and TierValkeyAddr, when set, are where the tiers
 	// reach the same servers: a Toxiproxy link in front of each, so that
 	// chaos can stretch a read-then-write inside a tier. The harness's
@@ -37,9 +37,9 @@ type Config struct {
 	// so a burst never slows the evidence.
 	TierPostgresDSN string
 	TierValkeyAddr  string
-	PSPURL        string
-	PSPKey        string
-	WebhookSecret string
+	PSPURL          string
+	PSPKey          string
+	WebhookSecret   string
 	// Mutants switch guards off (see package mutant); each tier gets its own.
 	Mutants mutant.Set
 	// Toxi, when set, puts a link in front of the LB (for the phone) and
@@ -93,12 +93,12 @@ type Stack struct {
 	// is the tiers' (through Config.TierPostgresDSN when set).
 	DSN     string
 	TierDSN string
-	Schema string
-	Prefix string
-	Ledger *ledger.Ledger
-	pool   *pgxpool.Pool
-	logDir string
-	ownDir bool
+	Schema  string
+	Prefix  string
+	Ledger  *ledger.Ledger
+	pool    *pgxpool.Pool
+	logDir  string
+	ownDir  bool
 }
 
 func randName() string {
