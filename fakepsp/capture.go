@@ -61,11 +61,7 @@ func (p *PSP) captureIntent(c *call) response {
 			evs = []*event{p.newEventLocked(c, "charge.captured", pi.ChargeJSON(), o.Target),
 				p.newEventLocked(c, "payment_intent.succeeded", snap, o.Target)}
 		},
-		Published: func() {
-			for _, ev := range evs {
-				p.dispatch(c.acct, ev)
-			}
-		},
+		Published: func() { p.dispatchAll(c.acct, evs) },
 	})
 	switch out.Reason {
 	case core.ReasonInternal:

@@ -135,11 +135,7 @@ func (p *PSP) charge(c *call, pi *paymentIntent, pm string) response {
 				evs = append(evs, p.newEventLocked(c, "payment_intent.succeeded", snap, t))
 			}
 		},
-		Published: func() {
-			for _, ev := range evs {
-				p.dispatch(c.acct, ev)
-			}
-		},
+		Published: func() { p.dispatchAll(c.acct, evs) },
 	})
 	switch out.Reason {
 	case core.ReasonInternal:

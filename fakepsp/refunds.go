@@ -70,11 +70,7 @@ func (p *PSP) createRefund(c *call) response {
 			body = rf.JSON()
 			evs = []*event{p.newEventLocked(c, "charge.refunded", pi.ChargeJSON(), o.Target), p.newEventLocked(c, "refund.created", body, o.Target)}
 		},
-		Published: func() {
-			for _, ev := range evs {
-				p.dispatch(c.acct, ev)
-			}
-		},
+		Published: func() { p.dispatchAll(c.acct, evs) },
 	})
 	switch out.Reason {
 	case core.ReasonInternal:

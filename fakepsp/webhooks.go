@@ -169,6 +169,13 @@ func (p *PSP) deleteEndpoint(c *call) response {
 }
 
 // dispatch hands ev to every endpoint of acct that wants it.
+// dispatchAll dispatches an operation's events in the order it raised them.
+func (p *PSP) dispatchAll(acct *account, evs []*event) {
+	for _, ev := range evs {
+		p.dispatch(acct, ev)
+	}
+}
+
 func (p *PSP) dispatch(acct *account, ev *event) {
 	if ev == nil {
 		return
