@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"sort"
 	"syscall"
 	"time"
 
@@ -19,35 +18,10 @@ import (
 // elasticmqHome finds the jars ci/install-deps fetched: $IDEMCHECK_ELASTICMQ_HOME,
 // or the newest complete ~/.cache/idemcheck/elasticmq-<version>.
 func elasticmqHome() (home, version string, err error) {
-	if h := os.Getenv("IDEMCHECK_ELASTICMQ_HOME"); h != "" {
-		return h, elasticmqVersionOf(h), nil
-	}
-	cache := os.Getenv("XDG_CACHE_HOME")
-	if cache == "" {
-		hd, _ := os.UserHomeDir()
-		cache = filepath.Join(hd, ".cache")
-	}
-	dirs, _ := filepath.Glob(filepath.Join(cache, "idemcheck", "elasticmq-*"))
-	sort.Strings(dirs)
-	for i := len(dirs) - 1; i >= 0; i-- {
-		if _, err := os.Stat(filepath.Join(dirs[i], ".complete")); err == nil {
-			return dirs[i], elasticmqVersionOf(dirs[i]), nil
-		}
-	}
-	return "", "", fmt.Errorf("no ElasticMQ jars under %s/idemcheck (run ci/install-deps, or set IDEMCHECK_ELASTICMQ_HOME)", cache)
+	return jarHome("IDEMCHECK_ELASTICMQ_HOME", "elasticmq", elasticmqJar)
 }
 
 var elasticmqJar = regexp.MustCompile(`^elasticmq-server_2\.13-(.+)\.jar$`)
-
-func elasticmqVersionOf(home string) string {
-	ents, _ := os.ReadDir(filepath.Join(home, "libs"))
-	for _, e := range ents {
-		if m := elasticmqJar.FindStringSubmatch(e.Name()); m != nil {
-			return m[1]
-		}
-	}
-	return "unknown"
-}
 
 // elasticmqConf binds the SQS endpoint to loopback on one port and names
 // the queue URLs after it; the statistics UI, which would open a second

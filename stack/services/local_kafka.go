@@ -23,30 +23,37 @@ import (
 // kafkaHome finds the jars ci/install-deps fetched: $IDEMCHECK_KAFKA_HOME, or
 // the newest complete ~/.cache/idemcheck/kafka-<version>.
 func kafkaHome() (home, version string, err error) {
-	if h := os.Getenv("IDEMCHECK_KAFKA_HOME"); h != "" {
-		return h, kafkaVersionOf(h), nil
+	return jarHome("IDEMCHECK_KAFKA_HOME", "kafka", kafkaJar)
+}
+
+var kafkaJar = regexp.MustCompile(`^kafka_2\.13-(.+)\.jar$`)
+
+// jarHome finds a server's jars that ci/install-deps fetched: the folder
+// $env names, or the newest complete ~/.cache/idemcheck/<name>-<version>;
+// the version is read from the name of the jar that jar matches.
+func jarHome(env, name string, jar *regexp.Regexp) (home, version string, err error) {
+	if h := os.Getenv(env); h != "" {
+		return h, jarVersion(h, jar), nil
 	}
 	cache := os.Getenv("XDG_CACHE_HOME")
 	if cache == "" {
 		hd, _ := os.UserHomeDir()
 		cache = filepath.Join(hd, ".cache")
 	}
-	dirs, _ := filepath.Glob(filepath.Join(cache, "idemcheck", "kafka-*"))
+	dirs, _ := filepath.Glob(filepath.Join(cache, "idemcheck", name+"-*"))
 	sort.Strings(dirs)
 	for i := len(dirs) - 1; i >= 0; i-- {
 		if _, err := os.Stat(filepath.Join(dirs[i], ".complete")); err == nil {
-			return dirs[i], kafkaVersionOf(dirs[i]), nil
+			return dirs[i], jarVersion(dirs[i], jar), nil
 		}
 	}
-	return "", "", fmt.Errorf("no Kafka jars under %s/idemcheck (run ci/install-deps, or set IDEMCHECK_KAFKA_HOME)", cache)
+	return "", "", fmt.Errorf("no %s jars under %s/idemcheck (run ci/install-deps, or set %s)", name, cache, env)
 }
 
-var kafkaJar = regexp.MustCompile(`^kafka_2\.13-(.+)\.jar$`)
-
-func kafkaVersionOf(home string) string {
+func jarVersion(home string, jar *regexp.Regexp) string {
 	ents, _ := os.ReadDir(filepath.Join(home, "libs"))
 	for _, e := range ents {
-		if m := kafkaJar.FindStringSubmatch(e.Name()); m != nil {
+		if m := jar.FindStringSubmatch(e.Name()); m != nil {
 			return m[1]
 		}
 	}
