@@ -62,10 +62,7 @@ func TestConfirmLosesToAConcurrentConfirm(t *testing.T) {
 // TestCaptureLosesToAConcurrentCancel: the held capture finds the intent
 // canceled; no charge.
 func TestCaptureLosesToAConcurrentCancel(t *testing.T) {
-	p := start(t, Config{})
-	pi := form(t, p, "/v1/payment_intents", "create", url.Values{"amount": {"1000"}, "currency": {"usd"}, "confirm": {"true"},
-		"payment_method": {"pm_card_visa"}, "capture_method": {"manual"}})
-	base := "/v1/payment_intents/" + pi.str("id")
+	p, base := authorized(t)
 	held := raced(t, p, base+"/capture", "capture", url.Values{}, func() {
 		wantStatus(t, "cancel", form(t, p, base+"/cancel", "cancel", url.Values{}), http.StatusOK)
 	})
@@ -76,10 +73,7 @@ func TestCaptureLosesToAConcurrentCancel(t *testing.T) {
 // TestCancelLosesToAConcurrentCapture: the held cancel finds the intent
 // succeeded; the capture's one charge stands.
 func TestCancelLosesToAConcurrentCapture(t *testing.T) {
-	p := start(t, Config{})
-	pi := form(t, p, "/v1/payment_intents", "create", url.Values{"amount": {"1000"}, "currency": {"usd"}, "confirm": {"true"},
-		"payment_method": {"pm_card_visa"}, "capture_method": {"manual"}})
-	base := "/v1/payment_intents/" + pi.str("id")
+	p, base := authorized(t)
 	held := raced(t, p, base+"/cancel", "cancel", url.Values{}, func() {
 		wantStatus(t, "capture", form(t, p, base+"/capture", "capture", url.Values{}), http.StatusOK)
 	})
@@ -103,4 +97,14 @@ func TestRefundLosesToAConcurrentRefund(t *testing.T) {
 	if got := len(p.Refunds()); got != 1 {
 		t.Fatalf("refunds: %d, want 1", got)
 	}
+}
+
+// authorized starts a PSP with one confirmed manual-capture intent (its
+// money authorized, not captured) and returns the intent's path.
+func authorized(t *testing.T) (*PSP, string) {
+	t.Helper()
+	p := start(t, Config{})
+	pi := form(t, p, "/v1/payment_intents", "create", url.Values{"amount": {"1000"}, "currency": {"usd"}, "confirm": {"true"},
+		"payment_method": {"pm_card_visa"}, "capture_method": {"manual"}})
+	return p, "/v1/payment_intents/" + pi.str("id")
 }
