@@ -6,12 +6,6 @@ import "github.com/idemcheck/idemcheck/fakepsp/core"
 // (core.Call, the same for every dialect).
 type Call = core.Call
 
-// logCall logs c's answer.
-func (p *PSP) logCall(c *call, status int, replayed bool) {
-	p.calls.Add(Call{Endpoint: c.endpoint, Path: c.r.URL.Path, IdempotencyKey: c.idemKey,
-		Status: status, Replayed: replayed, Executed: c.started})
-}
-
 // Calls returns the PSP's log of API calls, in the order they were answered.
 func (p *PSP) Calls() []Call { return p.calls.All() }
 

@@ -88,7 +88,7 @@ func TestControlAPI(t *testing.T) {
 	}
 
 	_, acct, _ := ctl(t, p, "POST", "/_psp/accounts", "")
-	if sk, _ := acct["secret_key"].(string); !strings.HasPrefix(sk, "sk_test_") || p.accountFor(sk) == nil {
+	if sk, _ := acct["secret_key"].(string); !strings.HasPrefix(sk, "sk_test_") || !p.api.HasAccount(sk) {
 		t.Fatalf("new account: %v", acct)
 	}
 	if _, info, _ := ctl(t, p, "GET", "/_psp/info", ""); info["secret_key"] != p.SecretKey() || info["webhook_secret"] != p.WebhookSecret() || info["url"] != p.URL() {

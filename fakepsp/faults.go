@@ -11,7 +11,6 @@ type (
 	Fault     = core.Fault
 	Faults    = core.Faults
 	FaultInfo = core.FaultInfo
-	target    = core.Target
 )
 
 // The fault kinds (core/faults.go says what each does).

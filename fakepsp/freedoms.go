@@ -29,16 +29,8 @@ const (
 // schedule still has to send (queued, late, retrying or being sent): a
 // judge of what they caused waits for none.
 func (p *PSP) PendingDeliveries(ids []string) int {
-	p.mu.Lock()
-	var ws []*core.Worker
-	for _, acct := range p.accounts {
-		for _, ep := range acct.endpoints {
-			ws = append(ws, ep.w)
-		}
-	}
-	p.mu.Unlock()
 	n := 0
-	for _, w := range ws {
+	for _, w := range p.api.Workers() {
 		n += w.Pending(ids)
 	}
 	return n

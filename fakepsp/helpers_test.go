@@ -41,7 +41,7 @@ func assertNoLeaks(t testing.TB) {
 		stacks := string(buf[:runtime.Stack(buf, true)])
 		var leaked []string
 		for _, g := range strings.Split(stacks, "\n\n") {
-			for _, fn := range []string{"fakepsp.(*PSP)", "fakepsp.(*webhookWorker)", "fakepsp.(*call)", "fakepsp/core."} {
+			for _, fn := range []string{"fakepsp.(*PSP)", "fakepsp.host.", "fakepsp/core.", "fakepsp/stripe."} {
 				if strings.Contains(g, fn) {
 					leaked = append(leaked, g)
 					break

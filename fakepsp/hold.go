@@ -17,19 +17,22 @@ type WebhookEvent struct {
 	Raw           json.RawMessage `json:"-"`
 }
 
-func (ev *event) public() WebhookEvent {
-	return WebhookEvent{ID: ev.id, Type: ev.typ, PaymentIntent: ev.pi, Amount: ev.piAmount, Raw: ev.raw}
+func webhookEvent(e core.EventInfo) WebhookEvent {
+	return WebhookEvent{ID: e.ID, Type: e.Type, PaymentIntent: e.Payment, Amount: e.Amount, Raw: e.Raw}
 }
 
 // Hold keeps matching events out of their endpoints' delivery schedule until
 // they are released, so a harness decides when, in which order and how many
 // times the handler sees them (core.Hold). Events are matched when raised.
-type Hold struct{ h *core.Hold }
+type Hold struct {
+	h   *core.Hold
+	api core.Server
+}
 
 // HoldWebhooks starts holding every event match accepts.
 func (p *PSP) HoldWebhooks(match func(WebhookEvent) bool) *Hold {
-	h := &Hold{}
-	h.h = core.NewHold(func(e core.Event) bool { return match(e.(*event).public()) }, func() {
+	h := &Hold{api: p.api}
+	h.h = core.NewHold(func(e core.Event) bool { return match(webhookEvent(p.api.Describe(e))) }, func() {
 		p.mu.Lock()
 		p.holds = slices.DeleteFunc(p.holds, func(x *Hold) bool { return x == h })
 		p.mu.Unlock()
@@ -44,7 +47,7 @@ func (p *PSP) HoldWebhooks(match func(WebhookEvent) bool) *Hold {
 func (h *Hold) Events() []WebhookEvent {
 	var out []WebhookEvent
 	for _, e := range h.h.Events() {
-		out = append(out, e.(*event).public())
+		out = append(out, webhookEvent(h.api.Describe(e)))
 	}
 	return out
 }
@@ -59,39 +62,13 @@ func (h *Hold) ReleaseOne(id string) { h.h.ReleaseOne(id) }
 
 // WebhookEvents lists the events raised about one PaymentIntent, in order.
 func (p *PSP) WebhookEvents(paymentIntent string) []WebhookEvent {
-	p.mu.Lock()
-	defer p.mu.Unlock()
 	var out []WebhookEvent
-	for _, acct := range p.accounts {
-		for _, ev := range acct.events {
-			if ev.pi == paymentIntent {
-				out = append(out, ev.public())
-			}
-		}
+	for _, e := range p.api.EventsAbout(paymentIntent) {
+		out = append(out, webhookEvent(e))
 	}
 	return out
 }
 
 // PaymentIntentOfCharge names the PaymentIntent of a charge id ("ch_..."),
 // as the ground truth's charge ops carry it; "" when none.
-func (p *PSP) PaymentIntentOfCharge(chargeID string) string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	for _, acct := range p.accounts {
-		if pi := acct.charges[chargeID]; pi != nil {
-			return pi.ID
-		}
-	}
-	return ""
-}
-
-func (p *PSP) eventByID(id string) *event {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	for _, acct := range p.accounts {
-		if ev := acct.eventByID[id]; ev != nil {
-			return ev
-		}
-	}
-	return nil
-}
+func (p *PSP) PaymentIntentOfCharge(chargeID string) string { return p.api.PaymentOfCharge(chargeID) }

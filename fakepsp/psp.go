@@ -14,11 +14,12 @@
 //
 // Layout (issue 52): what every PSP shares lives in fakepsp/core (key
 // records, faults, ground truth, the delivery engine, and the payment
-// operations: create, confirm, capture, cancel, refund), Stripe's wire
-// (objects, parameters, errors) in fakepsp/stripe, registered through
-// fakepsp/dialects.go. This package is the face the rest of the repository
-// uses; it still holds Stripe's routes and handlers, which parse a request
-// into a core operation and render its outcome, the next to move.
+// operations: create, confirm, capture, cancel, refund); Stripe's wire
+// (routes, handlers that parse a request into a core operation and render
+// its outcome, objects, parameters, errors) in fakepsp/stripe, registered
+// through fakepsp/dialects.go. This package is the face the rest of the
+// repository uses: it lends the dialect the shared parts (host.go) and
+// holds no Stripe wire outside dialects.go and stripe.go.
 package fakepsp
 
 import (
@@ -102,9 +103,10 @@ type PSP struct {
 	dlog    *core.DeliveryLog
 	calls   core.CallLog // every API call answered: the PSP's own count
 
-	mu       sync.Mutex // guards everything below and all account state
+	api core.Server // the dialect's API: its routes and its objects
+
+	mu       sync.Mutex // guards everything below, the money and the dialect's objects
 	offset   time.Duration
-	accounts map[string]*account // by secret key
 	firstKey string
 	whSecret string
 	closed   bool
@@ -134,7 +136,6 @@ func Start(cfg Config) (*PSP, error) {
 		url:      "http://" + ln.Addr().String(),
 		ctx:      ctx,
 		cancel:   cancel,
-		accounts: map[string]*account{},
 		whSecret: cfg.WebhookSecret,
 		pause:    core.NewPauser(),
 		dlog:     &core.DeliveryLog{},
@@ -143,9 +144,13 @@ func Start(cfg Config) (*PSP, error) {
 	p.truth = core.NewGroundTruth(cfg.Recorder, cfg.OnOp)
 	p.limiter = core.NewRateLimiter(cfg.RateLimits)
 	p.faults = core.NewFaults(p.pause.Set)
+	p.api = dialect.Serve(host{p})
 	p.firstKey = p.addAccount(cfg.SecretKey)
+	mux := http.NewServeMux()
+	p.api.Routes(mux)
+	p.controlRoutes(mux)
 	p.srv = &http.Server{
-		Handler:           p.routes(),
+		Handler:           mux,
 		ReadHeaderTimeout: 10 * time.Second,
 		BaseContext:       func(net.Listener) context.Context { return ctx },
 	}
@@ -187,7 +192,7 @@ func withDefaults(cfg Config) Config {
 		cfg.Clock = time.Now
 	}
 	if cfg.SecretKey == "" {
-		cfg.SecretKey = "sk_test_" + randToken(24)
+		cfg.SecretKey = dialect.NewCredential()
 	}
 	if cfg.WebhookSecret == "" {
 		cfg.WebhookSecret = dialect.Webhooks().NewSecret()
@@ -251,7 +256,8 @@ func (p *PSP) Close() error {
 	return err
 }
 
-// URL is the base URL: the Stripe API under /v1/, the control API under /_psp/.
+// URL is the base URL: the dialect's API (Stripe's under /v1/), the control
+// API under /_psp/.
 func (p *PSP) URL() string { return p.url }
 
 // SecretKey is the first account's secret key.
@@ -259,6 +265,15 @@ func (p *PSP) SecretKey() string { return p.firstKey }
 
 // NewAccount creates an account and returns its secret key.
 func (p *PSP) NewAccount() string { return p.addAccount("") }
+
+// addAccount registers an account under key (a fresh one when empty).
+func (p *PSP) addAccount(key string) string {
+	if key == "" {
+		key = dialect.NewCredential()
+	}
+	p.api.AddAccount(key)
+	return key
+}
 
 // WebhookSecret signs every webhook delivery ("whsec_...").
 func (p *PSP) WebhookSecret() string { return p.whSecret }

@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// searchDelay is how long version i of a PaymentIntent takes to reach search:
+// searchDelay is how long version i of an object takes to reach search:
 // Stripe documents search as eventually consistent, not for read-after-write
 // flows (data is normally searchable within a minute). With Config.SearchLag
 // set, each version waits a share of it drawn from the seed and the object,
@@ -26,18 +26,4 @@ func (p *PSP) searchDelay(id string, i int) time.Duration {
 	h.Write([]byte{byte(i), byte(i >> 8)})
 	half := lag / 2
 	return half + time.Duration(h.Sum64()%uint64(lag-half+1))
-}
-
-// visibleAt is the newest version of pi search shows at now, when each version
-// also waits at least faultLag (an armed SearchLag fault); nil when none is
-// visible yet.
-func (p *PSP) visibleAt(pi *paymentIntent, now time.Time, faultLag time.Duration) map[string]any {
-	var snap map[string]any
-	for i, v := range pi.Versions {
-		if v.At.Add(max(faultLag, p.searchDelay(pi.ID, i))).After(now) {
-			continue // a later version may already be visible
-		}
-		snap = v.Snap
-	}
-	return snap
 }

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/idemcheck/idemcheck/fakepsp/core"
-	wire "github.com/idemcheck/idemcheck/fakepsp/stripe"
 )
 
 // How a copy sent by Send is signed (core's names: Delivery.Signature
@@ -21,11 +20,6 @@ const (
 // Delivery is one attempt to deliver an event to an endpoint (core.Delivery:
 // the same record, and the same JSON, for every dialect).
 type Delivery = core.Delivery
-
-// SignatureHeader is the Stripe-Signature of body signed with secret at t.
-func SignatureHeader(secret string, t time.Time, body []byte) string {
-	return wire.SignatureHeader(secret, t, body)
-}
 
 // SendOptions says where and how Send delivers one copy of an event.
 type SendOptions struct {
@@ -46,11 +40,11 @@ type SendOptions struct {
 // duplicates, concurrent copies and forged events through it, so the
 // delivery log stays the one record of what reached the handler.
 func (p *PSP) Send(ctx context.Context, eventID string, o SendOptions) (Delivery, error) {
-	ev := p.eventByID(eventID)
-	if ev == nil {
+	ev, found := p.api.Event(eventID)
+	if !found {
 		return Delivery{}, fmt.Errorf("fakepsp: no event %s", eventID)
 	}
-	if err := checkEndpointURL(o.URL); err != nil {
+	if err := core.CheckEndpointURL(o.URL); err != nil {
 		return Delivery{}, err
 	}
 	if o.Timeout <= 0 {
@@ -73,11 +67,11 @@ func (p *PSP) Send(ctx context.Context, eventID string, o SendOptions) (Delivery
 	client := &http.Client{Timeout: o.Timeout, Transport: &http.Transport{DisableKeepAlives: true}}
 	started := time.Now()
 	var ans core.Answer
-	req, err := dialect.Webhooks().Request(ctx, o.URL, ev.raw, secret, at)
+	req, err := dialect.Webhooks().Request(ctx, o.URL, ev.Raw, secret, at)
 	if err == nil {
 		ans, err = core.Post(client, req)
 	}
-	rec := Delivery{EventID: ev.id, EventType: ev.typ, URL: o.URL, Attempt: 1, Status: ans.Status, At: time.Now(),
+	rec := Delivery{EventID: ev.ID, EventType: ev.Type, URL: o.URL, Attempt: 1, Status: ans.Status, At: time.Now(),
 		Started: started, Via: o.Via, Signature: o.Signature}
 	if !o.SignedAt.IsZero() {
 		rec.SignedAt = o.SignedAt.Unix()

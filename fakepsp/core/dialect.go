@@ -22,7 +22,9 @@ import (
 //     header over the raw body.
 //
 // A dialect is one folder, fakepsp/<name>, that calls Register in an init;
-// fakepsp's dialects.go imports it (the one registry line).
+// fakepsp's dialects.go imports it (the one registry line). Its folder holds
+// its routes and handlers too (Serve): a handler parses a request into a
+// core operation (Ops) and renders the outcome.
 type Dialect interface {
 	// Name is how a configuration picks the dialect ("stripe").
 	Name() string
@@ -36,6 +38,9 @@ type Dialect interface {
 	Refuse(Refusal) Reply
 	// Webhooks is its webhook wire.
 	Webhooks() WebhookWire
+	// Serve is its API (routes, objects, rendering) over the facade's
+	// shared parts (host.go).
+	Serve(Host) Server
 }
 
 // WebhookWire is how a dialect's PSP sends one delivery and what answer it

@@ -52,6 +52,10 @@ func (adyenLike) Refuse(r core.Refusal) core.Reply {
 }
 func (adyenLike) Webhooks() core.WebhookWire { return adyenWire{} }
 
+// Serve: this sizing dialect's API is the test server of
+// dialect_ops_test.go, built on core.Ops directly.
+func (adyenLike) Serve(core.Host) core.Server { return nil }
+
 type adyenWire struct{}
 
 // NewSecret is a fresh HMAC key, 32 bytes in hex as Adyen shows it.

@@ -2,9 +2,10 @@
 // rules, form parameters, error bodies, objects and status words (a
 // PaymentIntent is core.Payment with Stripe's words about it), search
 // language, event envelope, how it signs a webhook and which answer it
-// counts as received. Its route table and handlers, which parse a request
-// into one of core.Ops' operations and render the outcome with this
-// package, still live in package fakepsp (issue 52).
+// counts as received; and its API (server.go, routes.go and one file per
+// group of endpoints), whose handlers parse a request into one of core.Ops'
+// operations and render the outcome. The facade, package fakepsp, serves it
+// through Dialect.Serve and lends it the shared parts (core.Host).
 package stripe
 
 import (

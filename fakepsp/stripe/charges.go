@@ -1,18 +1,15 @@
-package fakepsp
+package stripe
 
 import (
 	"net/http"
 
-	wire "github.com/idemcheck/idemcheck/fakepsp/stripe"
+	"github.com/idemcheck/idemcheck/fakepsp/core"
 )
 
 // Charges. A PaymentIntent's successful charge is the intent itself
 // (account.charges); a declined confirmation leaves a failed Charge of its
 // own (account.failed), as Stripe does, and sets the intent's latest_charge
 // to it until a later confirmation succeeds.
-
-// failedCharge is a declined attempt (fakepsp/stripe's FailedCharge).
-type failedCharge = wire.FailedCharge
 
 // chargeObject is the Charge id names, successful or failed; the caller
 // holds p.mu.
@@ -30,23 +27,23 @@ func (a *account) chargeObject(id string) map[string]any {
 // made the attempt and put the intent back to requires_payment_method): a
 // failed charge, the intent's last_payment_error, and the 402 Stripe
 // answers. The caller holds p.mu.
-func (p *PSP) declineLocked(c *call, pi *paymentIntent, pm string, d wire.Decline, t target) (response, []*event) {
-	fc := &failedCharge{ID: pi.AttemptID, Intent: pi, Method: pm, Amount: pi.Amount, Currency: pi.Currency,
+func (p *API) declineLocked(c *call, pi *Intent, pm string, d Decline, t core.Target) (response, []*event) {
+	fc := &FailedCharge{ID: pi.AttemptID, Intent: pi, Method: pm, Amount: pi.Amount, Currency: pi.Currency,
 		Metadata: pi.Metadata, Created: pi.AttemptAt, Decline: d}
 	c.acct.failed[fc.ID] = fc
 	c.acct.chargeSeq = append(c.acct.chargeSeq, fc.ID)
 	// last_payment_error carries no payment_intent (the intent holds it);
 	// the 402's error carries a fresh copy of the intent.
-	le := wire.CardError(d, fc.ID, pm)
+	le := CardError(d, fc.ID, pm)
 	pi.LastError = &le
 	snap := pi.Snapshot()
-	e := wire.CardError(d, fc.ID, pm)
+	e := CardError(d, fc.ID, pm)
 	e.PaymentIntent = snap
 	evs := []*event{p.newEventLocked(c, "charge.failed", fc.JSON(), t), p.newEventLocked(c, "payment_intent.payment_failed", snap, t)}
 	return errResp(http.StatusPaymentRequired, e), evs
 }
 
-func (p *PSP) retrieveCharge(c *call) response {
+func (p *API) retrieveCharge(c *call) response {
 	id := c.r.PathValue("id")
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -58,7 +55,7 @@ func (p *PSP) retrieveCharge(c *call) response {
 
 // listCharges lists charges, newest first, optionally of one payment_intent
 // or customer (GET /v1/charges).
-func (p *PSP) listCharges(c *call) response {
+func (p *API) listCharges(c *call) response {
 	piID, cus := c.params.Str("payment_intent"), c.params.Str("customer")
 	p.mu.Lock()
 	defer p.mu.Unlock()

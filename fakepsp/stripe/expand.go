@@ -1,10 +1,8 @@
-package fakepsp
+package stripe
 
 import (
 	"net/http"
 	"strings"
-
-	wire "github.com/idemcheck/idemcheck/fakepsp/stripe"
 )
 
 // Stripe's expand[]: an id in the answer becomes the object it names. The
@@ -17,7 +15,7 @@ import (
 
 // expand rewrites a successful answer's expandable fields. Answers share
 // maps with the search snapshots, so every map changed is a copy.
-func (p *PSP) expand(c *call, resp response, fields []string) response {
+func (p *API) expand(c *call, resp response, fields []string) response {
 	if len(fields) == 0 || resp.Status != http.StatusOK {
 		return resp
 	}
@@ -54,7 +52,7 @@ func (p *PSP) expand(c *call, resp response, fields []string) response {
 }
 
 // expandObject expands fields of one object; the caller holds p.mu.
-func (p *PSP) expandObject(acct *account, obj map[string]any, fields []string) map[string]any {
+func (p *API) expandObject(acct *account, obj map[string]any, fields []string) map[string]any {
 	var out map[string]any
 	for _, path := range fields {
 		f, rest, nested := strings.Cut(path, ".")
@@ -86,7 +84,7 @@ func (p *PSP) expandObject(acct *account, obj map[string]any, fields []string) m
 }
 
 // lookup is the object an expandable field's id names; the caller holds p.mu.
-func (p *PSP) lookup(acct *account, field, id string) map[string]any {
+func (p *API) lookup(acct *account, field, id string) map[string]any {
 	switch {
 	case field == "payment_intent" && acct.intents.Has(id):
 		return acct.intents.Get(id).JSON()
@@ -99,7 +97,7 @@ func (p *PSP) lookup(acct *account, field, id string) map[string]any {
 	case field == "source":
 		return acct.chargeObject(id)
 	case field == "payment_method":
-		return wire.MethodJSON(id)
+		return MethodJSON(id)
 	case field == "customer" && acct.customers[id] != nil:
 		return acct.customers[id].json()
 	}

@@ -1,10 +1,9 @@
-package fakepsp
+package stripe
 
 import (
 	"encoding/json"
 
 	"github.com/idemcheck/idemcheck/fakepsp/core"
-	wire "github.com/idemcheck/idemcheck/fakepsp/stripe"
 )
 
 // event is one Stripe Event; raw is its JSON, fixed at creation, as both the
@@ -14,25 +13,25 @@ type event struct {
 	typ     string
 	created int64
 	raw     json.RawMessage
-	target  target // what webhook faults match on
+	target  core.Target // what webhook faults match on
 	// pi and piAmount name the PaymentIntent the event is about, so a
 	// harness can hold or resend every event of one payment.
 	pi       string
 	piAmount int64
 }
 
-// DefaultAPIVersion is the version every account answers in, stripe-go's
-// pinned one (fakepsp/stripe/versions.go says how versions are handled).
-const DefaultAPIVersion = wire.APIVersion
-
 // EventID, EventType and FaultTarget are what the delivery engine needs of ev.
 func (ev *event) EventID() string          { return ev.id }
 func (ev *event) EventType() string        { return ev.typ }
 func (ev *event) FaultTarget() core.Target { return ev.target }
 
+func (ev *event) info() core.EventInfo {
+	return core.EventInfo{ID: ev.id, Type: ev.typ, Payment: ev.pi, Amount: ev.piAmount, Raw: ev.raw}
+}
+
 // newEventLocked records an event about obj; the caller holds p.mu and
 // dispatches it after unlocking.
-func (p *PSP) newEventLocked(c *call, typ string, obj map[string]any, t target) *event {
+func (p *API) newEventLocked(c *call, typ string, obj map[string]any, t core.Target) *event {
 	ev := &event{id: newID("evt"), typ: typ, created: p.nowLocked().Unix(), target: t}
 	ev.pi, _ = obj["payment_intent"].(string)
 	if obj["object"] == "payment_intent" {
@@ -47,13 +46,13 @@ func (p *PSP) newEventLocked(c *call, typ string, obj map[string]any, t target) 
 			pending++
 		}
 	}
-	ev.raw = wire.EventJSON(ev.id, typ, ev.created, obj, pending, c.requestID, c.idemKey)
+	ev.raw = EventJSON(ev.id, typ, ev.created, obj, pending, c.requestID, c.idemKey)
 	c.acct.events = append(c.acct.events, ev)
 	c.acct.eventByID[ev.id] = ev
 	return ev
 }
 
-func (p *PSP) listEvents(c *call) response {
+func (p *API) listEvents(c *call) response {
 	types := c.params.Array("types")
 	if t := c.params.Str("type"); t != "" {
 		types = append(types, t)
@@ -63,14 +62,14 @@ func (p *PSP) listEvents(c *call) response {
 	var items []any
 	var ids []string
 	for i := len(c.acct.events) - 1; i >= 0; i-- {
-		if ev := c.acct.events[i]; wire.TypeMatches(types, ev.typ) {
+		if ev := c.acct.events[i]; TypeMatches(types, ev.typ) {
 			items, ids = append(items, ev.raw), append(ids, ev.id)
 		}
 	}
 	return paginate(c, "/v1/events", ids, items)
 }
 
-func (p *PSP) retrieveEvent(c *call) response {
+func (p *API) retrieveEvent(c *call) response {
 	id := c.r.PathValue("id")
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -80,7 +79,3 @@ func (p *PSP) retrieveEvent(c *call) response {
 	}
 	return ok(ev.raw)
 }
-
-// TypeMatches says whether an endpoint subscribed to filters gets an event
-// of type typ (fakepsp/stripe's TypeMatches).
-func TypeMatches(filters []string, typ string) bool { return wire.TypeMatches(filters, typ) }

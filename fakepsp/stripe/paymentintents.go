@@ -1,18 +1,13 @@
-package fakepsp
+package stripe
 
 import (
 	"net/http"
 	"strings"
 
 	"github.com/idemcheck/idemcheck/fakepsp/core"
-	wire "github.com/idemcheck/idemcheck/fakepsp/stripe"
 )
 
-// paymentIntent is a PaymentIntent (fakepsp/stripe's Intent): the core's
-// payment and what only Stripe keeps of it. Guarded by PSP.mu.
-type paymentIntent = wire.Intent
-
-func (p *PSP) createIntent(c *call) response {
+func (p *API) createIntent(c *call) response {
 	amount, present, bad := c.params.Int64("amount")
 	switch {
 	case bad != nil:
@@ -20,17 +15,17 @@ func (p *PSP) createIntent(c *call) response {
 	case !present:
 		return missingParam("amount")
 	case amount < 1:
-		return errResp(http.StatusBadRequest, stripeError{Type: "invalid_request_error", Code: "parameter_invalid_integer", Param: "amount",
+		return errResp(http.StatusBadRequest, Error{Type: "invalid_request_error", Code: "parameter_invalid_integer", Param: "amount",
 			Message: "This value must be greater than or equal to 1."})
 	case amount > 99999999:
-		return errResp(http.StatusBadRequest, stripeError{Type: "invalid_request_error", Code: "amount_too_large", Param: "amount",
+		return errResp(http.StatusBadRequest, Error{Type: "invalid_request_error", Code: "amount_too_large", Param: "amount",
 			Message: "Amount must be no more than 99999999."})
 	}
 	currency := strings.ToLower(c.params.Str("currency"))
 	if !c.params.Has("currency") {
 		return missingParam("currency")
 	}
-	if !wire.KnownCurrency(currency) {
+	if !KnownCurrency(currency) {
 		return invalidParam("currency", "Invalid currency: "+c.params.Str("currency")+".")
 	}
 	md, bad := c.params.Metadata()
@@ -47,23 +42,23 @@ func (p *PSP) createIntent(c *call) response {
 	}
 	pm := c.params.Str("payment_method")
 	if confirm && pm == "" {
-		return wire.MissingPM()
+		return MissingPM()
 	}
 	cus, bad := p.customerParam(c)
 	if bad != nil {
 		return *bad
 	}
 	c.begin()
-	pi := &paymentIntent{Payment: core.Payment{ID: newID("pi"), Amount: amount, Currency: currency, Method: pm, Metadata: md},
+	pi := &Intent{Payment: core.Payment{ID: newID("pi"), Amount: amount, Currency: currency, Method: pm, Metadata: md},
 		Description: c.params.Str("description"), Customer: cus}
 	pi.SetCapture(capture)
 	var snap map[string]any
 	var ev *event
-	p.ops().Create(&pi.Payment, core.Hooks{
+	p.ops.Create(&pi.Payment, core.Hooks{
 		Locked: func(core.Outcome) {
 			c.acct.intents.Add(pi)
 			snap = pi.Snapshot()
-			ev = p.newEventLocked(c, "payment_intent.created", snap, target{Key: c.idemKey, Amount: amount, Op: opOf(c)})
+			ev = p.newEventLocked(c, "payment_intent.created", snap, core.Target{Key: c.idemKey, Amount: amount, Op: opOf(c)})
 		},
 		Published: func() { p.dispatch(c.acct, ev) },
 	})
@@ -73,7 +68,7 @@ func (p *PSP) createIntent(c *call) response {
 	return p.charge(c, pi, pm)
 }
 
-func (p *PSP) confirmIntent(c *call) response {
+func (p *API) confirmIntent(c *call) response {
 	id := c.r.PathValue("id")
 	p.mu.Lock()
 	pi := c.acct.intents.Get(id)
@@ -90,10 +85,10 @@ func (p *PSP) confirmIntent(c *call) response {
 		pm = x
 	}
 	if !state.Confirmable() {
-		return wire.UnexpectedState(wire.Status(state))
+		return UnexpectedState(Status(state))
 	}
 	if pm == "" {
-		return wire.MissingPM()
+		return MissingPM()
 	}
 	capture, bad := c.params.CaptureMethod("")
 	if bad != nil {
@@ -111,11 +106,11 @@ func (p *PSP) confirmIntent(c *call) response {
 // charge confirms pi with pm (core.Ops.Confirm moves the money) and renders
 // it: the intent, its Charge (a failed one and the 402 for a decline of
 // Stripe's test cards) and their events.
-func (p *PSP) charge(c *call, pi *paymentIntent, pm string) response {
-	d, declined := wire.DeclineOf(pm)
+func (p *API) charge(c *call, pi *Intent, pm string) response {
+	d, declined := DeclineOf(pm)
 	var resp response
 	var evs []*event
-	out := p.ops().Confirm(&pi.Payment, core.Confirm{Key: c.idemKey, Method: pm, Declined: declined,
+	out := p.ops.Confirm(&pi.Payment, core.Confirm{Key: c.idemKey, Method: pm, Declined: declined,
 		AttemptID: func() string { return newID("ch") }}, core.Hooks{
 		Locked: func(o core.Outcome) {
 			t := o.Target
@@ -141,7 +136,7 @@ func (p *PSP) charge(c *call, pi *paymentIntent, pm string) response {
 	case core.ReasonInternal:
 		return apiError()
 	case core.ReasonState:
-		return wire.UnexpectedState(wire.Status(out.State)) // another confirm won while this one waited
+		return UnexpectedState(Status(out.State)) // another confirm won while this one waited
 	}
 	if r := c.after(out.After); r != nil {
 		return *r
@@ -149,7 +144,7 @@ func (p *PSP) charge(c *call, pi *paymentIntent, pm string) response {
 	return resp
 }
 
-func (p *PSP) retrieveIntent(c *call) response {
+func (p *API) retrieveIntent(c *call) response {
 	id := c.r.PathValue("id")
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -160,7 +155,7 @@ func (p *PSP) retrieveIntent(c *call) response {
 	return ok(pi.JSON())
 }
 
-func (p *PSP) listIntents(c *call) response {
+func (p *API) listIntents(c *call) response {
 	cus := c.params.Str("customer")
 	p.mu.Lock()
 	defer p.mu.Unlock()

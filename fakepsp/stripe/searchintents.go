@@ -1,23 +1,36 @@
-package fakepsp
+package stripe
 
 import (
 	"net/http"
 	"strconv"
 	"strings"
 	"time"
-
-	wire "github.com/idemcheck/idemcheck/fakepsp/stripe"
 )
+
+// visibleAt is the newest version of pi search shows at now, when each
+// version waits its search delay (the host's, drawn per object and version)
+// and at least faultLag (an armed SearchLag fault); nil when none is
+// visible yet.
+func (p *API) visibleAt(pi *Intent, now time.Time, faultLag time.Duration) map[string]any {
+	var snap map[string]any
+	for i, v := range pi.Versions {
+		if v.At.Add(max(faultLag, p.h.SearchDelay(pi.ID, i))).After(now) {
+			continue // a later version may already be visible
+		}
+		snap = v.Snap
+	}
+	return snap
+}
 
 // searchIntents answers from each PaymentIntent's newest version that has
 // reached search (searchlag.go): search is not read-after-write, as Stripe
 // warns.
-func (p *PSP) searchIntents(c *call) response {
-	query, perr := wire.ParseQuery(c.params.Str("query"))
+func (p *API) searchIntents(c *call) response {
+	query, perr := ParseQuery(c.params.Str("query"))
 	if perr != "" {
-		return errResp(http.StatusBadRequest, stripeError{Type: "invalid_request_error", Code: "parameter_invalid", Param: "query", Message: perr})
+		return errResp(http.StatusBadRequest, Error{Type: "invalid_request_error", Code: "parameter_invalid", Param: "query", Message: perr})
 	}
-	limit, bad := wire.ListLimit(c.params)
+	limit, bad := ListLimit(c.params)
 	if bad != nil {
 		return *bad
 	}
@@ -38,7 +51,7 @@ func (p *PSP) searchIntents(c *call) response {
 	for i := len(all) - 1; i >= 0; i-- {
 		pi := all[i]
 		snap := p.visibleAt(pi, now, lag)
-		if snap == nil || len(pi.Versions) > 0 && !wire.SameVersion(snap, pi.Versions[len(pi.Versions)-1].Snap) {
+		if snap == nil || len(pi.Versions) > 0 && !SameVersion(snap, pi.Versions[len(pi.Versions)-1].Snap) {
 			stale = true
 		}
 		if snap != nil && query.Matches(snap) {

@@ -1,32 +1,28 @@
-package fakepsp
+package stripe
 
 import (
 	"net/http"
 
 	"github.com/idemcheck/idemcheck/fakepsp/core"
-	wire "github.com/idemcheck/idemcheck/fakepsp/stripe"
 )
 
-// stripeError is the body of every error (fakepsp/stripe's Error).
-type stripeError = wire.Error
-
-// params are a request's Stripe form parameters (fakepsp/stripe's Params).
-type params = wire.Params
+// params are a request's Stripe form parameters (params.go).
+type params = Params
 
 // response is what a handler answers: a status and a JSON-able body.
 type response = core.Reply
 
 func ok(body any) response { return response{Status: http.StatusOK, Body: body} }
 
-// Stripe's error bodies (fakepsp/stripe/errors.go).
-func errResp(status int, e stripeError) response { return wire.ErrorReply(status, e) }
-func invalidParam(param, msg string) response    { return wire.InvalidParam(param, msg) }
-func missingParam(param string) response         { return wire.MissingParam(param) }
-func notFound(param, what, id string) response   { return wire.NotFound(param, what, id) }
+// Stripe's error bodies (errors.go).
+func errResp(status int, e Error) response     { return ErrorReply(status, e) }
+func invalidParam(param, msg string) response  { return InvalidParam(param, msg) }
+func missingParam(param string) response       { return MissingParam(param) }
+func notFound(param, what, id string) response { return NotFound(param, what, id) }
 
-// paginate is one page of a Stripe list (fakepsp/stripe/lists.go).
+// paginate is one page of a Stripe list (lists.go).
 func paginate(c *call, url string, ids []string, items []any) response {
-	return wire.Paginate(c.params, url, ids, items)
+	return Paginate(c.params, url, ids, items)
 }
 
 func apiError() response { return refuse(core.Refusal{Kind: core.RefuseInternal}) }
@@ -35,7 +31,7 @@ func rateLimited() response { return refuse(core.Refusal{Kind: core.RefuseRateLi
 
 // refuse is the dialect's answer to a refusal the core decided.
 func refuse(r core.Refusal) response {
-	return dialect.Refuse(r)
+	return Dialect{}.Refuse(r)
 }
 
 // withLogURL adds the request's log page to an error, as Stripe links
@@ -45,20 +41,20 @@ func withLogURL(c *call, resp response) response {
 	if !isMap {
 		return resp
 	}
-	if e, isErr := m["error"].(stripeError); isErr && e.RequestLogURL == "" {
+	if e, isErr := m["error"].(Error); isErr && e.RequestLogURL == "" {
 		e.RequestLogURL = "https://dashboard.stripe.com/test/logs/" + c.requestID
 		resp.Body = map[string]any{"error": e}
 	}
 	return resp
 }
 
-// shouldRetry is the Stripe-Should-Retry header Stripe's libraries obey
+// ShouldRetry is the Stripe-Should-Retry header Stripe's libraries obey
 // (stripe-go's shouldRetry reads it before the status): true on a 409 (a key
 // in use by a request still running: the same request succeeds once that
 // one ends), false on the 4xx answers a retry can only repeat. 429 and 5xx
 // carry none, so each library keeps its own rule (stripe-go retries a 5xx,
 // and fakepsp replays a saved 500 under its key, as Stripe does).
-func shouldRetry(status int) string {
+func ShouldRetry(status int) string {
 	switch {
 	case status == http.StatusConflict:
 		return "true"

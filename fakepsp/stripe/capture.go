@@ -1,11 +1,10 @@
-package fakepsp
+package stripe
 
 import (
 	"net/http"
 	"strings"
 
 	"github.com/idemcheck/idemcheck/fakepsp/core"
-	wire "github.com/idemcheck/idemcheck/fakepsp/stripe"
 )
 
 // Separate authorization and capture (capture_method=manual), cancel and
@@ -14,7 +13,7 @@ import (
 // answer 400 idempotency_error.
 
 // lookupIntent returns the intent and a copy of its state under p.mu.
-func (p *PSP) lookupIntent(c *call) (*paymentIntent, core.State) {
+func (p *API) lookupIntent(c *call) (*Intent, core.State) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	pi := c.acct.intents.Get(c.r.PathValue("id"))
@@ -26,30 +25,30 @@ func (p *PSP) lookupIntent(c *call) (*paymentIntent, core.State) {
 
 // captureIntent captures an authorization (core.Ops.Capture moves the
 // money) and renders the intent and its events.
-func (p *PSP) captureIntent(c *call) response {
+func (p *API) captureIntent(c *call) response {
 	pi, state := p.lookupIntent(c)
 	if pi == nil {
 		return notFound("intent", "payment_intent", c.r.PathValue("id"))
 	}
 	if state != core.StateAuthorized {
-		return wire.CaptureState(wire.Status(state))
+		return CaptureState(Status(state))
 	}
 	amount, present, bad := c.params.Int64("amount_to_capture")
 	if bad != nil {
 		return *bad
 	}
 	if present && amount < 1 {
-		return errResp(http.StatusBadRequest, stripeError{Type: "invalid_request_error", Code: "parameter_invalid_integer", Param: "amount_to_capture",
+		return errResp(http.StatusBadRequest, Error{Type: "invalid_request_error", Code: "parameter_invalid_integer", Param: "amount_to_capture",
 			Message: "This value must be greater than or equal to 1."})
 	}
 	md, bad := c.params.MetadataUpdate()
 	if bad != nil {
 		return *bad
 	}
-	ops := p.ops()
+	ops := p.ops
 	amount, refused := ops.CaptureAmount(&pi.Payment, amount, !present)
 	if refused.Reason == core.ReasonTooLarge {
-		return errResp(http.StatusBadRequest, stripeError{Type: "invalid_request_error", Code: "amount_too_large", Param: "amount_to_capture",
+		return errResp(http.StatusBadRequest, Error{Type: "invalid_request_error", Code: "amount_too_large", Param: "amount_to_capture",
 			Message: "The payment could not be captured because the requested capture amount is greater than the amount you can capture for this charge."})
 	}
 	c.begin()
@@ -67,7 +66,7 @@ func (p *PSP) captureIntent(c *call) response {
 	case core.ReasonInternal:
 		return apiError()
 	case core.ReasonState:
-		return wire.CaptureState(wire.Status(out.State)) // a concurrent capture or cancel won
+		return CaptureState(Status(out.State)) // a concurrent capture or cancel won
 	}
 	if r := c.after(out.After); r != nil {
 		return *r
@@ -77,13 +76,13 @@ func (p *PSP) captureIntent(c *call) response {
 
 // cancelIntent cancels (core.Ops.Cancel releases an authorization) and
 // renders the intent and its event.
-func (p *PSP) cancelIntent(c *call) response {
+func (p *API) cancelIntent(c *call) response {
 	pi, state := p.lookupIntent(c)
 	if pi == nil {
 		return notFound("intent", "payment_intent", c.r.PathValue("id"))
 	}
 	if !state.Cancelable() {
-		return wire.CancelState(wire.Status(state))
+		return CancelState(Status(state))
 	}
 	reason := c.params.Str("cancellation_reason")
 	switch reason {
@@ -94,7 +93,7 @@ func (p *PSP) cancelIntent(c *call) response {
 	c.begin()
 	var snap map[string]any
 	var ev *event
-	out := p.ops().Cancel(&pi.Payment, c.idemKey, core.Hooks{
+	out := p.ops.Cancel(&pi.Payment, c.idemKey, core.Hooks{
 		Locked: func(o core.Outcome) {
 			pi.CancelReason = reason
 			snap = pi.Snapshot()
@@ -106,7 +105,7 @@ func (p *PSP) cancelIntent(c *call) response {
 	case core.ReasonInternal:
 		return apiError()
 	case core.ReasonState:
-		return wire.CancelState(wire.Status(out.State))
+		return CancelState(Status(out.State))
 	}
 	if r := c.after(out.After); r != nil {
 		return *r
@@ -116,14 +115,14 @@ func (p *PSP) cancelIntent(c *call) response {
 
 // updateIntent changes an intent before it is confirmed (core.Ops.Update)
 // and renders it; Stripe's capture_method and description are its own.
-func (p *PSP) updateIntent(c *call) response {
+func (p *API) updateIntent(c *call) response {
 	pi, state := p.lookupIntent(c)
 	if pi == nil {
 		return notFound("intent", "payment_intent", c.r.PathValue("id"))
 	}
 	for _, f := range []string{"amount", "currency", "payment_method", "capture_method"} {
 		if c.params.Has(f) && !state.Updatable() {
-			return wire.UpdateState(f, wire.Status(state))
+			return UpdateState(f, Status(state))
 		}
 	}
 	amount, present, bad := c.params.Int64("amount")
@@ -131,11 +130,11 @@ func (p *PSP) updateIntent(c *call) response {
 		return *bad
 	}
 	if present && (amount < 1 || amount > 99999999) {
-		return errResp(http.StatusBadRequest, stripeError{Type: "invalid_request_error", Code: "parameter_invalid_integer", Param: "amount",
+		return errResp(http.StatusBadRequest, Error{Type: "invalid_request_error", Code: "parameter_invalid_integer", Param: "amount",
 			Message: "This value must be greater than or equal to 1 and no more than 99999999."})
 	}
 	currency := strings.ToLower(c.params.Str("currency"))
-	if c.params.Has("currency") && !wire.KnownCurrency(currency) {
+	if c.params.Has("currency") && !KnownCurrency(currency) {
 		return invalidParam("currency", "Invalid currency: "+c.params.Str("currency")+".")
 	}
 	capture, bad := c.params.CaptureMethod("")
@@ -151,7 +150,7 @@ func (p *PSP) updateIntent(c *call) response {
 		amount = 0
 	}
 	var snap map[string]any
-	p.ops().Update(&pi.Payment, core.Update{Amount: amount, Currency: currency, Method: c.params.Str("payment_method"), Metadata: md}, core.Hooks{
+	p.ops.Update(&pi.Payment, core.Update{Amount: amount, Currency: currency, Method: c.params.Str("payment_method"), Metadata: md}, core.Hooks{
 		Locked: func(core.Outcome) {
 			if capture != "" {
 				pi.SetCapture(capture)

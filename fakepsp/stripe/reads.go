@@ -1,11 +1,9 @@
-package fakepsp
+package stripe
 
 import (
 	"net/http"
 	"slices"
 	"strings"
-
-	wire "github.com/idemcheck/idemcheck/fakepsp/stripe"
 )
 
 // The reads a Stripe library makes while it processes a payment or a
@@ -25,24 +23,24 @@ func (a *account) json() map[string]any {
 	}
 }
 
-func (p *PSP) retrieveAccount(c *call) response { return ok(c.acct.json()) }
+func (p *API) retrieveAccount(c *call) response { return ok(c.acct.json()) }
 
 // retrieveMethod answers for Stripe's test payment methods and for any
 // payment method an intent of this account was given (the fake keeps the id
 // it was given where Stripe would have minted a pm_ of its own; its card is
 // then the default test Visa).
-func (p *PSP) retrieveMethod(c *call) response {
+func (p *API) retrieveMethod(c *call) response {
 	id := c.r.PathValue("id")
-	known := wire.IsTestCard(id)
+	known := IsTestCard(id)
 	if !known {
 		p.mu.Lock()
-		known = slices.ContainsFunc(c.acct.intents.All(), func(pi *paymentIntent) bool { return pi.Method == id })
+		known = slices.ContainsFunc(c.acct.intents.All(), func(pi *Intent) bool { return pi.Method == id })
 		p.mu.Unlock()
 	}
 	if !known {
 		return notFound("payment_method", "PaymentMethod", id)
 	}
-	return ok(wire.MethodJSON(id))
+	return ok(MethodJSON(id))
 }
 
 // customer is a Customer object the account created.
@@ -53,14 +51,14 @@ type customer struct {
 }
 
 func (cu *customer) json() map[string]any {
-	return wire.Fill(map[string]any{"id": cu.id, "object": "customer", "email": wire.OrNull(cu.email), "name": wire.OrNull(cu.name),
-		"description": wire.OrNull(cu.description), "metadata": wire.NonNil(cu.metadata), "created": cu.created, "livemode": false,
+	return Fill(map[string]any{"id": cu.id, "object": "customer", "email": OrNull(cu.email), "name": OrNull(cu.name),
+		"description": OrNull(cu.description), "metadata": NonNil(cu.metadata), "created": cu.created, "livemode": false,
 		"balance": 0, "delinquent": false, "invoice_prefix": strings.ToUpper(cu.id[len(cu.id)-8:]), "next_invoice_sequence": 1,
 		"invoice_settings":  map[string]any{"custom_fields": nil, "default_payment_method": nil, "footer": nil, "rendering_options": nil},
-		"preferred_locales": []string{}, "tax_exempt": "none"}, wire.CustomerNulls)
+		"preferred_locales": []string{}, "tax_exempt": "none"}, CustomerNulls)
 }
 
-func (p *PSP) createCustomer(c *call) response {
+func (p *API) createCustomer(c *call) response {
 	md, bad := c.params.Metadata()
 	if bad != nil {
 		return *bad
@@ -76,7 +74,7 @@ func (p *PSP) createCustomer(c *call) response {
 	return ok(cu.json())
 }
 
-func (p *PSP) retrieveCustomer(c *call) response {
+func (p *API) retrieveCustomer(c *call) response {
 	id := c.r.PathValue("id")
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -87,7 +85,7 @@ func (p *PSP) retrieveCustomer(c *call) response {
 }
 
 // customerParam checks an intent's customer: one this account created.
-func (p *PSP) customerParam(c *call) (string, *response) {
+func (p *API) customerParam(c *call) (string, *response) {
 	id := c.params.Str("customer")
 	if id == "" {
 		return "", nil
@@ -95,7 +93,7 @@ func (p *PSP) customerParam(c *call) (string, *response) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if c.acct.customers[id] == nil {
-		r := errResp(http.StatusBadRequest, stripeError{Type: "invalid_request_error", Code: "resource_missing", Param: "customer",
+		r := errResp(http.StatusBadRequest, Error{Type: "invalid_request_error", Code: "resource_missing", Param: "customer",
 			Message: "No such customer: '" + id + "'"})
 		return "", &r
 	}
@@ -104,7 +102,7 @@ func (p *PSP) customerParam(c *call) (string, *response) {
 
 // listCustomers lists customers, newest first, optionally of one email
 // (GET /v1/customers).
-func (p *PSP) listCustomers(c *call) response {
+func (p *API) listCustomers(c *call) response {
 	email := c.params.Str("email")
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -122,7 +120,7 @@ func (p *PSP) listCustomers(c *call) response {
 // newest first (GET /v1/payment_methods). fakepsp attaches no payment
 // method to a customer, so a customer's list is empty, as Stripe's is for
 // a customer with none attached.
-func (p *PSP) listMethods(c *call) response {
+func (p *API) listMethods(c *call) response {
 	cus, typ := c.params.Str("customer"), c.params.Str("type")
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -134,7 +132,7 @@ func (p *PSP) listMethods(c *call) response {
 	all := c.acct.intents.All()
 	for i := len(all) - 1; i >= 0 && cus == "" && (typ == "" || typ == "card"); i-- {
 		if pm := all[i].Method; pm != "" && !slices.Contains(ids, pm) {
-			items, ids = append(items, wire.MethodJSON(pm)), append(ids, pm)
+			items, ids = append(items, MethodJSON(pm)), append(ids, pm)
 		}
 	}
 	return paginate(c, "/v1/payment_methods", ids, items)

@@ -1,4 +1,4 @@
-package fakepsp
+package stripe
 
 import "github.com/idemcheck/idemcheck/fakepsp/core"
 

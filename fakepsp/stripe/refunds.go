@@ -1,17 +1,13 @@
-package fakepsp
+package stripe
 
 import (
 	"net/http"
 	"strconv"
 
 	"github.com/idemcheck/idemcheck/fakepsp/core"
-	wire "github.com/idemcheck/idemcheck/fakepsp/stripe"
 )
 
-// refund is one refund of a charge (fakepsp/stripe's Refund).
-type refund = wire.Refund
-
-func (p *PSP) createRefund(c *call) response {
+func (p *API) createRefund(c *call) response {
 	piID, chID := c.params.Str("payment_intent"), c.params.Str("charge")
 	if piID == "" && chID == "" {
 		return missingParam("payment_intent")
@@ -21,7 +17,7 @@ func (p *PSP) createRefund(c *call) response {
 		return *bad
 	}
 	if present && amount < 1 {
-		return errResp(http.StatusBadRequest, stripeError{Type: "invalid_request_error", Code: "parameter_invalid_integer", Param: "amount",
+		return errResp(http.StatusBadRequest, Error{Type: "invalid_request_error", Code: "parameter_invalid_integer", Param: "amount",
 			Message: "This value must be greater than or equal to 1."})
 	}
 	md, bad := c.params.Metadata()
@@ -44,15 +40,15 @@ func (p *PSP) createRefund(c *call) response {
 	p.mu.Unlock()
 	switch {
 	case failed:
-		return errResp(http.StatusBadRequest, stripeError{Type: "invalid_request_error", Code: "charge_not_refundable", Param: "charge", Charge: chID,
+		return errResp(http.StatusBadRequest, Error{Type: "invalid_request_error", Code: "charge_not_refundable", Param: "charge", Charge: chID,
 			Message: "Charge " + chID + " has failed and cannot be refunded."})
 	case pi == nil:
 		return notFound(param, param, id)
 	}
-	ops := p.ops()
+	ops := p.ops
 	state, left := ops.Refundable(&pi.Payment)
 	if state != core.StateSucceeded {
-		return errResp(http.StatusBadRequest, stripeError{Type: "invalid_request_error", Code: "charge_not_refundable", Param: param,
+		return errResp(http.StatusBadRequest, Error{Type: "invalid_request_error", Code: "charge_not_refundable", Param: param,
 			Message: "This PaymentIntent does not have a successful charge to refund."})
 	}
 	c.begin()
@@ -64,7 +60,7 @@ func (p *PSP) createRefund(c *call) response {
 	out := ops.Refund(&pi.Payment, core.Refund{Key: c.idemKey, Amount: amount, Whole: !present, Request: md["refund_request"],
 		RefundID: func() string { return newID("re") }}, core.Hooks{
 		Locked: func(o core.Outcome) {
-			rf := &refund{ID: o.RefundID, Amount: o.Amount, Intent: pi, Charge: pi.AttemptID, Metadata: md, Reason: reason, Created: p.nowLocked().Unix()}
+			rf := &Refund{ID: o.RefundID, Amount: o.Amount, Intent: pi, Charge: pi.AttemptID, Metadata: md, Reason: reason, Created: p.nowLocked().Unix()}
 			c.acct.refunds[rf.ID] = rf
 			c.acct.refundSeq = append(c.acct.refundSeq, rf)
 			body = rf.JSON()
@@ -76,10 +72,10 @@ func (p *PSP) createRefund(c *call) response {
 	case core.ReasonInternal:
 		return apiError()
 	case core.ReasonNothingLeft:
-		return errResp(http.StatusBadRequest, stripeError{Type: "invalid_request_error", Code: "charge_already_refunded", Charge: pi.AttemptID,
+		return errResp(http.StatusBadRequest, Error{Type: "invalid_request_error", Code: "charge_already_refunded", Charge: pi.AttemptID,
 			Message: "Charge " + pi.AttemptID + " has already been refunded."})
 	case core.ReasonTooLarge:
-		return errResp(http.StatusBadRequest, stripeError{Type: "invalid_request_error", Code: "amount_too_large", Param: "amount",
+		return errResp(http.StatusBadRequest, Error{Type: "invalid_request_error", Code: "amount_too_large", Param: "amount",
 			Message: "Refund amount (" + strconv.FormatInt(out.Amount, 10) + ") is greater than unrefunded amount on charge (" + strconv.FormatInt(out.Left, 10) + ")."})
 	}
 	if r := c.after(out.After); r != nil {
@@ -88,7 +84,7 @@ func (p *PSP) createRefund(c *call) response {
 	return ok(body)
 }
 
-func (p *PSP) retrieveRefund(c *call) response {
+func (p *API) retrieveRefund(c *call) response {
 	id := c.r.PathValue("id")
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -101,7 +97,7 @@ func (p *PSP) retrieveRefund(c *call) response {
 
 // listRefunds lists refunds, newest first, optionally of one payment_intent
 // or charge (GET /v1/refunds).
-func (p *PSP) listRefunds(c *call) response {
+func (p *API) listRefunds(c *call) response {
 	piID, chID := c.params.Str("payment_intent"), c.params.Str("charge")
 	p.mu.Lock()
 	defer p.mu.Unlock()

@@ -1,4 +1,4 @@
-package fakepsp
+package stripe
 
 import (
 	"sort"
@@ -17,7 +17,7 @@ func (a *account) txnObject(id string) map[string]any {
 	return nil
 }
 
-func (p *PSP) retrieveBalanceTxn(c *call) response {
+func (p *API) retrieveBalanceTxn(c *call) response {
 	id := c.r.PathValue("id")
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -29,7 +29,7 @@ func (p *PSP) retrieveBalanceTxn(c *call) response {
 
 // listBalanceTxns lists balance transactions, newest first, optionally of
 // one type or source (GET /v1/balance_transactions).
-func (p *PSP) listBalanceTxns(c *call) response {
+func (p *API) listBalanceTxns(c *call) response {
 	typ, src := c.params.Str("type"), c.params.Str("source")
 	p.mu.Lock()
 	defer p.mu.Unlock()

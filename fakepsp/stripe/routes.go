@@ -1,27 +1,26 @@
-package fakepsp
+package stripe
 
 import (
 	"encoding/json"
 	"net/http"
 
 	"github.com/idemcheck/idemcheck/fakepsp/core"
-	wire "github.com/idemcheck/idemcheck/fakepsp/stripe"
-	"github.com/stripe/stripe-go/v85"
+	stripego "github.com/stripe/stripe-go/v85"
 )
 
 // call is one API request on its way through the layers.
 type call struct {
-	p         *PSP
+	p         *API
 	acct      *account
 	r         *http.Request
 	params    params
 	idemKey   string
 	endpoint  string // "POST /v1/payment_intents": the route, for key scope and rate limits
 	requestID string
-	version   string // the API version the answer is in (Stripe-Version)
-	started   bool   // execution began: the answer is saved under the key
-	lose      bool   // LoseReply fired: close the connection instead of answering
-	hold      *Fault // HoldReply fired: hold the answer until released
+	version   string      // the API version the answer is in (Stripe-Version)
+	started   bool        // execution began: the answer is saved under the key
+	lose      bool        // LoseReply fired: close the connection instead of answering
+	hold      *core.Fault // HoldReply fired: hold the answer until released
 }
 
 // begin marks the start of execution: from here on the answer, whatever it
@@ -37,48 +36,45 @@ type route struct {
 	h       func(*call) response
 }
 
-func (p *PSP) routes() http.Handler {
-	mux := http.NewServeMux()
+func (p *API) routes(mux *http.ServeMux) {
 	pi := []string{"latest_charge", "latest_charge.balance_transaction", "customer", "payment_method"}
 	list := prefixed("data.", pi)
 	rf := []string{"charge", "payment_intent", "balance_transaction", "charge.balance_transaction"}
 	ch := []string{"payment_intent", "balance_transaction", "customer"}
 	for _, rt := range []route{
-		{"POST /v1/payment_intents", stripe.PaymentIntentCreateParams{}, pi, p.createIntent},
-		{"GET /v1/payment_intents", stripe.PaymentIntentListParams{}, list, p.listIntents},
-		{"GET /v1/payment_intents/search", stripe.PaymentIntentSearchParams{}, list, p.searchIntents},
-		{"GET /v1/payment_intents/{id}", stripe.PaymentIntentRetrieveParams{}, pi, p.retrieveIntent},
-		{"POST /v1/payment_intents/{id}", stripe.PaymentIntentUpdateParams{}, pi, p.updateIntent},
-		{"POST /v1/payment_intents/{id}/confirm", stripe.PaymentIntentConfirmParams{}, pi, p.confirmIntent},
-		{"POST /v1/payment_intents/{id}/capture", stripe.PaymentIntentCaptureParams{}, pi, p.captureIntent},
-		{"POST /v1/payment_intents/{id}/cancel", stripe.PaymentIntentCancelParams{}, pi, p.cancelIntent},
-		{"GET /v1/charges", stripe.ChargeListParams{}, prefixed("data.", ch), p.listCharges},
-		{"GET /v1/charges/{id}", stripe.ChargeRetrieveParams{}, ch, p.retrieveCharge},
-		{"GET /v1/balance_transactions", stripe.BalanceTransactionListParams{}, []string{"data.source"}, p.listBalanceTxns},
-		{"GET /v1/balance_transactions/{id}", stripe.BalanceTransactionRetrieveParams{}, []string{"source"}, p.retrieveBalanceTxn},
-		{"GET /v1/account", stripe.AccountRetrieveParams{}, nil, p.retrieveAccount},
-		{"GET /v1/payment_methods", stripe.PaymentMethodListParams{}, nil, p.listMethods},
-		{"GET /v1/payment_methods/{id}", stripe.PaymentMethodRetrieveParams{}, nil, p.retrieveMethod},
-		{"POST /v1/customers", stripe.CustomerCreateParams{}, nil, p.createCustomer},
-		{"GET /v1/customers", stripe.CustomerListParams{}, nil, p.listCustomers},
-		{"GET /v1/customers/{id}", stripe.CustomerRetrieveParams{}, nil, p.retrieveCustomer},
-		{"POST /v1/refunds", stripe.RefundCreateParams{}, rf, p.createRefund},
-		{"GET /v1/refunds", stripe.RefundListParams{}, prefixed("data.", rf), p.listRefunds},
-		{"GET /v1/refunds/{id}", stripe.RefundRetrieveParams{}, rf, p.retrieveRefund},
-		{"GET /v1/events", stripe.EventListParams{}, nil, p.listEvents},
-		{"GET /v1/events/{id}", stripe.EventRetrieveParams{}, nil, p.retrieveEvent},
-		{"POST /v1/webhook_endpoints", stripe.WebhookEndpointCreateParams{}, nil, p.createEndpoint},
-		{"GET /v1/webhook_endpoints", stripe.WebhookEndpointListParams{}, nil, p.listEndpoints},
-		{"DELETE /v1/webhook_endpoints/{id}", stripe.WebhookEndpointDeleteParams{}, nil, p.deleteEndpoint},
+		{"POST /v1/payment_intents", stripego.PaymentIntentCreateParams{}, pi, p.createIntent},
+		{"GET /v1/payment_intents", stripego.PaymentIntentListParams{}, list, p.listIntents},
+		{"GET /v1/payment_intents/search", stripego.PaymentIntentSearchParams{}, list, p.searchIntents},
+		{"GET /v1/payment_intents/{id}", stripego.PaymentIntentRetrieveParams{}, pi, p.retrieveIntent},
+		{"POST /v1/payment_intents/{id}", stripego.PaymentIntentUpdateParams{}, pi, p.updateIntent},
+		{"POST /v1/payment_intents/{id}/confirm", stripego.PaymentIntentConfirmParams{}, pi, p.confirmIntent},
+		{"POST /v1/payment_intents/{id}/capture", stripego.PaymentIntentCaptureParams{}, pi, p.captureIntent},
+		{"POST /v1/payment_intents/{id}/cancel", stripego.PaymentIntentCancelParams{}, pi, p.cancelIntent},
+		{"GET /v1/charges", stripego.ChargeListParams{}, prefixed("data.", ch), p.listCharges},
+		{"GET /v1/charges/{id}", stripego.ChargeRetrieveParams{}, ch, p.retrieveCharge},
+		{"GET /v1/balance_transactions", stripego.BalanceTransactionListParams{}, []string{"data.source"}, p.listBalanceTxns},
+		{"GET /v1/balance_transactions/{id}", stripego.BalanceTransactionRetrieveParams{}, []string{"source"}, p.retrieveBalanceTxn},
+		{"GET /v1/account", stripego.AccountRetrieveParams{}, nil, p.retrieveAccount},
+		{"GET /v1/payment_methods", stripego.PaymentMethodListParams{}, nil, p.listMethods},
+		{"GET /v1/payment_methods/{id}", stripego.PaymentMethodRetrieveParams{}, nil, p.retrieveMethod},
+		{"POST /v1/customers", stripego.CustomerCreateParams{}, nil, p.createCustomer},
+		{"GET /v1/customers", stripego.CustomerListParams{}, nil, p.listCustomers},
+		{"GET /v1/customers/{id}", stripego.CustomerRetrieveParams{}, nil, p.retrieveCustomer},
+		{"POST /v1/refunds", stripego.RefundCreateParams{}, rf, p.createRefund},
+		{"GET /v1/refunds", stripego.RefundListParams{}, prefixed("data.", rf), p.listRefunds},
+		{"GET /v1/refunds/{id}", stripego.RefundRetrieveParams{}, rf, p.retrieveRefund},
+		{"GET /v1/events", stripego.EventListParams{}, nil, p.listEvents},
+		{"GET /v1/events/{id}", stripego.EventRetrieveParams{}, nil, p.retrieveEvent},
+		{"POST /v1/webhook_endpoints", stripego.WebhookEndpointCreateParams{}, nil, p.createEndpoint},
+		{"GET /v1/webhook_endpoints", stripego.WebhookEndpointListParams{}, nil, p.listEndpoints},
+		{"DELETE /v1/webhook_endpoints/{id}", stripego.WebhookEndpointDeleteParams{}, nil, p.deleteEndpoint},
 	} {
 		mux.Handle(rt.pattern, p.api(rt.pattern, p.checked(rt)))
 	}
 	mux.Handle("/", p.api("/", func(c *call) response {
-		return errResp(http.StatusNotFound, stripeError{Type: "invalid_request_error",
+		return errResp(http.StatusNotFound, Error{Type: "invalid_request_error",
 			Message: "Unrecognized request URL (" + c.r.Method + ": " + c.r.URL.Path + ")."})
 	}))
-	p.controlRoutes(mux)
-	return mux
 }
 
 func prefixed(prefix string, fields []string) []string {
@@ -92,16 +88,16 @@ func prefixed(prefix string, fields []string) []string {
 // checked refuses, before anything runs (so nothing is saved under the key),
 // what Stripe refuses for any endpoint: unknown parameters and fields that
 // cannot be expanded; then it runs the handler and expands its answer.
-func (p *PSP) checked(rt route) func(*call) response {
-	tree := wire.ParamTree(rt.params)
+func (p *API) checked(rt route) func(*call) response {
+	tree := ParamTree(rt.params)
 	return func(c *call) response {
 		if bad := tree.UnknownParams(c.params); len(bad) > 0 {
-			return wire.UnknownParam(bad)
+			return UnknownParam(bad)
 		}
 		exp := c.params.Array("expand")
 		for _, e := range exp {
 			if !oneOf(e, rt.expand) {
-				return wire.NotExpandable(e, rt.expand)
+				return NotExpandable(e, rt.expand)
 			}
 		}
 		return p.expand(c, rt.h(c), exp)
@@ -111,19 +107,19 @@ func (p *PSP) checked(rt route) func(*call) response {
 // api wraps a handler in Stripe's layers, in Stripe's order: authentication
 // (401) and rate limits (429) before the idempotency layer; validation
 // failures are not saved; once execution begins, the answer is saved.
-func (p *PSP) api(endpoint string, h func(*call) response) http.Handler {
+func (p *API) api(endpoint string, h func(*call) response) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !p.enter() {
+		if !p.h.Enter() {
 			http.Error(w, "fakepsp closed", http.StatusServiceUnavailable)
 			return
 		}
-		defer p.leave()
-		if !p.pause.Wait(r.Context(), p.ctx) {
+		defer p.h.Leave()
+		if !p.h.Wait(r.Context()) {
 			return // client gave up or the PSP closed while paused
 		}
-		c := &call{p: p, r: r, endpoint: endpoint, requestID: "req_" + randToken(14), idemKey: r.Header.Get(dialect.Keys().Header),
-			version: DefaultAPIVersion}
-		key, hasKey := dialect.Credential(r)
+		c := &call{p: p, r: r, endpoint: endpoint, requestID: "req_" + randToken(14), idemKey: r.Header.Get(Keys.Header),
+			version: APIVersion}
+		key, hasKey := Dialect{}.Credential(r)
 		if !hasKey {
 			p.write(w, c, refuse(core.Refusal{Kind: core.RefuseNoCredential}), false)
 			return
@@ -132,20 +128,20 @@ func (p *PSP) api(endpoint string, h func(*call) response) http.Handler {
 			p.write(w, c, refuse(core.Refusal{Kind: core.RefuseBadCredential, Key: key}), false)
 			return
 		}
-		v, valid := wire.RequestVersion(r)
+		v, valid := RequestVersion(r)
 		if !valid {
-			p.write(w, c, wire.InvalidVersion(v), false)
+			p.write(w, c, InvalidVersion(v), false)
 			return
 		}
 		c.version = v
-		prm, bad := wire.ReadParams(r)
+		prm, bad := ReadParams(r)
 		if bad != nil {
 			p.write(w, c, *bad, false)
 			return
 		}
 		c.params = prm
 		amount, _, _ := prm.Int64("amount")
-		if !p.limiter.Allow(key, endpoint) || p.faults.Fire(RateLimit, target{Key: c.idemKey, Amount: amount, Op: opOf(c)}) != nil {
+		if !p.h.Allow(key, endpoint) || p.faults.Fire(core.RateLimit, core.Target{Key: c.idemKey, Amount: amount, Op: opOf(c)}) != nil {
 			p.write(w, c, rateLimited(), false)
 			return
 		}
@@ -160,8 +156,8 @@ func (p *PSP) api(endpoint string, h func(*call) response) http.Handler {
 // idempotent runs a POST that carries an Idempotency-Key through the core's
 // key rules (core/keyed.go), with Stripe's scope: the concrete path, so a key
 // used to confirm pi_1 cannot confirm pi_2.
-func (p *PSP) idempotent(w http.ResponseWriter, c *call, h func(*call) response) {
-	out := core.Keyed{Rules: dialect.Keys(), Window: p.cfg.KeyWindow, Store: c.acct.keys, Lock: &p.mu, Now: p.nowLocked,
+func (p *API) idempotent(w http.ResponseWriter, c *call, h func(*call) response) {
+	out := core.Keyed{Rules: Keys, Window: p.h.KeyWindow(), Store: c.acct.keys, Lock: p.mu, Now: p.nowLocked,
 		Key: c.idemKey, Scope: c.r.Method + " " + c.r.URL.Path, Fingerprint: c.params.Fingerprint()}.
 		Do(func() (int, []byte, string, bool) {
 			resp := withLogURL(c, h(c))
@@ -177,25 +173,31 @@ func (p *PSP) idempotent(w http.ResponseWriter, c *call, h func(*call) response)
 	}
 }
 
-func (p *PSP) replay(w http.ResponseWriter, c *call, e core.KeyEntry) {
+// logCall logs c's answer in the PSP's call log.
+func (p *API) logCall(c *call, status int, replayed bool) {
+	p.h.LogCall(core.Call{Endpoint: c.endpoint, Path: c.r.URL.Path, IdempotencyKey: c.idemKey,
+		Status: status, Replayed: replayed, Executed: c.started})
+}
+
+func (p *API) replay(w http.ResponseWriter, c *call, e core.KeyEntry) {
 	w.Header().Set("Original-Request", e.RequestID)
 	c.requestID = e.RequestID
 	p.writeBody(w, c, e.Status, e.Body, true)
 }
 
-func (p *PSP) write(w http.ResponseWriter, c *call, resp response, replayed bool) {
+func (p *API) write(w http.ResponseWriter, c *call, resp response, replayed bool) {
 	p.writeBody(w, c, resp.Status, encode(withLogURL(c, resp).Body), replayed)
 }
 
 // writeBody answers, unless a reply fault says to lose or hold the answer.
-func (p *PSP) writeBody(w http.ResponseWriter, c *call, status int, body []byte, replayed bool) {
+func (p *API) writeBody(w http.ResponseWriter, c *call, status int, body []byte, replayed bool) {
 	p.logCall(c, status, replayed)
 	if c.hold != nil {
 		select {
 		case <-c.hold.Released():
 		case <-c.r.Context().Done():
 			c.lose = true
-		case <-p.ctx.Done():
+		case <-p.ops.Ctx.Done():
 			c.lose = true
 		}
 	}
@@ -213,7 +215,7 @@ func (p *PSP) writeBody(w http.ResponseWriter, c *call, status int, body []byte,
 	if replayed {
 		h.Set("Idempotent-Replayed", "true")
 	}
-	if v := shouldRetry(status); v != "" {
+	if v := ShouldRetry(status); v != "" {
 		h.Set("Stripe-Should-Retry", v)
 	}
 	w.WriteHeader(status)
@@ -235,12 +237,10 @@ func dropConnection(w http.ResponseWriter) {
 func encode(body any) []byte {
 	b, err := json.Marshal(body)
 	if err != nil {
-		b, _ = json.Marshal(map[string]any{"error": stripeError{Type: "api_error", Message: "fakepsp: encoding the answer: " + err.Error()}})
+		b, _ = json.Marshal(map[string]any{"error": Error{Type: "api_error", Message: "fakepsp: encoding the answer: " + err.Error()}})
 	}
 	return append(b, '\n')
 }
-
-func redact(k string) string { return wire.Redact(k) }
 
 // opOf names the effect a request has, for Match.Op: a manual-capture
 // intent's confirmation authorizes, its capture charges.

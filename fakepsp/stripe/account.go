@@ -1,0 +1,48 @@
+package stripe
+
+import (
+	"encoding/hex"
+	"sync/atomic"
+
+	"github.com/idemcheck/idemcheck/fakepsp/core"
+)
+
+// account is everything one secret key owns: Stripe scopes objects and
+// idempotency keys to an account. Guarded by API.mu.
+type account struct {
+	id        string
+	keys      *core.KeyStore
+	intents   *core.Book[*Intent]
+	charges   map[string]*Intent       // successful charges
+	failed    map[string]*FailedCharge // declined attempts
+	chargeSeq []string                 // every charge id, creation order
+	refunds   map[string]*Refund
+	refundSeq []*Refund // creation order, for the list
+	events    []*event  // creation order
+	eventByID map[string]*event
+	endpoints []*webhookEndpoint
+	customers map[string]*customer
+	cusSeq    []*customer // creation order, for the list
+}
+
+func newAccount() *account {
+	return &account{
+		id:        "acct_" + randToken(16),
+		keys:      core.NewKeyStore(),
+		intents:   core.NewBook[*Intent](),
+		charges:   map[string]*Intent{},
+		failed:    map[string]*FailedCharge{},
+		refunds:   map[string]*Refund{},
+		eventByID: map[string]*event{},
+		customers: map[string]*customer{},
+	}
+}
+
+var idSeq atomic.Int64
+
+// newID makes Stripe-looking ids (pi_..., ch_...) that are unique in-process
+// and sort by creation.
+func newID(prefix string) string {
+	n := idSeq.Add(1)
+	return prefix + "_" + hex.EncodeToString([]byte{byte(n >> 40), byte(n >> 32), byte(n >> 24), byte(n >> 16), byte(n >> 8), byte(n)}) + randToken(6)
+}

@@ -1,0 +1,133 @@
+package stripe
+
+import (
+	"fmt"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/idemcheck/idemcheck/fakepsp/core"
+)
+
+// API is Stripe's v1 API over a core.Host: the route table, the handlers
+// that parse a request into a core operation and render its outcome, and
+// the objects Stripe keeps (accounts with their intents, charges, refunds,
+// customers, events and webhook endpoints). The money is the host's.
+type API struct {
+	h      core.Host
+	ops    core.Ops
+	mu     sync.Locker // the host's lock: guards accounts and every object in them
+	faults *core.Faults
+
+	accounts map[string]*account // by secret key
+}
+
+// Serve is Stripe's API over h (core.Dialect).
+func (Dialect) Serve(h core.Host) core.Server { return newAPI(h) }
+
+func newAPI(h core.Host) *API {
+	ops := h.Ops()
+	return &API{h: h, ops: ops, mu: ops.Lock, faults: ops.Faults, accounts: map[string]*account{}}
+}
+
+// nowLocked is the PSP's clock, for callers holding p.mu.
+func (p *API) nowLocked() time.Time { return p.ops.Now() }
+
+// AddAccount registers an account under key, unless one exists.
+func (p *API) AddAccount(key string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if _, ok := p.accounts[key]; !ok {
+		p.accounts[key] = newAccount()
+	}
+}
+
+// HasAccount says whether key is an account's secret key.
+func (p *API) HasAccount(key string) bool { return p.accountFor(key) != nil }
+
+func (p *API) accountFor(key string) *account {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.accounts[key]
+}
+
+// AddEndpoint registers url for the account of secretKey, as POST
+// /v1/webhook_endpoints would; no events means every event ("*").
+func (p *API) AddEndpoint(secretKey, rawURL string, events ...string) (string, error) {
+	acct := p.accountFor(secretKey)
+	if acct == nil {
+		return "", fmt.Errorf("fakepsp: no account with secret key %s", Redact(secretKey))
+	}
+	if err := core.CheckEndpointURL(rawURL); err != nil {
+		return "", err
+	}
+	if len(events) == 0 {
+		events = []string{"*"}
+	}
+	if !p.h.Enter() {
+		return "", fmt.Errorf("fakepsp: closed")
+	}
+	defer p.h.Leave()
+	return p.addEndpoint(acct, rawURL, events, "").id, nil
+}
+
+// Event is an event of any account, by id.
+func (p *API) Event(id string) (core.EventInfo, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, acct := range p.accounts {
+		if ev := acct.eventByID[id]; ev != nil {
+			return ev.info(), true
+		}
+	}
+	return core.EventInfo{}, false
+}
+
+// Describe says what an event the delivery engine holds is about.
+func (p *API) Describe(e core.Event) core.EventInfo { return e.(*event).info() }
+
+// EventsAbout lists the events raised about one PaymentIntent, in order.
+func (p *API) EventsAbout(paymentIntent string) []core.EventInfo {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var out []core.EventInfo
+	for _, acct := range p.accounts {
+		for _, ev := range acct.events {
+			if ev.pi == paymentIntent {
+				out = append(out, ev.info())
+			}
+		}
+	}
+	return out
+}
+
+// PaymentOfCharge names the PaymentIntent of a charge id ("ch_...").
+func (p *API) PaymentOfCharge(chargeID string) string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, acct := range p.accounts {
+		if pi := acct.charges[chargeID]; pi != nil {
+			return pi.ID
+		}
+	}
+	return ""
+}
+
+// Workers are the delivery workers of every endpoint.
+func (p *API) Workers() []*core.Worker {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var ws []*core.Worker
+	for _, acct := range p.accounts {
+		for _, ep := range acct.endpoints {
+			ws = append(ws, ep.w)
+		}
+	}
+	return ws
+}
+
+// Info is Stripe's part of GET /_psp/info: the API version it answers in.
+func (p *API) Info() map[string]any { return map[string]any{"api_version": APIVersion} }
+
+// Routes mounts Stripe's API (routes.go).
+func (p *API) Routes(mux *http.ServeMux) { p.routes(mux) }
