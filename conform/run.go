@@ -18,7 +18,6 @@ import (
 	"github.com/idemcheck/idemcheck/conform/pspfront"
 	"github.com/idemcheck/idemcheck/conform/report"
 	"github.com/idemcheck/idemcheck/conform/scenario"
-	"github.com/idemcheck/idemcheck/fakepsp"
 	"github.com/idemcheck/idemcheck/faults"
 )
 
@@ -63,7 +62,7 @@ type Options struct {
 
 	// A target idemcheck does not start from target.command (the reference
 	// job) hands over its parts here.
-	PSP   *fakepsp.PSP
+	PSP   scenario.LocalPSP
 	Front *pspfront.Front
 	Bases []string
 	// Instances, WaitReady, Advance and Links: see scenario.Env.

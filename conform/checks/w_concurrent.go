@@ -7,6 +7,7 @@ import (
 
 	"github.com/idemcheck/idemcheck/conform/scenario"
 	"github.com/idemcheck/idemcheck/fakepsp"
+	"github.com/idemcheck/idemcheck/fakepsp/core"
 )
 
 // runWConcurrent: each event's first copies sent at once, two to every
@@ -22,7 +23,7 @@ func runWConcurrent(ctx context.Context, e *scenario.Env, t *scenario.T) {
 		per = 4
 	}
 	var mu sync.Mutex
-	sent := map[string][]fakepsp.Delivery{}
+	sent := map[string][]core.Delivery{}
 	var wg sync.WaitGroup
 	start := make(chan struct{})
 	for _, ev := range p.Events {
@@ -62,7 +63,7 @@ func runWConcurrent(ctx context.Context, e *scenario.Env, t *scenario.T) {
 }
 
 // inFlightTogether: two answered copies whose request and answer overlap.
-func inFlightTogether(ds []fakepsp.Delivery) bool {
+func inFlightTogether(ds []core.Delivery) bool {
 	for i := range ds {
 		for j := i + 1; j < len(ds); j++ {
 			a, b := ds[i], ds[j]

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/idemcheck/idemcheck/conform/scenario"
-	"github.com/idemcheck/idemcheck/fakepsp"
+	"github.com/idemcheck/idemcheck/fakepsp/core"
 	"github.com/idemcheck/idemcheck/faults"
 )
 
@@ -64,7 +64,7 @@ func waitDelivered(ctx context.Context, e *scenario.Env, ids []string, d time.Du
 	return scenario.WaitLog(ctx, e, d, func() bool {
 		ds := e.Local.Deliveries()
 		for _, id := range ids {
-			if !slices.ContainsFunc(ds, func(x fakepsp.Delivery) bool { return x.Err == "" && x.Status != 0 && x.EventID == id }) {
+			if !slices.ContainsFunc(ds, func(x core.Delivery) bool { return x.Err == "" && x.Status != 0 && x.EventID == id }) {
 				return false
 			}
 		}

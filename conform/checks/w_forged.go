@@ -8,6 +8,7 @@ import (
 	"github.com/idemcheck/idemcheck/checker"
 	"github.com/idemcheck/idemcheck/conform/scenario"
 	"github.com/idemcheck/idemcheck/fakepsp"
+	"github.com/idemcheck/idemcheck/fakepsp/core"
 )
 
 // forgery is one way an event reaches the handler that it must refuse.
@@ -25,8 +26,8 @@ func runWForged(ctx context.Context, e *scenario.Env, t *scenario.T) {
 	if !ok {
 		return
 	}
-	fresh := []forgery{{"forged: wrong signature", fakepsp.SignWrong, false}, {"forged: no signature", fakepsp.SignAbsent, false},
-		{"forged: valid signature, timestamp outside the tolerance", fakepsp.SignValid, true}}
+	fresh := []forgery{{"forged: wrong signature", core.SignWrong, false}, {"forged: no signature", core.SignAbsent, false},
+		{"forged: valid signature, timestamp outside the tolerance", core.SignValid, true}}
 	refused, answered := 0, 0
 	judge := func(ev fakepsp.WebhookEvent, fg forgery) {
 		o := fakepsp.SendOptions{Via: fg.via, Signature: fg.sig}
@@ -72,7 +73,7 @@ func runWForged(ctx context.Context, e *scenario.Env, t *scenario.T) {
 		return
 	}
 	for _, ev := range p.Events {
-		judge(ev, forgery{"replayed: the payload again, signed as an old capture", fakepsp.SignValid, true})
+		judge(ev, forgery{"replayed: the payload again, signed as an old capture", core.SignValid, true})
 	}
 	if answered == 0 {
 		t.Inconclusive("no forged copy got an answer from the handler", "is webhook.path right?")

@@ -9,6 +9,7 @@ import (
 
 	"github.com/idemcheck/idemcheck/conform/scenario"
 	"github.com/idemcheck/idemcheck/fakepsp"
+	"github.com/idemcheck/idemcheck/fakepsp/core"
 )
 
 // runWOrder: the events of one payment (with its refund's, when the config
@@ -60,7 +61,7 @@ func runWOrder(ctx context.Context, e *scenario.Env, t *scenario.T) {
 }
 
 // firstAckOrder lists event ids in the order of their first 2xx.
-func firstAckOrder(ds []fakepsp.Delivery, ids []string) []string {
+func firstAckOrder(ds []core.Delivery, ids []string) []string {
 	var out []string
 	for _, d := range ds {
 		if d.Err == "" && d.Status >= 200 && d.Status < 300 && slices.Contains(ids, d.EventID) && !slices.Contains(out, d.EventID) {

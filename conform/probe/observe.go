@@ -17,7 +17,7 @@ import (
 // charges fakepsp made for each.
 type prober struct {
 	o    *Options
-	psp  *fakepsp.PSP
+	psp  pspUnderProbe
 	base string
 	d    *driver.Driver
 	n    int

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/idemcheck/idemcheck/conform/driver"
-	"github.com/idemcheck/idemcheck/fakepsp"
 	"github.com/idemcheck/idemcheck/faults"
 	"github.com/idemcheck/idemcheck/internal/freeport"
 )
@@ -35,7 +34,7 @@ func (t *target) stop() {
 // startTarget starts the command as `idemcheck run` does: its own process
 // group, a free port in $PORT, fakepsp in $PSP_URL and $PSP_KEY, a state
 // directory in $STATE_DIR; it returns once the service answers HTTP.
-func startTarget(ctx context.Context, o *Options, psp *fakepsp.PSP) (*target, error) {
+func startTarget(ctx context.Context, o *Options, psp pspUnderProbe) (*target, error) {
 	t := &target{}
 	port, err := freeport.Get()
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/idemcheck/idemcheck/conform/driver"
 	"github.com/idemcheck/idemcheck/fakepsp"
+	"github.com/idemcheck/idemcheck/fakepsp/core"
 	"github.com/idemcheck/idemcheck/internal/jsonlist"
 )
 
@@ -22,7 +23,7 @@ const DefaultWebhookSecret = "whsec_idemcheck"
 // hookSeen is what the webhook probe sent and read back.
 type hookSeen struct {
 	event    fakepsp.WebhookEvent
-	delivery fakepsp.Delivery
+	delivery core.Delivery
 	amount   int64
 	// credits: the rows read back (nil when no --credits); creditsErr why not.
 	credits    []int64
@@ -82,7 +83,7 @@ func (p *prober) probeWebhook(ctx context.Context, s *seen) (*hookSeen, error) {
 	return h, nil
 }
 
-func deliveryText(d fakepsp.Delivery) string {
+func deliveryText(d core.Delivery) string {
 	if d.Err != "" {
 		return "no answer: " + d.Err
 	}

@@ -11,7 +11,7 @@ import (
 	"github.com/idemcheck/idemcheck/checker/history"
 	"github.com/idemcheck/idemcheck/conform/driver"
 	"github.com/idemcheck/idemcheck/conform/scenario"
-	"github.com/idemcheck/idemcheck/fakepsp"
+	"github.com/idemcheck/idemcheck/fakepsp/core"
 )
 
 // TestDoubleCreditPictureShowsDeliveriesAndCredits: a webhook finding's
@@ -25,9 +25,9 @@ func TestDoubleCreditPictureShowsDeliveriesAndCredits(t *testing.T) {
 	charge := history.Op{Process: "psp", Op: history.OpCharge, Call: t0.Add(10 * time.Millisecond).UnixNano(), Return: history.Int64(t0.Add(10 * time.Millisecond).UnixNano()), Intent: in,
 		Input: history.Input{PSPKey: "pay_1:charge", Amount: history.Int64(1002)}, Output: &history.Output{ChargeID: "ch_1"}}
 	f := scenario.Finding{Level: scenario.Safety, Kind: checker.KindDoubleCredit, Message: "credited 2 times", Intent: in, Amount: 1002, Charges: []history.Op{charge},
-		Deliveries: []fakepsp.Delivery{
-			{EventID: "evt_1", EventType: "payment_intent.succeeded", Attempt: 1, Status: 200, Signature: fakepsp.SignValid, Started: t0.Add(40 * time.Millisecond), At: t0.Add(45 * time.Millisecond)},
-			{EventID: "evt_1", EventType: "payment_intent.succeeded", Attempt: 1, Status: 200, Signature: fakepsp.SignValid, Via: "duplicate, at once", Started: t0.Add(50 * time.Millisecond), At: t0.Add(55 * time.Millisecond)},
+		Deliveries: []core.Delivery{
+			{EventID: "evt_1", EventType: "payment_intent.succeeded", Attempt: 1, Status: 200, Signature: core.SignValid, Started: t0.Add(40 * time.Millisecond), At: t0.Add(45 * time.Millisecond)},
+			{EventID: "evt_1", EventType: "payment_intent.succeeded", Attempt: 1, Status: 200, Signature: core.SignValid, Via: "duplicate, at once", Started: t0.Add(50 * time.Millisecond), At: t0.Add(55 * time.Millisecond)},
 		},
 		Credits: []int64{1002, 1002}, CreditsAt: t0.Add(600 * time.Millisecond).UnixNano()}
 	pictureShows(t, scenario.Result{ID: "W-dup", Ops: history.History{create, charge}}, f, nil,

@@ -9,7 +9,7 @@ import (
 
 	"github.com/idemcheck/idemcheck/checker"
 	"github.com/idemcheck/idemcheck/checker/history"
-	"github.com/idemcheck/idemcheck/fakepsp"
+	"github.com/idemcheck/idemcheck/fakepsp/core"
 )
 
 // RuleOneCredit is what the credit findings cite.
@@ -135,7 +135,7 @@ func PaymentWords(p *HookPayment) string {
 }
 
 // deliveryList says, per event, what each copy was and what it got.
-func deliveryList(p *HookPayment, ds []fakepsp.Delivery) string {
+func deliveryList(p *HookPayment, ds []core.Delivery) string {
 	var out []string
 	for _, ev := range p.Events {
 		var copies []string
@@ -147,7 +147,7 @@ func deliveryList(p *HookPayment, ds []fakepsp.Delivery) string {
 			if via == "" {
 				via = fmt.Sprintf("schedule #%d", d.Attempt)
 			}
-			if d.Signature != fakepsp.SignValid {
+			if d.Signature != core.SignValid {
 				via += ", " + d.Signature
 			}
 			copies = append(copies, fmt.Sprintf("%s (%s)", deliveryWords(d), via))

@@ -15,7 +15,6 @@ import (
 	"github.com/idemcheck/idemcheck/conform/config"
 	"github.com/idemcheck/idemcheck/conform/driver"
 	"github.com/idemcheck/idemcheck/conform/pspfront"
-	"github.com/idemcheck/idemcheck/fakepsp"
 	"github.com/idemcheck/idemcheck/faults"
 )
 
@@ -40,7 +39,7 @@ type Env struct {
 	PSP PSP
 	// Local is the fakepsp idemcheck started; nil for one it reaches by
 	// URL. Webhook checks hold and redeliver events in it.
-	Local *fakepsp.PSP
+	Local LocalPSP
 	// Front, with PSP, is the recording proxy the target reaches fakepsp through.
 	Front *pspfront.Front
 	// Ledger, when configured, reads the service's own charges of an order.

@@ -12,6 +12,7 @@ import (
 	"github.com/idemcheck/idemcheck/conform/config"
 	"github.com/idemcheck/idemcheck/conform/driver"
 	"github.com/idemcheck/idemcheck/fakepsp"
+	"github.com/idemcheck/idemcheck/fakepsp/core"
 	"github.com/idemcheck/idemcheck/faults"
 )
 
@@ -179,8 +180,8 @@ func (p *HookPayment) IDs() []string {
 }
 
 // Deliveries are the delivery log's entries of the payment's events.
-func (p *HookPayment) Deliveries(e *Env) []fakepsp.Delivery {
-	var out []fakepsp.Delivery
+func (p *HookPayment) Deliveries(e *Env) []core.Delivery {
+	var out []core.Delivery
 	for _, d := range e.Local.Deliveries() {
 		if slices.Contains(p.IDs(), d.EventID) {
 			out = append(out, d)
@@ -189,9 +190,9 @@ func (p *HookPayment) Deliveries(e *Env) []fakepsp.Delivery {
 	return out
 }
 
-func Acked(ds []fakepsp.Delivery, id string) bool {
-	return slices.ContainsFunc(ds, func(d fakepsp.Delivery) bool {
-		return d.EventID == id && d.Signature == fakepsp.SignValid && d.Err == "" && d.Status >= 200 && d.Status < 300
+func Acked(ds []core.Delivery, id string) bool {
+	return slices.ContainsFunc(ds, func(d core.Delivery) bool {
+		return d.EventID == id && d.Signature == core.SignValid && d.Err == "" && d.Status >= 200 && d.Status < 300
 	})
 }
 
@@ -238,7 +239,7 @@ func WaitLog(ctx context.Context, e *Env, within time.Duration, done func() bool
 }
 
 // Answers says what the handler answered to one event's deliveries.
-func Answers(ds []fakepsp.Delivery, id string) string {
+func Answers(ds []core.Delivery, id string) string {
 	var out []string
 	for _, d := range ds {
 		if d.EventID != id {
@@ -269,7 +270,7 @@ func (p *HookPayment) RequireAcked(ctx context.Context, e *Env, t *T) bool {
 }
 
 // Send delivers one copy of an event to url, outside the schedule.
-func (p *HookPayment) Send(ctx context.Context, e *Env, id, url string, o fakepsp.SendOptions) fakepsp.Delivery {
+func (p *HookPayment) Send(ctx context.Context, e *Env, id, url string, o fakepsp.SendOptions) core.Delivery {
 	o.URL = url
 	o.Timeout = e.Hooks.Cfg.TimeoutD()
 	d, err := e.Local.Send(ctx, id, o)
@@ -280,7 +281,7 @@ func (p *HookPayment) Send(ctx context.Context, e *Env, id, url string, o fakeps
 	return d
 }
 
-func deliveryWords(d fakepsp.Delivery) string {
+func deliveryWords(d core.Delivery) string {
 	if d.Err != "" {
 		return "no answer: " + d.Err
 	}
@@ -295,7 +296,7 @@ func (p *HookPayment) WaitLost(ctx context.Context, e *Env) []string {
 		ds := p.Deliveries(e)
 		lost = lost[:0]
 		for _, id := range p.IDs() {
-			if slices.ContainsFunc(ds, func(d fakepsp.Delivery) bool { return d.EventID == id && d.Via == "" && d.Err != "" }) {
+			if slices.ContainsFunc(ds, func(d core.Delivery) bool { return d.EventID == id && d.Via == "" && d.Err != "" }) {
 				lost = append(lost, id)
 			}
 		}

@@ -1,6 +1,12 @@
 package scenario
 
-import "github.com/idemcheck/idemcheck/checker/history"
+import (
+	"context"
+
+	"github.com/idemcheck/idemcheck/checker/history"
+	"github.com/idemcheck/idemcheck/fakepsp"
+	"github.com/idemcheck/idemcheck/fakepsp/core"
+)
 
 // PSP is the ground truth of the fakepsp a run charges through, and the
 // URL its faults are armed at.
@@ -22,4 +28,34 @@ func takeReadError(e *Env) error {
 		return tr.ReadError()
 	}
 	return nil
+}
+
+// LocalPSP is a fake PSP idemcheck started in this process, whatever
+// dialect it speaks: its ground truth and URL (PSP), the keys a target is
+// given, its faults, and the webhook source the W checks drive.
+// *fakepsp.PSP is one; the engine names no more of it than this.
+type LocalPSP interface {
+	PSP
+	SecretKey() string
+	WebhookSecret() string
+	Faults() *core.Faults
+	WebhookSource
+}
+
+// WebhookSource is the side of a fake PSP that raises events and delivers
+// them: where a check registers the service's endpoint, holds a payment's
+// events, sends extra copies (duplicates, forgeries) and reads the delivery
+// log, the one record of what reached the handler.
+type WebhookSource interface {
+	RegisterWebhook(url string, events ...string) (string, error)
+	// WebhookEvents are the events raised about one payment, in order;
+	// PaymentIntentOfCharge names the payment of a charge id.
+	WebhookEvents(payment string) []fakepsp.WebhookEvent
+	PaymentIntentOfCharge(chargeID string) string
+	HoldWebhooks(match func(fakepsp.WebhookEvent) bool) *fakepsp.Hold
+	Send(ctx context.Context, eventID string, o fakepsp.SendOptions) (core.Delivery, error)
+	Deliveries() []core.Delivery
+	DeliveryAdded() <-chan struct{}
+	PendingDeliveries(ids []string) int
+	WebhookFreedomCounts() core.FreedomCounts
 }

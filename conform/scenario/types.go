@@ -16,7 +16,7 @@ import (
 	"github.com/idemcheck/idemcheck/checker/history"
 	"github.com/idemcheck/idemcheck/conform/broker"
 	"github.com/idemcheck/idemcheck/conform/driver"
-	"github.com/idemcheck/idemcheck/fakepsp"
+	"github.com/idemcheck/idemcheck/fakepsp/core"
 )
 
 // Level separates "can it charge twice" from "does it follow the protocol".
@@ -56,9 +56,9 @@ type Finding struct {
 	Charges []history.Op `json:"psp_charges,omitempty"`
 	// Deliveries are fakepsp's deliveries of the payment's events and
 	// Credits the service's credit rows as last read (the webhook checks).
-	Deliveries []fakepsp.Delivery `json:"webhook_deliveries,omitempty"`
-	Credits    []int64            `json:"credits,omitempty"`
-	CreditsAt  int64              `json:"credits_read_at,omitempty"`
+	Deliveries []core.Delivery `json:"webhook_deliveries,omitempty"`
+	Credits    []int64         `json:"credits,omitempty"`
+	CreditsAt  int64           `json:"credits_read_at,omitempty"`
 	// Violation is the checker's own report, when the checker found it.
 	Violation *checker.Violation `json:"checker_violation,omitempty"`
 }
