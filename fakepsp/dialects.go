@@ -6,14 +6,8 @@ import (
 	_ "github.com/idemcheck/idemcheck/fakepsp/stripe"
 )
 
-// dialect is the wire fakepsp speaks. Only Stripe's routes exist so far, so
-// it is fixed; a configuration will pick it by name (issue 52).
-var dialect = mustDialect("stripe")
+// DefaultDialect is the wire a PSP speaks when Config.Dialect is empty.
+const DefaultDialect = "stripe"
 
-func mustDialect(name string) core.Dialect {
-	d, err := core.Lookup(name)
-	if err != nil {
-		panic(err)
-	}
-	return d
-}
+// Dialects lists the registered dialects' names, sorted.
+func Dialects() []string { return core.Dialects() }

@@ -37,10 +37,10 @@ func (h host) WebhookSecret() string { return h.p.whSecret }
 func (h host) StartWorker(endpointID, url string, render func(core.Event) []byte) *core.Worker {
 	p := h.p
 	w := core.NewWorker(p.ctx, core.WorkerConfig{EndpointID: endpointID, URL: url, Schedule: p.cfg.WebhookSchedule,
-		Faults: p.faults, Pause: p.pause, Log: p.dlog, Accepted: dialect.Webhooks().Accepted,
+		Faults: p.faults, Pause: p.pause, Log: p.dlog, Accepted: p.dialect.Webhooks().Accepted,
 		Freedoms: core.Freedoms(p.cfg.WebhookFreedoms), Counts: &p.freedoms,
 		Send: func(ctx context.Context, client *http.Client, e core.Event) (core.Answer, error) {
-			req, err := dialect.Webhooks().Request(ctx, url, render(e), p.whSecret, time.Now())
+			req, err := p.dialect.Webhooks().Request(ctx, url, render(e), p.whSecret, time.Now())
 			if err != nil {
 				return core.Answer{}, err
 			}

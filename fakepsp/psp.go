@@ -79,6 +79,9 @@ type Config struct {
 	// WebhookFreedoms: duplicates and reordering of the scheduled
 	// deliveries, as Stripe documents them; zero: none (freedoms.go).
 	WebhookFreedoms WebhookFreedoms
+	// Dialect is the PSP whose wire it speaks, a registered dialect's name
+	// (Dialects); default DefaultDialect.
+	Dialect string
 }
 
 // PSP is a running fake PSP. All methods are safe for concurrent use.
@@ -103,7 +106,8 @@ type PSP struct {
 	dlog    *core.DeliveryLog
 	calls   core.CallLog // every API call answered: the PSP's own count
 
-	api core.Server // the dialect's API: its routes and its objects
+	dialect core.Dialect
+	api     core.Server // the dialect's API: its routes and its objects
 
 	mu       sync.Mutex // guards everything below, the money and the dialect's objects
 	offset   time.Duration
@@ -117,7 +121,14 @@ type PSP struct {
 
 // Start starts a PSP listening on cfg.Addr (default 127.0.0.1:0).
 func Start(cfg Config) (*PSP, error) {
-	cfg = withDefaults(cfg)
+	if cfg.Dialect == "" {
+		cfg.Dialect = DefaultDialect
+	}
+	dialect, err := core.Lookup(cfg.Dialect)
+	if err != nil {
+		return nil, err
+	}
+	cfg = withDefaults(cfg, dialect)
 	if err := cfg.WebhookFreedoms.valid(); err != nil {
 		return nil, err
 	}
@@ -132,6 +143,7 @@ func Start(cfg Config) (*PSP, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	p := &PSP{
 		cfg:      cfg,
+		dialect:  dialect,
 		ln:       ln,
 		url:      "http://" + ln.Addr().String(),
 		ctx:      ctx,
@@ -144,7 +156,7 @@ func Start(cfg Config) (*PSP, error) {
 	p.truth = core.NewGroundTruth(cfg.Recorder, cfg.OnOp)
 	p.limiter = core.NewRateLimiter(cfg.RateLimits)
 	p.faults = core.NewFaults(p.pause.Set)
-	p.api = dialect.Serve(host{p})
+	p.api = p.dialect.Serve(host{p})
 	p.firstKey = p.addAccount(cfg.SecretKey)
 	mux := http.NewServeMux()
 	p.api.Routes(mux)
@@ -162,7 +174,7 @@ func Start(cfg Config) (*PSP, error) {
 	return p, nil
 }
 
-func withDefaults(cfg Config) Config {
+func withDefaults(cfg Config, dialect core.Dialect) Config {
 	if cfg.Addr == "" {
 		cfg.Addr = "127.0.0.1:0"
 	}
@@ -269,7 +281,7 @@ func (p *PSP) NewAccount() string { return p.addAccount("") }
 // addAccount registers an account under key (a fresh one when empty).
 func (p *PSP) addAccount(key string) string {
 	if key == "" {
-		key = dialect.NewCredential()
+		key = p.dialect.NewCredential()
 	}
 	p.api.AddAccount(key)
 	return key

@@ -59,7 +59,7 @@ func (p *PSP) Send(ctx context.Context, eventID string, o SendOptions) (Delivery
 	case "", SignValid:
 		o.Signature, secret = SignValid, p.whSecret
 	case SignWrong:
-		secret = dialect.Webhooks().NewSecret()
+		secret = p.dialect.Webhooks().NewSecret()
 	case SignAbsent:
 	default:
 		return Delivery{}, fmt.Errorf("fakepsp: unknown signature mode %q", o.Signature)
@@ -67,7 +67,7 @@ func (p *PSP) Send(ctx context.Context, eventID string, o SendOptions) (Delivery
 	client := &http.Client{Timeout: o.Timeout, Transport: &http.Transport{DisableKeepAlives: true}}
 	started := time.Now()
 	var ans core.Answer
-	req, err := dialect.Webhooks().Request(ctx, o.URL, ev.Raw, secret, at)
+	req, err := p.dialect.Webhooks().Request(ctx, o.URL, ev.Raw, secret, at)
 	if err == nil {
 		ans, err = core.Post(client, req)
 	}
