@@ -2,6 +2,7 @@ package core
 
 import (
 	"io"
+	"math"
 	"net/http"
 	"sync"
 	"time"
@@ -31,14 +32,26 @@ type Delivery struct {
 }
 
 // Schedule is the retry schedule of a failing webhook delivery: the
-// n-th retry waits Base*Factor^(n-1), and no retry is scheduled beyond Horizon
+// n-th retry waits Base*Factor^(n-1), or Steps[n-1] when the PSP documents a
+// table (the last step repeating), and no retry is scheduled beyond Horizon
 // after the first attempt (summing the backoffs, so load cannot change the count).
 type Schedule struct {
 	Base    time.Duration // Stripe: 1 min
 	Factor  float64       // Stripe: 2
 	Horizon time.Duration // Stripe: 72 h (it retries for three days)
+	// Steps, when set, are the waits before each retry in turn (Adyen's
+	// 9 s, 9 s, 9 s, 2 min, 5 min ... 8 h); Base and Factor are unused.
+	Steps []time.Duration
 	// Timeout bounds one delivery attempt (Stripe: 10 s).
 	Timeout time.Duration
+}
+
+// Backoff is the wait before retry n (1 for the first retry).
+func (s Schedule) Backoff(n int) time.Duration {
+	if len(s.Steps) > 0 {
+		return s.Steps[min(n, len(s.Steps))-1]
+	}
+	return time.Duration(float64(s.Base) * math.Pow(s.Factor, float64(n-1)))
 }
 
 // How a copy of an event is signed, as Delivery.Signature records it. The

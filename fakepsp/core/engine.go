@@ -3,7 +3,6 @@ package core
 import (
 	"container/heap"
 	"context"
-	"math"
 	"net/http"
 	"slices"
 	"sync"
@@ -252,7 +251,7 @@ func (w *Worker) attempt(d *delivery) {
 		}
 		return
 	}
-	backoff := time.Duration(float64(sched.Base) * math.Pow(sched.Factor, float64(d.attempt-1)))
+	backoff := sched.Backoff(d.attempt)
 	if d.planned+backoff > sched.Horizon {
 		rec.GaveUp = true
 		return
