@@ -3,6 +3,7 @@ package fakepsp
 import (
 	"github.com/idemcheck/idemcheck/fakepsp/core"
 	// The dialects, one line each: a dialect registers itself in its init.
+	_ "github.com/idemcheck/idemcheck/fakepsp/adyen"
 	_ "github.com/idemcheck/idemcheck/fakepsp/stripe"
 )
 

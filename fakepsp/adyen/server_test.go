@@ -1,0 +1,221 @@
+package adyen
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/idemcheck/idemcheck/fakepsp/core"
+)
+
+// rig is an Adyen server with its ground truth, and the notifications it
+// raised, in order.
+type rig struct {
+	srv    *httptest.Server
+	truth  *core.GroundTruth
+	faults *core.Faults
+	mu     sync.Mutex
+	events []Item
+}
+
+const testKey = "AQEtestkey"
+
+func newRig(t *testing.T) *rig {
+	t.Helper()
+	g := &rig{truth: core.NewGroundTruth(nil, nil), faults: core.NewFaults(func(bool) {})}
+	lock := &sync.Mutex{}
+	api := &API{Ops: core.Ops{Ctx: context.Background(), Lock: lock, Now: time.Now, Faults: g.faults, Truth: g.truth},
+		Book: core.NewBook[*Payment](), Merchant: "IdemcheckECOM",
+		Emit: func(e core.Event) { g.mu.Lock(); g.events = append(g.events, e.(*Event).Item); g.mu.Unlock() }}
+	s := &Server{API: api, APIKey: testKey, Keys: core.NewKeyStore()}
+	g.srv = httptest.NewServer(s.Handler())
+	t.Cleanup(g.srv.Close)
+	return g
+}
+
+type reply struct {
+	status int
+	header http.Header
+	body   map[string]any
+}
+
+func (g *rig) post(t *testing.T, path, key, body string) reply {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, g.srv.URL+path, strings.NewReader(body))
+	req.Header.Set("X-API-Key", testKey)
+	req.Header.Set("Content-Type", "application/json")
+	if key != "" {
+		req.Header.Set("Idempotency-Key", key)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil {
+		t.Fatalf("%s: %d %q is not JSON", path, resp.StatusCode, raw)
+	}
+	return reply{resp.StatusCode, resp.Header, m}
+}
+
+func (g *rig) codes() []string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	var out []string
+	for _, it := range g.events {
+		out = append(out, it.EventCode+"/"+it.Success)
+	}
+	return out
+}
+
+func payBody(amount int, ref, holder string, manual bool) string {
+	ad := ""
+	if manual {
+		ad = `,"additionalData":{"manualCapture":"true"}`
+	}
+	return `{"amount":{"value":` + itoa(amount) + `,"currency":"EUR"},"reference":"` + ref + `","merchantAccount":"IdemcheckECOM",` +
+		`"paymentMethod":{"type":"scheme","number":"4111111145551142","expiryMonth":"03","expiryYear":"2030","cvc":"737","holderName":"` + holder + `"}` + ad + `}`
+}
+
+func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
+
+// TestPaymentOnceUnderAKey: an authorised payment is one charge in the
+// ground truth; its retry under the key gets the first answer, byte for
+// byte in its fields, even with another body (Adyen documents no mismatch
+// error), and charges nothing more. The key is echoed.
+func TestPaymentOnceUnderAKey(t *testing.T) {
+	g := newRig(t)
+	first := g.post(t, "/v71/payments", "k-1", payBody(1130, "order-1", "J Smith", false))
+	if first.status != 200 || first.body["resultCode"] != ResultAuthorised || first.header.Get("Idempotency-Key") != "k-1" {
+		t.Fatalf("first: %d %v %v", first.status, first.body, first.header)
+	}
+	again := g.post(t, "/v71/payments", "k-1", payBody(1130, "order-1", "J Smith", false))
+	other := g.post(t, "/v71/payments", "k-1", payBody(999, "order-2", "J Smith", false))
+	for _, r := range []reply{again, other} {
+		if r.status != 200 || r.body["pspReference"] != first.body["pspReference"] {
+			t.Fatalf("retry under the key: %d %v, want the first answer %v", r.status, r.body, first.body)
+		}
+	}
+	if n := len(g.truth.Ops("charge")); n != 1 {
+		t.Fatalf("%d charges in the ground truth, want 1", n)
+	}
+	if got := strings.Join(g.codes(), " "); got != "AUTHORISATION/true" {
+		t.Fatalf("notifications %q", got)
+	}
+}
+
+// TestRefusedCardMovesNothing: a refusal is 200 with resultCode Refused,
+// its reason and code, no charge, and an AUTHORISATION with success false.
+func TestRefusedCardMovesNothing(t *testing.T) {
+	g := newRig(t)
+	r := g.post(t, "/v71/payments", "k-2", payBody(500, "order-3", "NOT_ENOUGH_BALANCE", false))
+	if r.status != 200 || r.body["resultCode"] != ResultRefused || r.body["refusalReason"] != "Not enough balance" || r.body["refusalReasonCode"] != "12" {
+		t.Fatalf("refusal: %d %v", r.status, r.body)
+	}
+	if n := len(g.truth.Ops("charge")); n != 0 {
+		t.Fatalf("%d charges, want 0", n)
+	}
+	if got := strings.Join(g.codes(), " "); got != "AUTHORISATION/false" {
+		t.Fatalf("notifications %q", got)
+	}
+}
+
+// TestManualCaptureAndRefunds: a manual payment is only authorised; its
+// capture is 201 "received" and the one charge; a refund beyond what was
+// captured is received too, and its notification says it failed; a
+// capture of a payment already captured likewise.
+func TestManualCaptureAndRefunds(t *testing.T) {
+	g := newRig(t)
+	pay := g.post(t, "/v71/payments", "k-3", payBody(2000, "order-4", "J Smith", true))
+	psp, _ := pay.body["pspReference"].(string)
+	if pay.body["resultCode"] != ResultAuthorised || len(g.truth.Ops("charge")) != 0 {
+		t.Fatalf("authorise: %v, %d charges", pay.body, len(g.truth.Ops("charge")))
+	}
+	mod := func(kind, key, body string) reply {
+		return g.post(t, "/v71/payments/"+psp+"/"+kind, key, body)
+	}
+	c := mod(ModCapture, "k-4", `{"merchantAccount":"IdemcheckECOM","amount":{"value":1500,"currency":"EUR"},"reference":"cap-1"}`)
+	if c.status != 201 || c.body["status"] != StatusReceived || c.body["paymentPspReference"] != psp {
+		t.Fatalf("capture: %d %v", c.status, c.body)
+	}
+	charges := g.truth.Ops("charge")
+	if len(charges) != 1 || *charges[0].Input.Amount != 1500 || charges[0].Input.PSPKey != "k-4" {
+		t.Fatalf("charges after the capture: %+v", charges)
+	}
+	again := mod(ModCapture, "k-5", `{"merchantAccount":"IdemcheckECOM","amount":{"value":500,"currency":"EUR"}}`)
+	big := mod(ModRefund, "k-6", `{"merchantAccount":"IdemcheckECOM","amount":{"value":1600,"currency":"EUR"}}`)
+	ok := mod(ModRefund, "k-7", `{"merchantAccount":"IdemcheckECOM","amount":{"value":1000,"currency":"EUR"}}`)
+	for _, r := range []reply{again, big, ok} {
+		if r.status != 201 || r.body["status"] != StatusReceived {
+			t.Fatalf("modification: %d %v", r.status, r.body)
+		}
+	}
+	if n, refunds := len(g.truth.Ops("charge")), g.truth.Ops("refund"); n != 1 || len(refunds) != 1 || *refunds[0].Input.Amount != 1000 {
+		t.Fatalf("%d charges and refunds %+v, want 1 charge and one refund of 1000", n, refunds)
+	}
+	want := "AUTHORISATION/true CAPTURE/true CAPTURE/false REFUND/false REFUND/true"
+	if got := strings.Join(g.codes(), " "); got != want {
+		t.Fatalf("notifications %q, want %q", got, want)
+	}
+	rev := mod(ModReversal, "k-8", `{"merchantAccount":"IdemcheckECOM"}`)
+	if refunds := g.truth.Ops("refund"); rev.status != 201 || len(refunds) != 2 || *refunds[1].Input.Amount != 500 {
+		t.Fatalf("reversal of a captured payment: %d, refunds %+v, want the 500 left", rev.status, refunds)
+	}
+}
+
+// TestKeyInUseAndRefusals: a second request under a key whose first still
+// runs is 422 with errorCode 704 and Transient-Error true; a key over 64
+// characters, a missing API key and a missing field are refused in
+// Adyen's error body; none of them charges.
+func TestKeyInUseAndRefusals(t *testing.T) {
+	g := newRig(t)
+	f, err := g.faults.Add(core.FaultSpec{Kind: core.GateBeforeCharge, Match: core.Match{PSPKey: "k-slow"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan reply)
+	go func() { done <- g.post(t, "/v71/payments", "k-slow", payBody(700, "order-5", "J Smith", false)) }()
+	if err := f.WaitFired(context.Background(), 1); err != nil {
+		t.Fatal(err)
+	}
+	busy := g.post(t, "/v71/payments", "k-slow", payBody(700, "order-5", "J Smith", false))
+	if busy.status != 422 || busy.body["errorCode"] != "704" || busy.body["message"] != "request already processed or in progress" || busy.header.Get("Transient-Error") != "true" {
+		t.Fatalf("in use: %d %v %v", busy.status, busy.body, busy.header)
+	}
+	f.Release()
+	if r := <-done; r.status != 200 || r.body["resultCode"] != ResultAuthorised {
+		t.Fatalf("the first request: %d %v", r.status, r.body)
+	}
+	long := g.post(t, "/v71/payments", strings.Repeat("k", 65), payBody(100, "order-6", "J Smith", false))
+	if long.status != 400 || long.body["errorType"] != "validation" {
+		t.Fatalf("a 65-character key: %d %v", long.status, long.body)
+	}
+	if ok := g.post(t, "/v71/payments", strings.Repeat("k", 64), payBody(100, "order-7", "J Smith", false)); ok.status != 200 {
+		t.Fatalf("a 64-character key: %d %v", ok.status, ok.body)
+	}
+	missing := g.post(t, "/v71/payments", "k-9", `{"reference":"order-8","merchantAccount":"IdemcheckECOM","paymentMethod":{"type":"scheme"}}`)
+	if missing.status != 422 || missing.body["errorCode"] != CodeInvalid || missing.body["message"] != "Required field 'amount' is not provided." {
+		t.Fatalf("no amount: %d %v", missing.status, missing.body)
+	}
+	req, _ := http.NewRequest(http.MethodPost, g.srv.URL+"/v71/payments", strings.NewReader(payBody(100, "order-9", "J Smith", false)))
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 401 || !strings.Contains(string(raw), `"errorCode":"000"`) || !strings.Contains(string(raw), `"errorType":"security"`) {
+		t.Fatalf("no API key: %d %s", resp.StatusCode, raw)
+	}
+	if n := len(g.truth.Ops("charge")); n != 2 {
+		t.Fatalf("%d charges, want 2 (the slow one and the 64-character key's)", n)
+	}
+}
