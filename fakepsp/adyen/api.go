@@ -1,7 +1,6 @@
 package adyen
 
 import (
-	"sync"
 	"time"
 
 	"github.com/idemcheck/idemcheck/fakepsp/core"
@@ -31,9 +30,6 @@ type API struct {
 	// Emit hands a notification to the webhook endpoints' workers; called
 	// after the lock is released (core.Hooks.Published).
 	Emit func(core.Event)
-	// mu orders the modifications of one payment's notifications after its
-	// own (an AUTHORISATION raised before its CAPTURE).
-	mu sync.Mutex
 }
 
 // Answer is an operation's answer: the reply, and what the faults after
