@@ -182,6 +182,10 @@ func withDefaults(cfg Config, dialect core.Dialect) Config {
 		cfg.KeyWindow = dialect.Keys().Window
 	}
 	ws := &cfg.WebhookSchedule
+	if d, ok := dialect.Webhooks().(interface{ Schedule() core.Schedule }); ok && ws.Base <= 0 && len(ws.Steps) == 0 {
+		// The dialect documents its own retry table (Adyen's).
+		*ws = d.Schedule()
+	}
 	if ws.Base <= 0 {
 		ws.Base = time.Minute
 	}

@@ -128,3 +128,6 @@ func (webhookWire) Request(ctx context.Context, url string, body []byte, secret 
 }
 
 func (webhookWire) Accepted(a core.Answer) bool { return Accepted(a) }
+
+// Schedule is the retry table a PSP speaking Adyen uses unless configured.
+func (webhookWire) Schedule() core.Schedule { return Schedule() }

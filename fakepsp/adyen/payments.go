@@ -62,6 +62,5 @@ func (a *API) authorisation(p *Payment, card Outcome, o core.Outcome) Item {
 	return it
 }
 
-func (a *API) internal() core.Reply {
-	return Err(http.StatusInternalServerError, CodeInternal, "Internal server error", "internal")
-}
+// internal is the answer to an operation a fault refused before it ran.
+func (a *API) internal() core.Reply { return internalError() }

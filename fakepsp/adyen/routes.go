@@ -2,81 +2,97 @@ package adyen
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
-	"regexp"
-	"time"
 
 	"github.com/idemcheck/idemcheck/fakepsp/core"
 )
 
-// Server is Adyen's Checkout API over one merchant's API: its routes, its
-// API key, and its idempotency keys.
-type Server struct {
-	API *API
-	// APIKey is the key requests must carry in X-API-Key.
-	APIKey string
-	// Keys are the merchant's idempotency keys; API.Ops.Lock guards them.
-	Keys *core.KeyStore
-	// Window is how long a key's answer is kept (Keys.Window unless set).
-	Window time.Duration
+// Versions are the Checkout API versions served, each under its own path
+// prefix as the official libraries call them (/v71/payments): Adyen's
+// documented ones, from v37 to v72. A wildcard version would collide with
+// the control API's /_psp/.
+const firstVersion, lastVersion = 37, 72
+
+// Routes mounts Adyen's Checkout routes (core.Server): POST /vNN/payments
+// and the modifications /vNN/payments/{pspReference}/{captures|refunds|
+// cancels|reversals}. The call log names a route by its v71 pattern.
+func (s *server) Routes(mux *http.ServeMux) {
+	for v := firstVersion; v <= lastVersion; v++ {
+		pay, modify := fmt.Sprintf("POST /v%d/payments", v), fmt.Sprintf("POST /v%d/payments/{psp}/{kind}", v)
+		mux.Handle(pay, s.serve(routePay, func(a *account, r *http.Request, body []byte, key string) Answer {
+			return a.api.Pay(body, key)
+		}))
+		mux.Handle(modify, s.serve(routeModify, func(a *account, r *http.Request, body []byte, key string) Answer {
+			return a.api.Modify(r.PathValue("kind"), r.PathValue("psp"), body, key)
+		}))
+	}
+	mux.Handle("/", s.serve("/", func(*account, *http.Request, []byte, string) Answer {
+		return Answer{Reply: Err(http.StatusNotFound, "000", "Not found", "validation")}
+	}))
 }
 
-var version = regexp.MustCompile(`^v[0-9]+$`)
+// The routes as the call log and the rate limits name them.
+const (
+	routePay    = "POST /v71/payments"
+	routeModify = "POST /v71/payments/{psp}/{kind}"
+)
 
-// Handler serves POST /{version}/payments and the modifications
-// /{version}/payments/{pspReference}/{captures|refunds|cancels|reversals},
-// any Checkout API version (the official libraries put it in the path).
-func (s *Server) Handler() http.Handler {
-	mux := http.NewServeMux()
-	mux.HandleFunc("POST /{version}/payments", s.serve(func(r *http.Request, body []byte, key string) Answer {
-		return s.API.Pay(body, key)
-	}))
-	mux.HandleFunc("POST /{version}/payments/{psp}/{kind}", s.serve(func(r *http.Request, body []byte, key string) Answer {
-		return s.API.Modify(r.PathValue("kind"), r.PathValue("psp"), body, key)
-	}))
-	return mux
+// call is one request's record for the call log.
+type call struct {
+	endpoint, path, key string
+	executed, replayed  bool
 }
 
-// serve authenticates, takes the request through Adyen's key rules and
-// writes its answer.
-func (s *Server) serve(h func(r *http.Request, body []byte, key string) Answer) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		if !version.MatchString(r.PathValue("version")) {
-			write(w, Err(http.StatusNotFound, "000", "Not found", "validation"), "", false)
+// serve takes a request through Adyen's layers: authentication, the rate
+// limit, the Idempotency-Key rules, the operation, and the faults that
+// lose, hold or replace its answer.
+func (s *server) serve(endpoint string, h func(a *account, r *http.Request, body []byte, key string) Answer) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !s.h.Enter() {
+			http.Error(w, "fakepsp closed", http.StatusServiceUnavailable)
 			return
 		}
-		if k, ok := (Dialect{}).Credential(r); !ok || k != s.APIKey {
-			kind := core.RefuseNoCredential
-			if ok {
-				kind = core.RefuseBadCredential
-			}
-			write(w, Dialect{}.Refuse(core.Refusal{Kind: kind, Key: k}), "", false)
+		defer s.h.Leave()
+		if !s.h.Wait(r.Context()) {
+			return
+		}
+		c := call{endpoint: endpoint, path: r.URL.Path, key: r.Header.Get(Keys.Header)}
+		cred, ok := Dialect{}.Credential(r)
+		if !ok {
+			s.write(w, c, Dialect{}.Refuse(core.Refusal{Kind: core.RefuseNoCredential}))
+			return
+		}
+		a := s.account(cred)
+		if a == nil {
+			s.write(w, c, Dialect{}.Refuse(core.Refusal{Kind: core.RefuseBadCredential, Key: cred}))
+			return
+		}
+		if !s.h.Allow(cred, endpoint) || s.ops.Faults.Fire(core.RateLimit, core.Target{Key: c.key}) != nil {
+			s.write(w, c, Dialect{}.Refuse(core.Refusal{Kind: core.RefuseRateLimited}))
 			return
 		}
 		body, err := io.ReadAll(r.Body)
 		if err != nil {
 			return
 		}
-		key := r.Header.Get(Keys.Header)
-		if key == "" {
-			s.answer(w, r, h(r, body, ""), "")
+		if c.key == "" {
+			ans := h(a, r, body, "")
+			c.executed = ans.Began
+			s.answer(w, r, c, ans)
 			return
 		}
 		var ans Answer
-		window := s.Window
-		if window == 0 {
-			window = Keys.Window
-		}
 		scope, fp := Bind(r, body)
-		out := core.Keyed{Rules: Keys, Window: window, Store: s.Keys, Lock: s.API.Ops.Lock, Now: s.API.Ops.Now,
-			Key: key, Scope: scope, Fingerprint: fp}.Do(func() (int, []byte, string, bool) {
-			ans = h(r, body, key)
+		out := core.Keyed{Rules: Keys, Window: s.h.KeyWindow(), Store: a.keys, Lock: s.mu, Now: s.ops.Now,
+			Key: c.key, Scope: scope, Fingerprint: fp}.Do(func() (int, []byte, string, bool) {
+			ans = h(a, r, body, c.key)
 			if ans.After.Refuse {
 				// The client is told of an internal error though the money
 				// moved; Adyen returns "the response to the first attempt"
 				// to a retry, so that is what is kept.
-				ans.Reply, ans.After.Refuse = s.API.internal(), false
+				ans.Reply, ans.After.Refuse = internalError(), false
 			}
 			raw, _ := json.Marshal(ans.Reply.Body)
 			// An answer refused before the operation ran (a validation
@@ -85,29 +101,32 @@ func (s *Server) serve(h func(r *http.Request, body []byte, key string) Answer) 
 		})
 		switch {
 		case out.Refusal != nil:
-			write(w, Dialect{}.Refuse(*out.Refusal), key, false)
+			s.write(w, c, Dialect{}.Refuse(*out.Refusal))
 		case out.Replay != nil:
-			writeRaw(w, out.Replay.Status, out.Replay.Body, key, true)
+			c.replayed = true
+			s.writeRaw(w, c, out.Replay.Status, out.Replay.Body)
 		default:
-			s.answer(w, r, ans, key)
+			c.executed = ans.Began
+			s.answer(w, r, c, ans)
 		}
-	}
+	})
 }
 
 // answer writes ans unless a fault after the effect loses, holds or
 // replaces it.
-func (s *Server) answer(w http.ResponseWriter, r *http.Request, ans Answer, key string) {
+func (s *server) answer(w http.ResponseWriter, r *http.Request, c call, ans Answer) {
 	a := ans.After
 	if a.Hold != nil {
 		select {
 		case <-a.Hold.Released():
 		case <-r.Context().Done():
 			a.Lose = true
-		case <-s.API.Ops.Ctx.Done():
+		case <-s.ops.Ctx.Done():
 			a.Lose = true
 		}
 	}
 	if a.Lose {
+		s.log(c, 0)
 		if hj, ok := w.(http.Hijacker); ok {
 			if conn, _, err := hj.Hijack(); err == nil {
 				_ = conn.Close()
@@ -117,35 +136,43 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request, ans Answer, key 
 		panic(http.ErrAbortHandler)
 	}
 	if a.Refuse {
-		write(w, s.API.internal(), key, false)
-		return
+		ans.Reply = internalError()
 	}
-	write(w, ans.Reply, key, false)
+	s.write(w, c, ans.Reply)
 }
 
-func write(w http.ResponseWriter, r core.Reply, key string, replayed bool) {
+func (s *server) write(w http.ResponseWriter, c call, r core.Reply) {
 	raw, _ := json.Marshal(r.Body)
-	writeRaw(w, r.Status, raw, key, replayed)
+	s.writeRaw(w, c, r.Status, raw)
 }
 
 // writeRaw writes an answer with Adyen's headers: the Idempotency-Key
 // echoed (how Adyen says a request was keyed), and Transient-Error on a
-// 704 (retry later under the same key).
-func writeRaw(w http.ResponseWriter, status int, body []byte, key string, replayed bool) {
+// 704 (retry later under the same key). Adyen marks no replay: a retry's
+// answer is the first one, as it was.
+func (s *server) writeRaw(w http.ResponseWriter, c call, status int, body []byte) {
+	s.log(c, status)
 	h := w.Header()
 	h.Set("Content-Type", "application/json;charset=UTF-8")
-	if key != "" {
-		h.Set(Keys.Header, key)
+	if c.key != "" {
+		h.Set(Keys.Header, c.key)
 	}
 	if status == http.StatusUnprocessableEntity && isInProgress(body) {
 		h.Set(TransientHeader, "true")
 	}
-	_ = replayed // Adyen marks no replay: the answer is the first one, as it was
 	w.WriteHeader(status)
 	_, _ = w.Write(body)
+}
+
+func (s *server) log(c call, status int) {
+	s.h.LogCall(core.Call{Endpoint: c.endpoint, Path: c.path, IdempotencyKey: c.key, Status: status, Replayed: c.replayed, Executed: c.executed})
 }
 
 func isInProgress(body []byte) bool {
 	var e ServiceError
 	return json.Unmarshal(body, &e) == nil && e.ErrorCode == CodeInProgress
+}
+
+func internalError() core.Reply {
+	return Err(http.StatusInternalServerError, CodeInternal, "Internal server error", "internal")
 }

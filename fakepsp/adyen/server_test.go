@@ -1,4 +1,4 @@
-package adyen
+package adyen_test
 
 import (
 	"context"
@@ -7,36 +7,29 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/idemcheck/idemcheck/fakepsp"
+	"github.com/idemcheck/idemcheck/fakepsp/adyen"
 	"github.com/idemcheck/idemcheck/fakepsp/core"
 )
 
-// rig is an Adyen server with its ground truth, and the notifications it
-// raised, in order.
+// rig is a fakepsp speaking Adyen, with the notifications it raised in
+// order, as its own event log has them.
 type rig struct {
-	srv    *httptest.Server
-	truth  *core.GroundTruth
+	p      *fakepsp.PSP
 	faults *core.Faults
-	mu     sync.Mutex
-	events []Item
 }
-
-const testKey = "AQEtestkey"
 
 func newRig(t *testing.T) *rig {
 	t.Helper()
-	g := &rig{truth: core.NewGroundTruth(nil, nil), faults: core.NewFaults(func(bool) {})}
-	lock := &sync.Mutex{}
-	api := &API{Ops: core.Ops{Ctx: context.Background(), Lock: lock, Now: time.Now, Faults: g.faults, Truth: g.truth},
-		Book: core.NewBook[*Payment](), Merchant: "IdemcheckECOM",
-		Emit: func(e core.Event) { g.mu.Lock(); g.events = append(g.events, e.(*Event).Item); g.mu.Unlock() }}
-	s := &Server{API: api, APIKey: testKey, Keys: core.NewKeyStore()}
-	g.srv = httptest.NewServer(s.Handler())
-	t.Cleanup(g.srv.Close)
-	return g
+	p, err := fakepsp.Start(fakepsp.Config{Dialect: "adyen", RateLimits: fakepsp.RateLimits{Disabled: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = p.Close() })
+	return &rig{p: p, faults: p.Faults()}
 }
 
 type reply struct {
@@ -47,8 +40,8 @@ type reply struct {
 
 func (g *rig) post(t *testing.T, path, key, body string) reply {
 	t.Helper()
-	req, _ := http.NewRequest(http.MethodPost, g.srv.URL+path, strings.NewReader(body))
-	req.Header.Set("X-API-Key", testKey)
+	req, _ := http.NewRequest(http.MethodPost, g.p.URL()+path, strings.NewReader(body))
+	req.Header.Set("X-API-Key", g.p.SecretKey())
 	req.Header.Set("Content-Type", "application/json")
 	if key != "" {
 		req.Header.Set("Idempotency-Key", key)
@@ -66,12 +59,17 @@ func (g *rig) post(t *testing.T, path, key, body string) reply {
 	return reply{resp.StatusCode, resp.Header, m}
 }
 
-func (g *rig) codes() []string {
-	g.mu.Lock()
-	defer g.mu.Unlock()
+// codes are the notifications raised about payment psp, in order, as
+// eventCode/success.
+func (g *rig) codes(t *testing.T, psp any) []string {
+	t.Helper()
 	var out []string
-	for _, it := range g.events {
-		out = append(out, it.EventCode+"/"+it.Success)
+	for _, ev := range g.p.WebhookEvents(psp.(string)) {
+		var n adyen.Notification
+		if err := json.Unmarshal(ev.Raw, &n); err != nil || len(n.Items) != 1 {
+			t.Fatalf("event %s is not a batch of one: %s", ev.ID, ev.Raw)
+		}
+		out = append(out, n.Items[0].Item.EventCode+"/"+n.Items[0].Item.Success)
 	}
 	return out
 }
@@ -94,7 +92,7 @@ func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
 func TestPaymentOnceUnderAKey(t *testing.T) {
 	g := newRig(t)
 	first := g.post(t, "/v71/payments", "k-1", payBody(1130, "order-1", "J Smith", false))
-	if first.status != 200 || first.body["resultCode"] != ResultAuthorised || first.header.Get("Idempotency-Key") != "k-1" {
+	if first.status != 200 || first.body["resultCode"] != adyen.ResultAuthorised || first.header.Get("Idempotency-Key") != "k-1" {
 		t.Fatalf("first: %d %v %v", first.status, first.body, first.header)
 	}
 	again := g.post(t, "/v71/payments", "k-1", payBody(1130, "order-1", "J Smith", false))
@@ -104,10 +102,10 @@ func TestPaymentOnceUnderAKey(t *testing.T) {
 			t.Fatalf("retry under the key: %d %v, want the first answer %v", r.status, r.body, first.body)
 		}
 	}
-	if n := len(g.truth.Ops("charge")); n != 1 {
+	if n := len(g.p.Charges()); n != 1 {
 		t.Fatalf("%d charges in the ground truth, want 1", n)
 	}
-	if got := strings.Join(g.codes(), " "); got != "AUTHORISATION/true" {
+	if got := strings.Join(g.codes(t, first.body["pspReference"]), " "); got != "AUTHORISATION/true" {
 		t.Fatalf("notifications %q", got)
 	}
 }
@@ -117,13 +115,13 @@ func TestPaymentOnceUnderAKey(t *testing.T) {
 func TestRefusedCardMovesNothing(t *testing.T) {
 	g := newRig(t)
 	r := g.post(t, "/v71/payments", "k-2", payBody(500, "order-3", "NOT_ENOUGH_BALANCE", false))
-	if r.status != 200 || r.body["resultCode"] != ResultRefused || r.body["refusalReason"] != "Not enough balance" || r.body["refusalReasonCode"] != "12" {
+	if r.status != 200 || r.body["resultCode"] != adyen.ResultRefused || r.body["refusalReason"] != "Not enough balance" || r.body["refusalReasonCode"] != "12" {
 		t.Fatalf("refusal: %d %v", r.status, r.body)
 	}
-	if n := len(g.truth.Ops("charge")); n != 0 {
+	if n := len(g.p.Charges()); n != 0 {
 		t.Fatalf("%d charges, want 0", n)
 	}
-	if got := strings.Join(g.codes(), " "); got != "AUTHORISATION/false" {
+	if got := strings.Join(g.codes(t, r.body["pspReference"]), " "); got != "AUTHORISATION/false" {
 		t.Fatalf("notifications %q", got)
 	}
 }
@@ -136,37 +134,37 @@ func TestManualCaptureAndRefunds(t *testing.T) {
 	g := newRig(t)
 	pay := g.post(t, "/v71/payments", "k-3", payBody(2000, "order-4", "J Smith", true))
 	psp, _ := pay.body["pspReference"].(string)
-	if pay.body["resultCode"] != ResultAuthorised || len(g.truth.Ops("charge")) != 0 {
-		t.Fatalf("authorise: %v, %d charges", pay.body, len(g.truth.Ops("charge")))
+	if pay.body["resultCode"] != adyen.ResultAuthorised || len(g.p.Charges()) != 0 {
+		t.Fatalf("authorise: %v, %d charges", pay.body, len(g.p.Charges()))
 	}
 	mod := func(kind, key, body string) reply {
 		return g.post(t, "/v71/payments/"+psp+"/"+kind, key, body)
 	}
-	c := mod(ModCapture, "k-4", `{"merchantAccount":"IdemcheckECOM","amount":{"value":1500,"currency":"EUR"},"reference":"cap-1"}`)
-	if c.status != 201 || c.body["status"] != StatusReceived || c.body["paymentPspReference"] != psp {
+	c := mod(adyen.ModCapture, "k-4", `{"merchantAccount":"IdemcheckECOM","amount":{"value":1500,"currency":"EUR"},"reference":"cap-1"}`)
+	if c.status != 201 || c.body["status"] != adyen.StatusReceived || c.body["paymentPspReference"] != psp {
 		t.Fatalf("capture: %d %v", c.status, c.body)
 	}
-	charges := g.truth.Ops("charge")
+	charges := g.p.Charges()
 	if len(charges) != 1 || *charges[0].Input.Amount != 1500 || charges[0].Input.PSPKey != "k-4" {
 		t.Fatalf("charges after the capture: %+v", charges)
 	}
-	again := mod(ModCapture, "k-5", `{"merchantAccount":"IdemcheckECOM","amount":{"value":500,"currency":"EUR"}}`)
-	big := mod(ModRefund, "k-6", `{"merchantAccount":"IdemcheckECOM","amount":{"value":1600,"currency":"EUR"}}`)
-	ok := mod(ModRefund, "k-7", `{"merchantAccount":"IdemcheckECOM","amount":{"value":1000,"currency":"EUR"}}`)
+	again := mod(adyen.ModCapture, "k-5", `{"merchantAccount":"IdemcheckECOM","amount":{"value":500,"currency":"EUR"}}`)
+	big := mod(adyen.ModRefund, "k-6", `{"merchantAccount":"IdemcheckECOM","amount":{"value":1600,"currency":"EUR"}}`)
+	ok := mod(adyen.ModRefund, "k-7", `{"merchantAccount":"IdemcheckECOM","amount":{"value":1000,"currency":"EUR"}}`)
 	for _, r := range []reply{again, big, ok} {
-		if r.status != 201 || r.body["status"] != StatusReceived {
+		if r.status != 201 || r.body["status"] != adyen.StatusReceived {
 			t.Fatalf("modification: %d %v", r.status, r.body)
 		}
 	}
-	if n, refunds := len(g.truth.Ops("charge")), g.truth.Ops("refund"); n != 1 || len(refunds) != 1 || *refunds[0].Input.Amount != 1000 {
+	if n, refunds := len(g.p.Charges()), g.p.Refunds(); n != 1 || len(refunds) != 1 || *refunds[0].Input.Amount != 1000 {
 		t.Fatalf("%d charges and refunds %+v, want 1 charge and one refund of 1000", n, refunds)
 	}
 	want := "AUTHORISATION/true CAPTURE/true CAPTURE/false REFUND/false REFUND/true"
-	if got := strings.Join(g.codes(), " "); got != want {
+	if got := strings.Join(g.codes(t, psp), " "); got != want {
 		t.Fatalf("notifications %q, want %q", got, want)
 	}
-	rev := mod(ModReversal, "k-8", `{"merchantAccount":"IdemcheckECOM"}`)
-	if refunds := g.truth.Ops("refund"); rev.status != 201 || len(refunds) != 2 || *refunds[1].Input.Amount != 500 {
+	rev := mod(adyen.ModReversal, "k-8", `{"merchantAccount":"IdemcheckECOM"}`)
+	if refunds := g.p.Refunds(); rev.status != 201 || len(refunds) != 2 || *refunds[1].Input.Amount != 500 {
 		t.Fatalf("reversal of a captured payment: %d, refunds %+v, want the 500 left", rev.status, refunds)
 	}
 }
@@ -191,7 +189,7 @@ func TestKeyInUseAndRefusals(t *testing.T) {
 		t.Fatalf("in use: %d %v %v", busy.status, busy.body, busy.header)
 	}
 	f.Release()
-	if r := <-done; r.status != 200 || r.body["resultCode"] != ResultAuthorised {
+	if r := <-done; r.status != 200 || r.body["resultCode"] != adyen.ResultAuthorised {
 		t.Fatalf("the first request: %d %v", r.status, r.body)
 	}
 	long := g.post(t, "/v71/payments", strings.Repeat("k", 65), payBody(100, "order-6", "J Smith", false))
@@ -202,10 +200,10 @@ func TestKeyInUseAndRefusals(t *testing.T) {
 		t.Fatalf("a 64-character key: %d %v", ok.status, ok.body)
 	}
 	missing := g.post(t, "/v71/payments", "k-9", `{"reference":"order-8","merchantAccount":"IdemcheckECOM","paymentMethod":{"type":"scheme"}}`)
-	if missing.status != 422 || missing.body["errorCode"] != CodeInvalid || missing.body["message"] != "Required field 'amount' is not provided." {
+	if missing.status != 422 || missing.body["errorCode"] != adyen.CodeInvalid || missing.body["message"] != "Required field 'amount' is not provided." {
 		t.Fatalf("no amount: %d %v", missing.status, missing.body)
 	}
-	req, _ := http.NewRequest(http.MethodPost, g.srv.URL+"/v71/payments", strings.NewReader(payBody(100, "order-9", "J Smith", false)))
+	req, _ := http.NewRequest(http.MethodPost, g.p.URL()+"/v71/payments", strings.NewReader(payBody(100, "order-9", "J Smith", false)))
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -215,7 +213,62 @@ func TestKeyInUseAndRefusals(t *testing.T) {
 	if resp.StatusCode != 401 || !strings.Contains(string(raw), `"errorCode":"000"`) || !strings.Contains(string(raw), `"errorType":"security"`) {
 		t.Fatalf("no API key: %d %s", resp.StatusCode, raw)
 	}
-	if n := len(g.truth.Ops("charge")); n != 2 {
+	if n := len(g.p.Charges()); n != 2 {
 		t.Fatalf("%d charges, want 2 (the slow one and the 64-character key's)", n)
+	}
+}
+
+// TestNotificationsThroughThePSP: a webhook endpoint registered with a PSP
+// speaking Adyen receives the payment's AUTHORISATION as a batch of one,
+// signed with the PSP's HMAC key so that the item validates, on Adyen's
+// retry table by default.
+func TestNotificationsThroughThePSP(t *testing.T) {
+	g := newRig(t)
+	got := make(chan adyen.Notification, 4)
+	recv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		raw, _ := io.ReadAll(r.Body)
+		var n adyen.Notification
+		if err := json.Unmarshal(raw, &n); err != nil {
+			t.Errorf("a delivery that is not JSON: %s", raw)
+		}
+		got <- n
+		w.WriteHeader(http.StatusAccepted)
+	}))
+	defer recv.Close()
+	if _, err := g.p.RegisterWebhook(recv.URL); err != nil {
+		t.Fatal(err)
+	}
+	pay := g.post(t, "/v70/payments", "k-w", payBody(321, "order-w", "J Smith", false))
+	var n adyen.Notification
+	select {
+	case n = <-got:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no notification within 10 s")
+	}
+	if len(n.Items) != 1 || n.Live != "false" {
+		t.Fatalf("notification %+v, want one item, live \"false\"", n)
+	}
+	it := n.Items[0].Item
+	if it.EventCode != adyen.EventAuthorisation || it.PSPReference != pay.body["pspReference"] || it.Success != "true" || it.Amount.Value != 321 || it.MerchantReference != "order-w" {
+		t.Fatalf("item %+v", it)
+	}
+	if !adyen.ValidSignature(it, g.p.WebhookSecret()) {
+		t.Fatalf("the item does not validate with the PSP's HMAC key: %+v", it.AdditionalData)
+	}
+	// The delivery is logged once its attempt returns, after the receiver saw it.
+	deadline := time.After(10 * time.Second)
+	for {
+		added := g.p.DeliveryAdded()
+		if len(g.p.Deliveries()) > 0 {
+			break
+		}
+		select {
+		case <-added:
+		case <-deadline:
+			t.Fatal("the delivery was never logged")
+		}
+	}
+	if d := g.p.Deliveries(); len(d) != 1 || d[0].Status != http.StatusAccepted || d[0].EventID != it.DedupKey() {
+		t.Fatalf("deliveries %+v", d)
 	}
 }
