@@ -7,6 +7,8 @@ import (
 	"io"
 	"strings"
 	"time"
+
+	"github.com/idemcheck/idemcheck/fakepsp/core"
 )
 
 // RunStandalone is `idemcheck psp`: it parses args, starts a PSP, prints its
@@ -18,10 +20,11 @@ func RunStandalone(ctx context.Context, args []string, stdout, stderr io.Writer)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: idemcheck psp [--listen 127.0.0.1:PORT] [--allow-remote] [flags]")
-		fmt.Fprintln(stderr, "Runs the fake Stripe-compatible PSP until SIGINT/SIGTERM. Prints url=, secret_key=, webhook_secret=.")
+		fmt.Fprintln(stderr, "Runs the fake PSP (Stripe's wire, or --dialect's) until SIGINT/SIGTERM. Prints url=, secret_key=, webhook_secret=.")
 		fs.PrintDefaults()
 	}
 	var cfg Config
+	fs.StringVar(&cfg.Dialect, "dialect", DefaultDialect, "the PSP whose wire it speaks: "+strings.Join(Dialects(), ", "))
 	fs.StringVar(&cfg.Addr, "listen", "127.0.0.1:0", "address to listen on (loopback unless --allow-remote)")
 	fs.BoolVar(&cfg.AllowRemote, "allow-remote", false, "allow a non-loopback --listen address such as 0.0.0.0:12111 (containers); prints a warning")
 	fs.DurationVar(&cfg.KeyWindow, "key-window", 24*time.Hour, "how long an idempotency key's result is kept")
@@ -48,7 +51,21 @@ func RunStandalone(ctx context.Context, args []string, stdout, stderr io.Writer)
 		fmt.Fprintf(stderr, "idemcheck psp: unexpected argument %q\n", fs.Arg(0))
 		return 2
 	}
-	if msg := checkStandalone(cfg); msg != "" {
+	d, err := core.Lookup(cfg.Dialect)
+	if err != nil {
+		fmt.Fprintf(stderr, "idemcheck psp: --dialect: %v\n", err)
+		return 2
+	}
+	retries := false
+	fs.Visit(func(f *flag.Flag) {
+		retries = retries || f.Name == "webhook-base" || f.Name == "webhook-factor" || f.Name == "webhook-horizon"
+	})
+	if _, own := d.Webhooks().(interface{ Schedule() core.Schedule }); own && !retries {
+		// The dialect documents its own retry table (Adyen's): the Stripe
+		// defaults of the flags give way to it, the timeout stays.
+		cfg.WebhookSchedule = WebhookSchedule{Timeout: cfg.WebhookSchedule.Timeout}
+	}
+	if msg := checkStandalone(cfg, d); msg != "" {
 		fmt.Fprintln(stderr, "idemcheck psp: "+msg)
 		return 2
 	}
@@ -73,7 +90,11 @@ func RunStandalone(ctx context.Context, args []string, stdout, stderr io.Writer)
 	}
 	fmt.Fprintf(stderr, "idemcheck psp: %s (seed %d)\n", cfg.WebhookFreedoms.Words("--webhook-duplicates=false", "--webhook-out-of-order=false"), cfg.SearchSeed)
 	fmt.Fprintf(stdout, "url=%s\nsecret_key=%s\nwebhook_secret=%s\n", p.URL(), p.SecretKey(), p.WebhookSecret())
-	fmt.Fprintf(stderr, "idemcheck psp: serving Stripe v1 at %s/v1/ and control at %s/_psp/; stop with SIGINT or SIGTERM\n", p.URL(), p.URL())
+	if cfg.Dialect == "stripe" {
+		fmt.Fprintf(stderr, "idemcheck psp: serving Stripe v1 at %s/v1/ and control at %s/_psp/; stop with SIGINT or SIGTERM\n", p.URL(), p.URL())
+	} else {
+		fmt.Fprintf(stderr, "idemcheck psp: serving %s's API at %s/ and control at %s/_psp/; stop with SIGINT or SIGTERM\n", cfg.Dialect, p.URL(), p.URL())
+	}
 	<-ctx.Done()
 	if err := p.Close(); err != nil {
 		fmt.Fprintf(stderr, "idemcheck psp: close: %v\n", err)
@@ -82,20 +103,24 @@ func RunStandalone(ctx context.Context, args []string, stdout, stderr io.Writer)
 	return 0
 }
 
-func checkStandalone(cfg Config) string {
+func checkStandalone(cfg Config, d core.Dialect) string {
+	if kc, ok := d.(interface {
+		CheckKeys(secretKey, webhookSecret string) error
+	}); ok {
+		if err := kc.CheckKeys(cfg.SecretKey, cfg.WebhookSecret); err != nil {
+			return err.Error()
+		}
+	}
+	own := cfg.WebhookSchedule.Base == 0
 	switch {
 	case cfg.KeyWindow <= 0:
 		return "--key-window must be positive"
-	case cfg.WebhookSchedule.Base <= 0 || cfg.WebhookSchedule.Horizon <= 0 || cfg.WebhookSchedule.Timeout <= 0:
+	case cfg.WebhookSchedule.Timeout <= 0 || !own && (cfg.WebhookSchedule.Base <= 0 || cfg.WebhookSchedule.Horizon <= 0):
 		return "--webhook-base, --webhook-horizon and --webhook-timeout must be positive"
-	case cfg.WebhookSchedule.Factor < 1:
+	case !own && cfg.WebhookSchedule.Factor < 1:
 		return "--webhook-factor must be at least 1"
 	case !cfg.RateLimits.Disabled && (cfg.RateLimits.PerAccount <= 0 || cfg.RateLimits.PerEndpoint <= 0):
 		return "--rate-account and --rate-endpoint must be positive (or use --no-rate-limit)"
-	case cfg.SecretKey != "" && !strings.HasPrefix(cfg.SecretKey, "sk_test_"):
-		return "--secret-key must start with sk_test_"
-	case cfg.WebhookSecret != "" && !strings.HasPrefix(cfg.WebhookSecret, "whsec_"):
-		return "--webhook-secret must start with whsec_"
 	case cfg.SearchLag < 0:
 		return "--search-lag must not be negative"
 	}

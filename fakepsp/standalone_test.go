@@ -68,6 +68,9 @@ func TestRunStandaloneBadInput(t *testing.T) {
 		{"--bogus"},
 		{"extra-arg"},
 		{"--webhook-duplicates=maybe"},
+		{"--dialect", "paypal"},
+		{"--dialect", "adyen", "--webhook-secret", "whsec_abc"},
+		{"--dialect", "adyen", "--webhook-secret", "ABCD"},
 	} {
 		var errOut bytes.Buffer
 		if c := RunStandalone(context.Background(), args, io.Discard, &errOut); c != 2 || errOut.Len() == 0 {

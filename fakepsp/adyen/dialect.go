@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/hex"
+	"errors"
 	"net/http"
 	"strings"
 	"time"
@@ -61,4 +62,16 @@ func token(n int) string {
 	b := make([]byte, (n+1)/2)
 	_, _ = rand.Read(b)
 	return hex.EncodeToString(b)[:n]
+}
+
+// CheckKeys refuses an HMAC key that is not 32 bytes of hex, the form of
+// Adyen's (a configured API key may be any text).
+func (Dialect) CheckKeys(_, webhookSecret string) error {
+	if webhookSecret == "" {
+		return nil
+	}
+	if b, err := hex.DecodeString(webhookSecret); err != nil || len(b) != 32 {
+		return errors.New("--webhook-secret must be an Adyen HMAC key: 64 hex digits")
+	}
+	return nil
 }

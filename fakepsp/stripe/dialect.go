@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/hex"
+	"errors"
 	"net/http"
 	"strings"
 	"time"
@@ -75,4 +76,16 @@ func randToken(n int) string {
 	b := make([]byte, (n+1)/2)
 	_, _ = rand.Read(b)
 	return hex.EncodeToString(b)[:n]
+}
+
+// CheckKeys refuses keys not in Stripe's formats (a configured secret key
+// or webhook signing secret; "" is made fresh).
+func (Dialect) CheckKeys(secretKey, webhookSecret string) error {
+	switch {
+	case secretKey != "" && !strings.HasPrefix(secretKey, "sk_test_"):
+		return errors.New("--secret-key must start with sk_test_")
+	case webhookSecret != "" && !strings.HasPrefix(webhookSecret, "whsec_"):
+		return errors.New("--webhook-secret must start with whsec_")
+	}
+	return nil
 }
