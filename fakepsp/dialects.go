@@ -12,3 +12,6 @@ const DefaultDialect = "stripe"
 
 // Dialects lists the registered dialects' names, sorted.
 func Dialects() []string { return core.Dialects() }
+
+// Lookup is the registered dialect called name.
+func Lookup(name string) (core.Dialect, error) { return core.Lookup(name) }

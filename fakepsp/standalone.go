@@ -104,11 +104,12 @@ func RunStandalone(ctx context.Context, args []string, stdout, stderr io.Writer)
 }
 
 func checkStandalone(cfg Config, d core.Dialect) string {
-	if kc, ok := d.(interface {
-		CheckKeys(secretKey, webhookSecret string) error
-	}); ok {
-		if err := kc.CheckKeys(cfg.SecretKey, cfg.WebhookSecret); err != nil {
-			return err.Error()
+	if f, ok := d.(core.Formats); ok {
+		if msg := f.CheckSecretKey(cfg.SecretKey); cfg.SecretKey != "" && msg != "" {
+			return "--secret-key " + msg
+		}
+		if msg := f.CheckWebhookSecret(cfg.WebhookSecret); cfg.WebhookSecret != "" && msg != "" {
+			return "--webhook-secret " + msg
 		}
 	}
 	own := cfg.WebhookSchedule.Base == 0

@@ -73,7 +73,12 @@ func TestRunStandaloneBadInput(t *testing.T) {
 		{"--dialect", "adyen", "--webhook-secret", "ABCD"},
 	} {
 		var errOut bytes.Buffer
-		if c := RunStandalone(context.Background(), args, io.Discard, &errOut); c != 2 || errOut.Len() == 0 {
+		// Bounded: input that is wrongly accepted starts a PSP, which
+		// serves until its context ends; the case then fails, not hangs.
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		c := RunStandalone(ctx, args, io.Discard, &errOut)
+		cancel()
+		if c != 2 || errOut.Len() == 0 {
 			t.Errorf("%v: exit %d, stderr %q; want 2 with a message", args, c, errOut.String())
 		}
 	}

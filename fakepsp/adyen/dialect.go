@@ -4,8 +4,9 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/hex"
-	"errors"
+	"fmt"
 	"net/http"
+	"regexp"
 	"strings"
 	"time"
 
@@ -64,14 +65,26 @@ func token(n int) string {
 	return hex.EncodeToString(b)[:n]
 }
 
-// CheckKeys refuses an HMAC key that is not 32 bytes of hex, the form of
-// Adyen's (a configured API key may be any text).
-func (Dialect) CheckKeys(_, webhookSecret string) error {
-	if webhookSecret == "" {
-		return nil
+// CheckSecretKey: Adyen's API keys are opaque; any non-empty text.
+func (Dialect) CheckSecretKey(string) string { return "" }
+
+// CheckWebhookSecret: an Adyen HMAC key is 32 bytes in hex.
+func (Dialect) CheckWebhookSecret(s string) string {
+	if b, err := hex.DecodeString(s); err != nil || len(b) != 32 {
+		return "must be an Adyen HMAC key: 64 hex digits"
 	}
-	if b, err := hex.DecodeString(webhookSecret); err != nil || len(b) != 32 {
-		return errors.New("--webhook-secret must be an Adyen HMAC key: 64 hex digits")
-	}
-	return nil
+	return ""
 }
+
+var eventCode = regexp.MustCompile(`^(\*|[A-Z][A-Z_]*)$`)
+
+// CheckEventType: an Adyen event code (AUTHORISATION, CAPTURE ...) or *.
+func (Dialect) CheckEventType(e string) string {
+	if !eventCode.MatchString(e) {
+		return fmt.Sprintf("%q is not an Adyen event code (AUTHORISATION, CAPTURE, REFUND, *)", e)
+	}
+	return ""
+}
+
+// SignsTime: Adyen's HMAC covers no time; a replayed payload is a valid one.
+func (Dialect) SignsTime() bool { return false }

@@ -5,8 +5,9 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/hex"
-	"errors"
+	"fmt"
 	"net/http"
+	"regexp"
 	"strings"
 	"time"
 
@@ -78,14 +79,31 @@ func randToken(n int) string {
 	return hex.EncodeToString(b)[:n]
 }
 
-// CheckKeys refuses keys not in Stripe's formats (a configured secret key
-// or webhook signing secret; "" is made fresh).
-func (Dialect) CheckKeys(secretKey, webhookSecret string) error {
-	switch {
-	case secretKey != "" && !strings.HasPrefix(secretKey, "sk_test_"):
-		return errors.New("--secret-key must start with sk_test_")
-	case webhookSecret != "" && !strings.HasPrefix(webhookSecret, "whsec_"):
-		return errors.New("--webhook-secret must start with whsec_")
+var eventType = regexp.MustCompile(`^(\*|[a-z_]+\.(\*|[a-z_.]+))$`)
+
+// CheckSecretKey: Stripe's test-mode secret keys start with sk_test_.
+func (Dialect) CheckSecretKey(k string) string {
+	if !strings.HasPrefix(k, "sk_test_") {
+		return "must start with sk_test_ (a Stripe test-mode secret key)"
 	}
-	return nil
+	return ""
 }
+
+// CheckWebhookSecret: Stripe's endpoint secrets start with whsec_.
+func (Dialect) CheckWebhookSecret(s string) string {
+	if !strings.HasPrefix(s, "whsec_") {
+		return "must start with whsec_ (a Stripe webhook signing secret)"
+	}
+	return ""
+}
+
+// CheckEventType: a Stripe event type, a family with .*, or *.
+func (Dialect) CheckEventType(e string) string {
+	if !eventType.MatchString(e) {
+		return fmt.Sprintf("%q is not a Stripe event type (payment_intent.succeeded, charge.*, *)", e)
+	}
+	return ""
+}
+
+// SignsTime: Stripe-Signature carries t=, the time it was signed.
+func (Dialect) SignsTime() bool { return true }
