@@ -74,13 +74,13 @@ func startTarget(ctx context.Context, cfg *config.Config, o Options, tmp, logDir
 	case cfg.Effects.FakePSP && o.PSP != nil:
 		e.PSP, e.Local, e.Front, e.Effects = o.PSP, o.PSP, o.Front, pspEffects{o.PSP}
 	case cfg.Effects.FakePSP:
-		pc := fakepsp.Config{RateLimits: fakepsp.RateLimits{Disabled: true}, SecretKey: cfg.Effects.FakePSPKey,
+		pc := fakepsp.Config{Dialect: cfg.Effects.PSPName(), RateLimits: fakepsp.RateLimits{Disabled: true}, SecretKey: cfg.Effects.FakePSPKey,
 			SearchLag: cfg.SearchLagD(), SearchSeed: o.Seed}
 		if w := cfg.Webhook; w != nil {
-			// Stripe's schedule, scaled to a run: the first retry a third
-			// of a second after a failed delivery, doubling.
+			// The PSP's own retry schedule, scaled to a run (Stripe's first
+			// retry a third of a second after a failed delivery, doubling).
 			pc.WebhookSecret = w.Secret
-			pc.WebhookSchedule = fakepsp.WebhookSchedule{Base: 300 * time.Millisecond, Factor: 2, Horizon: 2 * time.Minute, Timeout: w.TimeoutD()}
+			pc.WebhookSchedule = fakepsp.RunSchedule(pc.Dialect, w.TimeoutD())
 			pc.WebhookFreedoms = cfg.WebhookFreedoms(o.Seed)
 		}
 		psp, err := fakepsp.Start(pc)
@@ -102,7 +102,7 @@ func startTarget(ctx context.Context, cfg *config.Config, o Options, tmp, logDir
 		tg.undo = append(tg.undo, func() { _ = front.Close() })
 		e.PSP, e.Local, e.Front, e.Effects = psp, psp, front, pspEffects{psp}
 		env["PSP_URL"], env["PSP_KEY"] = front.URL(), psp.SecretKey()
-		fmt.Fprintf(o.Stderr, "idemcheck run: fakepsp at %s, secret key %s (give both to the service; a started command gets $PSP_URL and $PSP_KEY)\n", front.URL(), psp.SecretKey())
+		fmt.Fprintf(o.Stderr, "idemcheck run: fakepsp (%s) at %s, secret key %s (give both to the service; a started command gets $PSP_URL and $PSP_KEY)\n", pc.Dialect, front.URL(), psp.SecretKey())
 		fmt.Fprintf(o.Stderr, "idemcheck run: %s\n", SearchLagWords(cfg.SearchLagD()))
 		if w := cfg.Webhook; w != nil {
 			env[w.SecretEnv] = psp.WebhookSecret()

@@ -2,7 +2,12 @@
 // payment endpoint for `idemcheck run`. Every error names file, line and field.
 package config
 
-import "time"
+import (
+	"time"
+
+	"github.com/idemcheck/idemcheck/fakepsp"
+	"github.com/idemcheck/idemcheck/fakepsp/core"
+)
 
 // Config is one target description. Durations are parsed by Validate into the
 // unexported fields so errors can point at the YAML line.
@@ -169,6 +174,9 @@ type Effects struct {
 	// service in another container); its API has no auth, so it is opt-in.
 	FakePSPAllowRemote bool   `yaml:"fakepsp_allow_remote"`
 	FakePSPKey         string `yaml:"fakepsp_secret_key"`
+	// PSP is the PSP whose wire the fakepsp idemcheck starts speaks, and so
+	// the one the service is written against: stripe (default) or adyen.
+	PSP string `yaml:"psp"`
 	// FakePSPURL is a fakepsp idemcheck did not start (`idemcheck psp` in a
 	// container or pod beside the service): its ground truth and faults are
 	// read and armed over its control API.
@@ -248,6 +256,25 @@ type Link struct {
 // HasPSP says whether the run charges through a fakepsp: one it starts, or
 // one it reaches at fakepsp_url.
 func (e Effects) HasPSP() bool { return e.FakePSP || e.FakePSPURL != "" }
+
+// Formats are the rules of the configured PSP's values (nil for a PSP
+// that has none, or before Validate named a known one).
+func (e Effects) Formats() core.Formats {
+	d, err := fakepsp.Lookup(e.PSPName())
+	if err != nil {
+		return nil
+	}
+	f, _ := d.(core.Formats)
+	return f
+}
+
+// PSPName is effects.psp, defaulted.
+func (e Effects) PSPName() string {
+	if e.PSP == "" {
+		return fakepsp.DefaultDialect
+	}
+	return e.PSP
+}
 
 // Durations, parsed by Validate.
 func (c *Config) RetryHorizonD() time.Duration { return c.retryHorizon }

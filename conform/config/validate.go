@@ -298,8 +298,16 @@ func (v *validator) effects() {
 			v.bad("effects.fakepsp_listen", "%v (set effects.fakepsp_allow_remote: true to serve beyond loopback, e.g. 0.0.0.0:12111 for a service in another container)", err)
 		}
 	}
-	if e.FakePSPKey != "" && !strings.HasPrefix(e.FakePSPKey, "sk_test_") {
-		v.bad("effects.fakepsp_secret_key", "must start with sk_test_")
+	if e.PSP != "" && !slices.Contains(fakepsp.Dialects(), e.PSP) {
+		v.bad("effects.psp", "unknown PSP %q (supported: %s)", e.PSP, strings.Join(fakepsp.Dialects(), ", "))
+	}
+	if e.PSP != "" && !e.FakePSP {
+		v.bad("effects.psp", "needs fakepsp: true (for a fakepsp idemcheck does not start, give `idemcheck psp` its --dialect)")
+	}
+	if f := e.Formats(); f != nil && e.FakePSPKey != "" {
+		if msg := f.CheckSecretKey(e.FakePSPKey); msg != "" {
+			v.bad("effects.fakepsp_secret_key", "%s", msg)
+		}
 	}
 	if (e.FakePSPListen != "" || e.FakePSPKey != "" || e.FakePSPAllowRemote) && !e.FakePSP {
 		v.bad("effects.fakepsp", "fakepsp_listen, fakepsp_allow_remote and fakepsp_secret_key need fakepsp: true")

@@ -67,8 +67,6 @@ func (w *Webhook) DedupWindowD() time.Duration { return w.dedupWindow }
 // TimeoutD bounds one delivery.
 func (w *Webhook) TimeoutD() time.Duration { return w.timeout }
 
-var eventTypeRE = regexp.MustCompile(`^(\*|[a-z_]+\.(\*|[a-z_.]+))$`)
-
 func (v *validator) webhook() {
 	w := v.c.Webhook
 	if w == nil {
@@ -87,9 +85,12 @@ func (v *validator) webhook() {
 	if len(w.Events) == 0 {
 		w.Events = []string{"*"}
 	}
+	formats := v.c.Effects.Formats()
 	for i, e := range w.Events {
-		if !eventTypeRE.MatchString(e) {
-			v.bad(fmt.Sprintf("webhook.events[%d]", i), "%q is not a Stripe event type (payment_intent.succeeded, charge.*, *)", e)
+		if formats != nil {
+			if msg := formats.CheckEventType(e); msg != "" {
+				v.bad(fmt.Sprintf("webhook.events[%d]", i), "%s", msg)
+			}
 		}
 	}
 	if w.SecretEnv == "" {
@@ -97,8 +98,10 @@ func (v *validator) webhook() {
 	} else if !regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`).MatchString(w.SecretEnv) {
 		v.bad("webhook.secret_env", "%q is not an environment variable name", w.SecretEnv)
 	}
-	if w.Secret != "" && !strings.HasPrefix(w.Secret, "whsec_") {
-		v.bad("webhook.secret", "must start with whsec_ (a Stripe webhook signing secret)")
+	if formats != nil && w.Secret != "" {
+		if msg := formats.CheckWebhookSecret(w.Secret); msg != "" {
+			v.bad("webhook.secret", "%s", msg)
+		}
 	}
 	if !v.c.Effects.FakePSP {
 		v.bad("webhook", "needs effects.fakepsp: true (fakepsp raises and delivers the events; idemcheck holds and redelivers them in the fakepsp it starts, not in one at fakepsp_url)")
