@@ -2,7 +2,7 @@ package stripe
 
 import "github.com/idemcheck/idemcheck/fakepsp/core"
 
-// The charge point: the core's effect point (core/effectpoint.go, run by
+// The charge point: the core's effect point (fakepsp/core/effectpoint.go, run by
 // core.Ops for every payment operation) in this call's terms.
 
 // after is what the faults after an effect (core.Outcome.After) make of

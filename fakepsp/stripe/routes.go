@@ -154,7 +154,7 @@ func (p *API) api(endpoint string, h func(*call) response) http.Handler {
 }
 
 // idempotent runs a POST that carries an Idempotency-Key through the core's
-// key rules (core/keyed.go), with Stripe's scope: the concrete path, so a key
+// key rules (fakepsp/core/keyed.go), with Stripe's scope: the concrete path, so a key
 // used to confirm pi_1 cannot confirm pi_2.
 func (p *API) idempotent(w http.ResponseWriter, c *call, h func(*call) response) {
 	out := core.Keyed{Rules: Keys, Window: p.h.KeyWindow(), Store: c.acct.keys, Lock: p.mu, Now: p.nowLocked,

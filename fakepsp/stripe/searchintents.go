@@ -23,8 +23,8 @@ func (p *API) visibleAt(pi *Intent, now time.Time, faultLag time.Duration) map[s
 }
 
 // searchIntents answers from each PaymentIntent's newest version that has
-// reached search (searchlag.go): search is not read-after-write, as Stripe
-// warns.
+// reached search (visibleAt, over the host's SearchDelay): search is not
+// read-after-write, as Stripe warns.
 func (p *API) searchIntents(c *call) response {
 	query, perr := ParseQuery(c.params.Str("query"))
 	if perr != "" {
