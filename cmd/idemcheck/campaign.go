@@ -11,7 +11,6 @@ import (
 
 	"github.com/idemcheck/idemcheck/conform"
 	"github.com/idemcheck/idemcheck/conform/campaign"
-	"github.com/idemcheck/idemcheck/reference"
 )
 
 // campaignFlags are run's flags for a campaign: --seeds A-B [--shard I/N]
@@ -60,6 +59,18 @@ func runCampaign(ctx context.Context, cf campaignFlags, o conform.Options, ref b
 		fmt.Fprintln(stderr, "idemcheck run:", err)
 		return conform.ExitUsage
 	}
+	runner := conform.Run
+	if ref && len(seeds) > 0 {
+		// One set of servers for the shard's seeds, as the kill matrix and
+		// a shrink share theirs.
+		run, stop, err := referenceRunner(ctx, mut)
+		if err != nil {
+			fmt.Fprintf(stderr, "idemcheck run: campaign: servers: %v\n", err)
+			return conform.ExitUnreachable
+		}
+		defer stop()
+		runner = run
+	}
 	var paths []string
 	for _, seed := range seeds {
 		if ctx.Err() != nil {
@@ -69,12 +80,7 @@ func runCampaign(ctx context.Context, cf campaignFlags, o conform.Options, ref b
 		so.Seed = seed
 		so.JSON = filepath.Join(cf.out, fmt.Sprintf("seed-%d.json", seed))
 		so.HTML = filepath.Join(cf.out, fmt.Sprintf("seed-%d", seed))
-		var code int
-		if ref {
-			code, _ = reference.Run(ctx, so, mut)
-		} else {
-			code, _ = conform.Run(ctx, so)
-		}
+		code, _ := runner(ctx, so)
 		fmt.Fprintf(stderr, "idemcheck run: campaign seed %d: exit %d\n", seed, code)
 		if code == conform.ExitUsage || code == conform.ExitUnreachable {
 			return code

@@ -14,8 +14,6 @@ import (
 	"github.com/idemcheck/idemcheck/conform/checks"
 	"github.com/idemcheck/idemcheck/conform/report"
 	"github.com/idemcheck/idemcheck/conform/shrink"
-	"github.com/idemcheck/idemcheck/reference"
-	servers "github.com/idemcheck/idemcheck/stack/services"
 )
 
 // shrinkFlags are run's flags for shrinking a failing chaos seed and for
@@ -62,17 +60,13 @@ func runShrink(ctx context.Context, sf shrinkFlags, o conform.Options, ref bool,
 	}
 	runner := shrink.Runner(conform.Run)
 	if ref {
-		// The servers are started once and shared, as the kill matrix
-		// does: each run still names its own databases, prefixes, topics.
-		svc, err := servers.Start(ctx, servers.Options{Postgres: true, Valkey: true, Kafka: true, Log: io.Discard})
+		run, stop, err := referenceRunner(ctx, mut)
 		if err != nil {
 			fmt.Fprintf(stderr, "idemcheck run --shrink: servers: %v\n", err)
 			return conform.ExitUnreachable
 		}
-		defer func() { _ = svc.Stop(context.WithoutCancel(ctx)) }()
-		runner = func(ctx context.Context, o conform.Options) (int, *report.Report) {
-			return reference.RunStack(ctx, o, reference.Stack{Mutants: mut, Services: svc})
-		}
+		defer stop()
+		runner = run
 	}
 	o.HTML, o.JSON, o.JUnit = "", "", ""
 	res, err := shrink.Shrink(ctx, shrink.Options{Run: o, Runner: runner, Kind: sf.kind, K: k, N: n, MaxRuns: sf.maxRuns, Dir: sf.out, Log: stderr})
