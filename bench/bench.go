@@ -46,7 +46,7 @@ type Options struct {
 }
 
 // Sections are the measurements, in the order they run.
-var Sections = []string{"api", "delivery", "checker", "verdict", "stream", "regions", "chaos", "killmatrix"}
+var Sections = []string{"api", "delivery", "checker", "verdict", "stream", "regions", "chaos", "killmatrix", "campaign", "shrink"}
 
 // Row is one figure of the table: a measured value next to its reference.
 type Row struct {
@@ -72,6 +72,8 @@ var sections = []section{
 	{"regions", need{r2: true}, runRegions},
 	{"chaos", need{}, runChaos},
 	{"killmatrix", need{kafka: true}, runKillMatrix},
+	{"campaign", need{kafka: true}, runCampaign},
+	{"shrink", need{kafka: true}, runShrink},
 }
 
 // runner is the state of one bench run.

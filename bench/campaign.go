@@ -1,0 +1,122 @@
+package bench
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/idemcheck/idemcheck/conform"
+	"github.com/idemcheck/idemcheck/conform/campaign"
+	"github.com/idemcheck/idemcheck/conform/report"
+	"github.com/idemcheck/idemcheck/reference"
+)
+
+// campaignSwitch is the guard switch the campaign and shrink sections turn
+// off: the resolver makes a fresh PSP key, so a settled payment is charged
+// twice (double-charge), a bug a few seeds find.
+const campaignSwitch = "resolver-fresh-psp-key"
+
+// runCampaign runs a campaign of seeds on the reference with one guard
+// switch, on the bench's servers, one seed after another as a shard does,
+// and merges their reports. It reports seeds per core-hour (the CPU time
+// of this process and every server and tier it started, so the figure
+// holds on a machine of any size) and per wall hour, the distinct findings,
+// and the time to merge 1,000 reports of this campaign's real size.
+func runCampaign(ctx context.Context, r *runner) error {
+	seeds := r.size(2, 8)
+	d := time.Duration(r.size(5, 10)) * time.Second
+	first := r.o.Seed
+	if first == 0 {
+		first = 1
+	}
+	dir := filepath.Join(r.o.Out, "campaign")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	lf, err := os.Create(filepath.Join(dir, "run.log"))
+	if err != nil {
+		return err
+	}
+	defer lf.Close()
+	r.logf("campaign: seeds %d..%d of %s with %s (rerun: idemcheck bench --only campaign --seed %d); reports %s", first, first+uint64(seeds)-1, d, campaignSwitch, first, dir)
+	self := []procGroup{{name: "all", pids: []int{os.Getpid()}, tree: true}}
+	before, t0 := sampleCPU(self), time.Now()
+	var paths []string
+	for i := range seeds {
+		o := conform.Options{Chaos: true, Duration: d, Seed: first + uint64(i), Quiet: true,
+			JSON: filepath.Join(dir, fmt.Sprintf("seed-%d.json", first+uint64(i))), Stdout: lf, Stderr: lf}
+		code, rep := reference.RunStack(ctx, o, reference.Stack{Mutants: campaignSwitch, Services: r.srv.stack})
+		if rep == nil {
+			return fmt.Errorf("campaign seed %d did not run (exit %d); log %s", o.Seed, code, lf.Name())
+		}
+		paths = append(paths, o.JSON)
+	}
+	wall, cpu := time.Since(t0), sampleCPU(self)["all"]-before["all"]
+	runs, _, err := campaign.Read(paths)
+	if err != nil {
+		return err
+	}
+	c := campaign.Merge(runs)
+	if cpu <= 0 {
+		return fmt.Errorf("no CPU time was read for the campaign (is /proc readable?)")
+	}
+	perCoreHour := float64(seeds) / cpu.Hours()
+	r.row(fmt.Sprintf("campaign on the reference (%s off), %d seeds of %s", campaignSwitch, seeds, d),
+		fmt.Sprintf("%.0f seeds/core-hour", perCoreHour),
+		fmt.Sprintf("%.0f seeds/hour wall; %d distinct finding(s) in %d failing seed(s)", float64(seeds)/wall.Hours(), len(c.Findings), c.FailedRuns), "")
+	r.key("campaign_seeds_per_core_hour", "%.0f", perCoreHour)
+	r.key("campaign_seeds_per_wall_hour", "%.0f", float64(seeds)/wall.Hours())
+	r.key("campaign_distinct_findings", "%d", len(c.Findings))
+	ms, size, err := mergeThousand(paths, filepath.Join(dir, "merge1000"))
+	if err != nil {
+		return err
+	}
+	r.row("merge of 1,000 reports of this campaign's size", fmt.Sprintf("%.2f s", ms), fmt.Sprintf("%.0f KiB a report", size/1024), "")
+	r.key("campaign_merge_1000_s", "%.2f", ms)
+	return nil
+}
+
+// mergeThousand writes 1,000 copies of the campaign's reports, each under
+// a seed of its own (a copy with its seed unchanged would count once), and
+// times reading and merging them all; it returns the seconds and the mean
+// report size.
+func mergeThousand(paths []string, dir string) (float64, float64, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return 0, 0, err
+	}
+	defer os.RemoveAll(dir)
+	var total int64
+	for i := 0; i < 1000; i++ {
+		raw, err := os.ReadFile(paths[i%len(paths)])
+		if err != nil {
+			return 0, 0, err
+		}
+		var rep report.Report
+		if err := json.Unmarshal(raw, &rep); err != nil {
+			return 0, 0, err
+		}
+		rep.Seed = uint64(1_000_000 + i)
+		out, err := json.Marshal(&rep)
+		if err != nil {
+			return 0, 0, err
+		}
+		total += int64(len(out))
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("seed-%d.json", rep.Seed)), out, 0o644); err != nil {
+			return 0, 0, err
+		}
+	}
+	t0 := time.Now()
+	runs, _, err := campaign.Read([]string{dir})
+	if err != nil {
+		return 0, 0, err
+	}
+	c := campaign.Merge(runs)
+	el := time.Since(t0).Seconds()
+	if c.Seeds != 1000 {
+		return 0, 0, fmt.Errorf("merged %d of 1,000 reports", c.Seeds)
+	}
+	return el, float64(total) / 1000, nil
+}
