@@ -10,7 +10,6 @@ import (
 
 	"github.com/idemcheck/idemcheck/conform"
 	"github.com/idemcheck/idemcheck/conform/campaign"
-	"github.com/idemcheck/idemcheck/conform/report"
 	"github.com/idemcheck/idemcheck/reference"
 )
 
@@ -42,8 +41,7 @@ func runCampaign(ctx context.Context, r *runner) error {
 	}
 	defer lf.Close()
 	r.logf("campaign: seeds %d..%d of %s with %s (rerun: idemcheck bench --only campaign --seed %d); reports %s", first, first+uint64(seeds)-1, d, campaignSwitch, first, dir)
-	self := []procGroup{{name: "all", pids: []int{os.Getpid()}, tree: true}}
-	before, t0 := sampleCPU(self), time.Now()
+	before, t0 := treeCPU(), time.Now()
 	var paths []string
 	for i := range seeds {
 		o := conform.Options{Chaos: true, Duration: d, Seed: first + uint64(i), Quiet: true,
@@ -54,7 +52,7 @@ func runCampaign(ctx context.Context, r *runner) error {
 		}
 		paths = append(paths, o.JSON)
 	}
-	wall, cpu := time.Since(t0), sampleCPU(self)["all"]-before["all"]
+	wall, cpu := time.Since(t0), treeCPU()-before
 	runs, _, err := campaign.Read(paths)
 	if err != nil {
 		return err
@@ -94,17 +92,20 @@ func mergeThousand(paths []string, dir string) (float64, float64, error) {
 		if err != nil {
 			return 0, 0, err
 		}
-		var rep report.Report
+		// As a map, so every field the report wrote (schema_version among
+		// them) is kept; only the seed changes.
+		var rep map[string]any
 		if err := json.Unmarshal(raw, &rep); err != nil {
 			return 0, 0, err
 		}
-		rep.Seed = uint64(1_000_000 + i)
-		out, err := json.Marshal(&rep)
+		seed := 1_000_000 + i
+		rep["seed"] = seed
+		out, err := json.Marshal(rep)
 		if err != nil {
 			return 0, 0, err
 		}
 		total += int64(len(out))
-		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("seed-%d.json", rep.Seed)), out, 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("seed-%d.json", seed)), out, 0o644); err != nil {
 			return 0, 0, err
 		}
 	}
