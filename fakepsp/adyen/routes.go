@@ -88,12 +88,11 @@ func (s *server) serve(endpoint string, h func(a *account, r *http.Request, body
 		out := core.Keyed{Rules: Keys, Window: s.h.KeyWindow(), Store: a.keys, Lock: s.mu, Now: s.ops.Now,
 			Key: c.key, Scope: scope, Fingerprint: fp}.Do(func() (int, []byte, string, bool) {
 			ans = h(a, r, body, c.key)
-			if ans.After.Refuse {
-				// The client is told of an internal error though the money
-				// moved; Adyen returns "the response to the first attempt"
-				// to a retry, so that is what is kept.
-				ans.Reply, ans.After.Refuse = internalError(), false
-			}
+			// A fault after the effect answers this client an internal
+			// error, but the key keeps what the payment came to: Adyen
+			// tells clients to retry a transient error under the same key,
+			// and a retry of a request it processed gets that request's
+			// result ("already processed ... returned without duplication").
 			raw, _ := json.Marshal(ans.Reply.Body)
 			// An answer refused before the operation ran (a validation
 			// error, a fault before the effect) is not kept: a retry runs.

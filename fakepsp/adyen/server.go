@@ -3,6 +3,7 @@ package adyen
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/idemcheck/idemcheck/fakepsp/core"
@@ -33,7 +34,14 @@ type account struct {
 type endpoint struct {
 	id     string
 	url    string
+	events []string // event codes it receives; none or "*": every one
 	worker *core.Worker
+}
+
+// wants says whether the endpoint receives an event of code: Adyen lets a
+// merchant pick a standard webhook's event codes.
+func (ep *endpoint) wants(code string) bool {
+	return len(ep.events) == 0 || slices.Contains(ep.events, "*") || slices.Contains(ep.events, code)
 }
 
 // Serve is Adyen's API over h (core.Dialect).
@@ -72,15 +80,17 @@ func (s *server) raise(a *account, e *Event) {
 	a.byID[e.EventID()] = e
 	var ws []*core.Worker
 	for _, ep := range a.endpoints {
-		ws = append(ws, ep.worker)
+		if ep.wants(e.EventType()) {
+			ws = append(ws, ep.worker)
+		}
 	}
 	s.mu.Unlock()
 	s.h.Dispatch(e, ws)
 }
 
 // AddEndpoint registers a standard-webhook receiver at url for the account
-// of key; Adyen sends every event code to it, so events is not used.
-func (s *server) AddEndpoint(key, url string, _ ...string) (string, error) {
+// of key, for the event codes in events (none: every one).
+func (s *server) AddEndpoint(key, url string, events ...string) (string, error) {
 	a := s.account(key)
 	if a == nil {
 		return "", fmt.Errorf("fakepsp: no Adyen account with API key %s", redact(key))
@@ -95,7 +105,7 @@ func (s *server) AddEndpoint(key, url string, _ ...string) (string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.seq++
-	ep := &endpoint{id: fmt.Sprintf("adyen_webhook_%d", s.seq), url: url}
+	ep := &endpoint{id: fmt.Sprintf("adyen_webhook_%d", s.seq), url: url, events: events}
 	ep.worker = s.h.StartWorker(ep.id, url, render)
 	a.endpoints = append(a.endpoints, ep)
 	return ep.id, nil

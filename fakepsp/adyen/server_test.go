@@ -272,3 +272,24 @@ func TestNotificationsThroughThePSP(t *testing.T) {
 		t.Fatalf("deliveries %+v", d)
 	}
 }
+
+// TestRetryAfterAnErrorGetsTheResult: a 500 after the payment was made
+// (a fault after the effect) is answered to the client; its retry under
+// the same key gets the payment's own result, and nothing is charged twice.
+func TestRetryAfterAnErrorGetsTheResult(t *testing.T) {
+	g := newRig(t)
+	if _, err := g.faults.Add(core.FaultSpec{Kind: core.Error500AfterCharge, Match: core.Match{PSPKey: "k-err", Times: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	first := g.post(t, "/v71/payments", "k-err", payBody(900, "order-e", "J Smith", false))
+	if first.status != 500 || first.body["errorType"] != "internal" {
+		t.Fatalf("first: %d %v", first.status, first.body)
+	}
+	again := g.post(t, "/v71/payments", "k-err", payBody(900, "order-e", "J Smith", false))
+	if again.status != 200 || again.body["resultCode"] != adyen.ResultAuthorised {
+		t.Fatalf("retry: %d %v", again.status, again.body)
+	}
+	if n := len(g.p.Charges()); n != 1 {
+		t.Fatalf("%d charges, want 1", n)
+	}
+}

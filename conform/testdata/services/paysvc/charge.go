@@ -110,6 +110,9 @@ func (s *server) complete(w http.ResponseWriter, rec *record, status int, body m
 }
 
 func (s *server) callPSP(key string, rec *record) (int, string, error) {
+	if s.adyen {
+		return s.callAdyen(key, rec)
+	}
 	form := url.Values{}
 	form.Set("amount", strconv.FormatInt(rec.Amount, 10))
 	form.Set("currency", strings.ToLower(rec.Currency))

@@ -59,6 +59,7 @@ type server struct {
 	omit   string // the field --flaw fingerprint-omits leaves out
 	psp    string
 	pspKey string
+	adyen  bool // --psp adyen
 	store  store
 	ttl    time.Duration
 	lease  time.Duration
@@ -95,17 +96,22 @@ func main() {
 	storeLag := flag.Duration("store-after", 300*time.Millisecond, "with --flaw late-store: how long after its answer the completed record is stored (longer than the run with a longer --lease: never)")
 	noLedger := flag.Bool("no-ledger", false, "never write the ledger row of a charge (GET /ledger still answers)")
 	hookFlaw := flag.String("hook-flaw", "none", "webhook handler guard to switch off (webhook.go)")
+	pspName := flag.String("psp", "stripe", "the PSP it calls and hears from: stripe, or adyen (adyen.go)")
 	omit := flag.String("omit", "currency", "with --flaw fingerprint-omits: the field left out (order_id, amount, currency, payment_method)")
 	outboxDSN := flag.String("outbox-dsn", "", "write ledger rows through an outbox table in this Postgres (PG_ADDR in it stands for $PG_ADDR), drained by a relay (outbox.go)")
 	creditsShape := flag.String("credits-shape", "data", `GET /credits answers {"data": [...]}, or with "entries" {"count": n, "entries": [...]}`)
 	_ = flag.String("tag", "", "ignored: lets a test find this process")
 	flag.Parse()
+	if *pspName != "stripe" && *pspName != "adyen" {
+		log.Fatalf("unknown --psp %q (stripe, adyen)", *pspName)
+	}
 	if _, ok := flaws[*flaw]; !ok {
 		log.Fatalf("unknown --flaw %q", *flaw)
 	}
 	s := &server{flaw: *flaw, psp: os.Getenv("PSP_URL"), pspKey: os.Getenv("PSP_KEY"), ttl: *ttl, lease: *lease, hold: *hold,
 		me: randHex(6), client: &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}},
 		keyLen: *keyLen, dupWait: *dup == "wait", fpBody: *fp == "body", mmStatus: *mm, sweep: *sweep, storeLag: *storeLag, omit: *omit}
+	s.adyen = *pspName == "adyen"
 	if s.psp == "" || s.pspKey == "" {
 		log.Fatal("PSP_URL and PSP_KEY must be set")
 	}
@@ -146,7 +152,11 @@ func main() {
 	if *dir != "" {
 		h := newHooks(s, *hookFlaw, *dir)
 		h.shape = *creditsShape
-		mux.HandleFunc("POST /webhooks/psp", h.serve)
+		if s.adyen {
+			mux.HandleFunc("POST /webhooks/psp", h.serveAdyen)
+		} else {
+			mux.HandleFunc("POST /webhooks/psp", h.serve)
+		}
 		mux.HandleFunc("GET /credits", h.credits)
 	}
 	// The service's own count of charges the PSP confirmed, for idemcheck's
