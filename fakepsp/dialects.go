@@ -42,3 +42,14 @@ func RunSchedule(dialect string, timeout time.Duration) WebhookSchedule {
 	}
 	return s
 }
+
+// Speaking names the registered dialect whose API owns path ("" for none).
+func Speaking(path string) string {
+	for _, name := range core.Dialects() {
+		d, _ := core.Lookup(name)
+		if f, ok := d.(core.Formats); ok && f.OwnsPath(path) {
+			return name
+		}
+	}
+	return ""
+}

@@ -81,6 +81,7 @@ func cmdInit(args []string, stdout, stderr io.Writer) int {
 	ready := fs.String("ready", "/", "`PATH` polled with GET until the service answers")
 	pspListen := fs.String("psp-listen", "", "a running service's fakepsp `ADDR` (loopback host:port): init serves fakepsp there")
 	pspKey := fs.String("psp-key", "", "a running service's fakepsp secret key (default sk_test_idemcheck)")
+	pspName := fs.String("psp", "", "the PSP the service calls: stripe or adyen (default: learnt from the first request a started COMMAND makes to $PSP_URL; stripe for a running service)")
 	hook := fs.String("webhook", "", "the service's webhook handler `PATH`: one signed event of a probed payment is sent there")
 	credits := fs.String("credits", "", "with --webhook: a `URL` (or a path on the service) answering the payment's credit rows, naming it with {{psp_payment_id}}, {{payment_id}} or {{order_id}}")
 	copies := fs.Int("copies", 4, "concurrent copies sent to see the in-progress answer")
@@ -113,7 +114,7 @@ func cmdInit(args []string, stdout, stderr io.Writer) int {
 		URL: *url, Command: fs.Args(), Ready: *ready, StartTimeout: *startTimeout,
 		Method: *method, Path: *path, Body: *body, ContentType: *ctype, Callers: callers,
 		KeyHeader: *keyHeader, KeyBodyField: *keyField, PSPListen: *pspListen, PSPKey: *pspKey,
-		Copies: *copies, Timeout: *timeout, Log: stderr, Webhook: *hook, Credits: *credits,
+		Copies: *copies, Timeout: *timeout, Log: stderr, Webhook: *hook, Credits: *credits, PSP: *pspName,
 	})
 	if err != nil {
 		fmt.Fprintln(stderr, "idemcheck init --probe:", err)

@@ -22,6 +22,9 @@ type prober struct {
 	d    *driver.Driver
 	n    int
 	run  string
+	// learn: the PSP is not known yet; a first create that reached
+	// another PSP's route stops the probe to start over (dialect.go).
+	learn bool
 }
 
 // seen is everything the probe learned, for the config and its comments.
@@ -129,6 +132,9 @@ func (p *prober) observe(ctx context.Context) (*seen, error) {
 		a, n := p.send(ctx, d, "create, key in "+k.String(), m, kk, driver.KeyNormal)
 		if first == nil {
 			first = a
+			if sw := p.spoken(); p.learn && n == 0 && sw != nil {
+				return nil, sw
+			}
 		}
 		if a.Err != "" || a.Status == 401 || a.Status == 403 {
 			return nil, p.firstCreate(a, n)

@@ -14,8 +14,10 @@ package probe
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -55,8 +57,13 @@ type Options struct {
 	// probed payment goes there, and Credits (a URL with {{order_id}},
 	// {{payment_id}} or {{psp_payment_id}}) reads its credits back.
 	Webhook, Credits string
-	// WebhookSecret signs it for a running service (default whsec_idemcheck).
+	// WebhookSecret signs it for a running service (default whsec_idemcheck,
+	// or DefaultAdyenHMACKey for Adyen).
 	WebhookSecret string
+	// PSP is the PSP the service calls (stripe, adyen): "" learns it from
+	// the first request a started command makes to its PSP (stripe for a
+	// running service).
+	PSP string
 }
 
 // DefaultBody is the create body template when none is given.
@@ -112,8 +119,11 @@ func (o *Options) defaults() error {
 	if o.Credits != "" && o.Webhook == "" {
 		return fail("--credits reads the credits the webhook made: it needs --webhook PATH")
 	}
-	if o.WebhookSecret == "" {
-		o.WebhookSecret = DefaultWebhookSecret
+	if o.PSP != "" && !slices.Contains(fakepsp.Dialects(), o.PSP) {
+		return fail("--psp %q: unknown PSP (supported: %s)", o.PSP, strings.Join(fakepsp.Dialects(), ", "))
+	}
+	if o.PSP == "" && len(o.Command) == 0 {
+		o.PSP = fakepsp.DefaultDialect
 	}
 	if o.KeyHeader != "" && o.KeyBodyField != "" {
 		return fail("--key-header and --key-body-field: give one, not both")
@@ -131,8 +141,15 @@ func (o *Options) defaults() error {
 	} else if o.PSPListen != "" || o.PSPKey != "" {
 		return fail("--psp-listen and --psp-key are for a running service; a command after -- gets $PSP_URL and $PSP_KEY")
 	}
-	if o.PSPKey != "" && !strings.HasPrefix(o.PSPKey, "sk_test_") {
-		return fail("--psp-key %q: must start with sk_test_", o.PSPKey)
+	if f := formats(o.PSP); f != nil && o.PSPKey != "" {
+		if msg := f.CheckSecretKey(o.PSPKey); msg != "" {
+			return fail("--psp-key %q: %s", o.PSPKey, msg)
+		}
+	}
+	if f := formats(o.PSP); f != nil && o.WebhookSecret != "" {
+		if msg := f.CheckWebhookSecret(o.WebhookSecret); msg != "" {
+			return fail("--webhook-secret %q: %s", o.WebhookSecret, msg)
+		}
 	}
 	// The template must be one `idemcheck run` accepts: validate it now, so
 	// a bad --path or --body is named before any request is sent.
@@ -147,6 +164,30 @@ func Run(ctx context.Context, o Options) (string, error) {
 	if err := o.defaults(); err != nil {
 		return "", err
 	}
+	learn := o.PSP == ""
+	if learn {
+		o.PSP = fakepsp.DefaultDialect
+	}
+	for {
+		o.WebhookSecret = webhookSecretFor(o)
+		text, err := runWith(ctx, o, learn)
+		var sw *switchPSP
+		if errors.As(err, &sw) && learn {
+			// The first create reached the PSP on another PSP's route:
+			// start over with a fakepsp that speaks what the service does.
+			if o.Log != nil {
+				fmt.Fprintf(o.Log, "the service calls its PSP at %s: that is %s's API; starting over with fakepsp speaking %s\n", sw.path, sw.psp, sw.psp)
+			}
+			o.PSP, learn = sw.psp, false
+			continue
+		}
+		return text, err
+	}
+}
+
+// runWith probes with a fakepsp speaking o.PSP; learning, a first create
+// that called another PSP's route comes back as a *switchPSP.
+func runWith(ctx context.Context, o Options, learn bool) (string, error) {
 	addr := "127.0.0.1:0"
 	if o.PSPListen != "" {
 		if err := fakepsp.CheckListen(o.PSPListen, false); err != nil {
@@ -154,7 +195,7 @@ func Run(ctx context.Context, o Options) (string, error) {
 		}
 		addr = o.PSPListen
 	}
-	psp, err := fakepsp.Start(fakepsp.Config{Addr: addr, SecretKey: o.PSPKey, RateLimits: fakepsp.RateLimits{Disabled: true}, WebhookSecret: o.WebhookSecret})
+	psp, err := fakepsp.Start(fakepsp.Config{Dialect: o.PSP, Addr: addr, SecretKey: o.PSPKey, RateLimits: fakepsp.RateLimits{Disabled: true}, WebhookSecret: o.WebhookSecret})
 	if err != nil {
 		return "", fail("start fakepsp on %s: %v", addr, err)
 	}
@@ -170,7 +211,7 @@ func Run(ctx context.Context, o Options) (string, error) {
 		}
 		base = t.base
 	}
-	p := &prober{o: &o, psp: psp, base: strings.TrimRight(base, "/")}
+	p := &prober{o: &o, psp: psp, base: strings.TrimRight(base, "/"), learn: learn}
 	if err := p.reachable(ctx); err != nil {
 		return "", err
 	}

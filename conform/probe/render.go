@@ -2,6 +2,7 @@ package probe
 
 import (
 	"fmt"
+	"github.com/idemcheck/idemcheck/fakepsp"
 	"strings"
 	"time"
 )
@@ -80,6 +81,9 @@ func render(o *Options, s *seen) string {
 	}
 	w("\n# refund: not probed (a refund moves money): see docs/CONFIG.md to enable S-multistep.\n")
 	w("\neffects:\n  fakepsp: true\n")
+	if o.PSP != "" && o.PSP != fakepsp.DefaultDialect {
+		w("  psp: %s   # seen: the service calls %s's API\n", o.PSP, o.PSP)
+	}
 	if len(o.Command) == 0 {
 		w("  # the running service charges through fakepsp here, with this key (idemcheck run listens there)\n")
 		w("  fakepsp_listen: %s\n  fakepsp_secret_key: %s\n", q(o.PSPListen), q(o.PSPKey))

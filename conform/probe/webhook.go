@@ -31,8 +31,9 @@ type hookSeen struct {
 	list       string
 }
 
-// probeWebhook delivers the payment_intent.succeeded event of the first
-// probed payment, signed, to the handler, and reads its credits back.
+// probeWebhook delivers the success event of the first probed payment
+// (Stripe's payment_intent.succeeded, Adyen's AUTHORISATION), signed, to
+// the handler, and reads its credits back.
 func (p *prober) probeWebhook(ctx context.Context, s *seen) (*hookSeen, error) {
 	charges := p.psp.Charges()
 	if len(charges) == 0 || charges[0].Output == nil {
@@ -41,13 +42,14 @@ func (p *prober) probeWebhook(ctx context.Context, s *seen) (*hookSeen, error) {
 	c := charges[0]
 	pi := p.psp.PaymentIntentOfCharge(c.Output.ChargeID)
 	h := &hookSeen{amount: *c.Input.Amount}
+	success := formats(p.o.PSP).SuccessEvent()
 	for _, ev := range p.psp.WebhookEvents(pi) {
-		if ev.Type == "payment_intent.succeeded" {
+		if ev.Type == success && h.event.ID == "" {
 			h.event = ev
 		}
 	}
 	if h.event.ID == "" {
-		return nil, fail("--webhook: fakepsp raised no payment_intent.succeeded for %s", pi)
+		return nil, fail("--webhook: fakepsp raised no %s for %s", success, pi)
 	}
 	u := p.base + p.o.Webhook
 	d, err := p.psp.Send(ctx, h.event.ID, fakepsp.SendOptions{URL: u, Via: "probe", Timeout: p.o.Timeout})
@@ -57,7 +59,7 @@ func (p *prober) probeWebhook(ctx context.Context, s *seen) (*hookSeen, error) {
 	h.delivery = d
 	p.logf("  probe webhook %s %s -> %s", h.event.Type, u, deliveryText(d))
 	if d.Err != "" {
-		return nil, fail("--webhook: POST %s (a signed payment_intent.succeeded) got no answer: %s", u, d.Err)
+		return nil, fail("--webhook: POST %s (a signed %s) got no answer: %s", u, h.event.Type, d.Err)
 	}
 	if p.o.Credits == "" {
 		return h, nil

@@ -88,3 +88,12 @@ func (Dialect) CheckEventType(e string) string {
 
 // SignsTime: Adyen's HMAC covers no time; a replayed payload is a valid one.
 func (Dialect) SignsTime() bool { return false }
+
+var checkoutPath = regexp.MustCompile(`^/v(3[7-9]|[4-9][0-9])/payments(/|$)`)
+
+// OwnsPath: the Checkout API's payments, under a version from v37 on
+// (so never Stripe's /v1/).
+func (Dialect) OwnsPath(path string) bool { return checkoutPath.MatchString(path) }
+
+// SuccessEvent is the event a payment that succeeded raises.
+func (Dialect) SuccessEvent() string { return "AUTHORISATION" }

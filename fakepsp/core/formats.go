@@ -14,4 +14,11 @@ type Formats interface {
 	// was made (Stripe's t=): only then can a receiver refuse a replayed
 	// payload as stale, and a check send one.
 	SignsTime() bool
+	// OwnsPath says whether a request path is one of this PSP's API
+	// routes: a probe learns which PSP a service calls from its first
+	// request.
+	OwnsPath(path string) bool
+	// SuccessEvent is the event type a payment that succeeded raises
+	// (payment_intent.succeeded, AUTHORISATION).
+	SuccessEvent() string
 }

@@ -107,3 +107,9 @@ func (Dialect) CheckEventType(e string) string {
 
 // SignsTime: Stripe-Signature carries t=, the time it was signed.
 func (Dialect) SignsTime() bool { return true }
+
+// OwnsPath: Stripe's API lives under /v1/.
+func (Dialect) OwnsPath(path string) bool { return strings.HasPrefix(path, "/v1/") }
+
+// SuccessEvent is the event a payment that succeeded raises.
+func (Dialect) SuccessEvent() string { return "payment_intent.succeeded" }
