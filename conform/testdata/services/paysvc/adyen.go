@@ -130,7 +130,7 @@ func (h *hooks) serveAdyen(w http.ResponseWriter, r *http.Request) {
 	for _, x := range n.Items {
 		it := x.Item
 		if err := h.verifyAdyen(it); err != nil {
-			http.Error(w, err.Error(), 401)
+			http.Error(w, err.Error(), http.StatusUnauthorized)
 			return
 		}
 		if it.Success != "true" {
