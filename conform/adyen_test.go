@@ -2,6 +2,8 @@ package conform
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/idemcheck/idemcheck/checker"
@@ -64,6 +66,32 @@ func TestAdyenFixtureFlawsCaught(t *testing.T) {
 			}
 			if code != ExitViolation {
 				t.Errorf("exit %d, want %d", code, ExitViolation)
+			}
+		})
+	}
+}
+
+// TestAdyenChaos: chaos runs unchanged on the Adyen fixture: the correct
+// service passes a seeded chaos run (PSP faults and webhook duplicates
+// drawn), and a PSP key per attempt is caught as a double charge.
+func TestAdyenChaos(t *testing.T) {
+	for _, c := range []struct {
+		flaw  string
+		code  int
+		kinds []string
+	}{{"none", ExitPass, nil}, {"new-psp-key", ExitViolation, []string{checker.KindDoubleCharge}}} {
+		t.Run(c.flaw, func(t *testing.T) {
+			t.Parallel()
+			code, rep, out := adyenFixture(c.flaw, "none").run(t, Options{Chaos: true, Seed: 5, Duration: 4e9, Quiet: true})
+			if rep == nil || len(rep.Schedule) == 0 {
+				t.Fatalf("chaos did not run (exit %d)\n%s", code, out)
+			}
+			if !strings.Contains(strings.Join(rep.Schedule, "\n"), "psp-webhook-duplicates") {
+				t.Errorf("the schedule drew no webhook fault:\n%s", strings.Join(rep.Schedule, "\n"))
+			}
+			got := findingKinds(rep.Results, []string{"chaos"})["chaos"]
+			if code != c.code || !slices.Equal(got, c.kinds) {
+				t.Errorf("exit %d kinds %v, want %d %v\n%s", code, got, c.code, c.kinds, out)
 			}
 		})
 	}
