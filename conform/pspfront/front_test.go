@@ -109,3 +109,18 @@ func TestOnceHoldsTheFirstOnly(t *testing.T) {
 		t.Fatalf("fired %d, executed %d; want 1 and 2", r.Fired(), executed.Load())
 	}
 }
+
+// TestJSONAmounts: a JSON payment request's amount is read as a number or
+// as Adyen's money object, so a rule by amount matches either PSP.
+func TestJSONAmounts(t *testing.T) {
+	for body, want := range map[string]int64{
+		`{"amount": 1008, "currency": "usd"}`:                              1008,
+		`{"amount": {"value": 1009, "currency": "EUR"}, "reference": "p"}`: 1009,
+		`{"reference": "p"}`:                                               0,
+		`not json`:                                                         0,
+	} {
+		if _, got := decode("application/json; charset=utf-8", []byte(body)); got != want {
+			t.Errorf("%s: amount %d, want %d", body, got, want)
+		}
+	}
+}

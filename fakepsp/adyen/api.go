@@ -42,10 +42,12 @@ type Answer struct {
 	Began bool
 }
 
-func (a *API) emit(it Item, t core.Target) func() {
+// emit raises it about a payment of amount (its own amount, whatever the
+// item's: a harness holds a payment's events by the payment's amount).
+func (a *API) emit(it Item, amount int64, t core.Target) func() {
 	return func() {
 		if a.Emit != nil {
-			a.Emit(&Event{Item: it, Target: t})
+			a.Emit(&Event{Item: it, Target: t, PaymentAmount: amount})
 		}
 	}
 }
@@ -56,6 +58,8 @@ func (a *API) now() time.Time { return a.Ops.Now() }
 type Event struct {
 	Item   Item
 	Target core.Target
+	// PaymentAmount is the amount of the payment the item is about.
+	PaymentAmount int64
 }
 
 // EventID is the item's identity as Adyen tells receivers to deduplicate:

@@ -47,10 +47,10 @@ func (a *API) Modify(kind, psp string, body []byte, key string) Answer {
 		out = a.capture(p, req.Amount.Value, key, &item)
 	case ModRefund:
 		item.EventCode, item.Amount.Value = EventRefund, req.Amount.Value
-		out = a.Ops.Refund(&p.Payment, core.Refund{Key: key, Amount: req.Amount.Value, RefundID: func() string { return ref }}, a.hooks(&item, key))
+		out = a.Ops.Refund(&p.Payment, core.Refund{Key: key, Amount: req.Amount.Value, RefundID: func() string { return ref }}, a.hooks(&item, p.Amount))
 	case ModCancel:
 		item.EventCode = EventCancellation
-		out = a.Ops.Cancel(&p.Payment, key, a.hooks(&item, key))
+		out = a.Ops.Cancel(&p.Payment, key, a.hooks(&item, p.Amount))
 	case ModReversal:
 		item.EventCode = EventCancelOrRefund
 		out = a.reverse(p, key, &item)
@@ -65,15 +65,16 @@ func (a *API) Modify(kind, psp string, body []byte, key string) Answer {
 		// and a notification that says it failed.
 		item.Success, item.Reason = "false", failReason(out)
 		item.EventDate = EventDate(a.now())
-		a.emit(item, out.Target)()
+		a.emit(item, p.Amount, out.Target)()
 	}
 	resp := ModificationResponse{MerchantAccount: req.MerchantAccount, PaymentPSPReference: p.ID, PSPReference: ref,
 		Reference: req.Reference, Status: StatusReceived, Amount: req.Amount}
 	return Answer{Reply: core.Reply{Status: http.StatusCreated, Body: resp}, After: out.After, Began: true}
 }
 
-// hooks raise item once the operation's change is made.
-func (a *API) hooks(item *Item, key string) core.Hooks {
+// hooks raise item, about a payment of amount, once the operation's
+// change is made.
+func (a *API) hooks(item *Item, amount int64) core.Hooks {
 	var t core.Target
 	return core.Hooks{
 		Locked: func(o core.Outcome) {
@@ -82,7 +83,7 @@ func (a *API) hooks(item *Item, key string) core.Hooks {
 				item.Amount.Value = o.Amount
 			}
 		},
-		Published: func() { a.emit(*item, t)() },
+		Published: func() { a.emit(*item, amount, t)() },
 	}
 }
 
@@ -92,7 +93,7 @@ func (a *API) capture(p *Payment, amount int64, key string, item *Item) core.Out
 	if refused.Reason != core.Done {
 		return refused
 	}
-	return a.Ops.Capture(&p.Payment, core.Capture{Key: key, Amount: v}, a.hooks(item, key))
+	return a.Ops.Capture(&p.Payment, core.Capture{Key: key, Amount: v}, a.hooks(item, p.Amount))
 }
 
 // reverse cancels an authorised payment or refunds a captured one in
@@ -101,10 +102,10 @@ func (a *API) reverse(p *Payment, key string, item *Item) core.Outcome {
 	state, left := a.Ops.Refundable(&p.Payment)
 	if state == core.StateSucceeded {
 		item.AdditionalData = map[string]string{"modification.action": "refund"}
-		return a.Ops.Refund(&p.Payment, core.Refund{Key: key, Amount: left, Whole: true, RefundID: func() string { return item.PSPReference }}, a.hooks(item, key))
+		return a.Ops.Refund(&p.Payment, core.Refund{Key: key, Amount: left, Whole: true, RefundID: func() string { return item.PSPReference }}, a.hooks(item, p.Amount))
 	}
 	item.AdditionalData = map[string]string{"modification.action": "cancel"}
-	return a.Ops.Cancel(&p.Payment, key, a.hooks(item, key))
+	return a.Ops.Cancel(&p.Payment, key, a.hooks(item, p.Amount))
 }
 
 // failReason is the notification's reason for a modification the

@@ -35,7 +35,7 @@ func (a *API) Pay(body []byte, key string) Answer {
 		Locked: func(o core.Outcome) { item = a.authorisation(p, card, o) },
 		Published: func() {
 			if item.EventCode != "" {
-				a.emit(item, core.Target{Key: key, Amount: p.Amount, Op: "charge"})()
+				a.emit(item, p.Amount, core.Target{Key: key, Amount: p.Amount, Op: "charge"})()
 			}
 		}})
 	if out.Reason == core.ReasonInternal || out.Reason == core.ReasonState {

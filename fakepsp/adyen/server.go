@@ -132,7 +132,7 @@ func (s *server) Event(id string) (core.EventInfo, bool) {
 func (s *server) Describe(e core.Event) core.EventInfo { return info(e.(*Event)) }
 
 func info(e *Event) core.EventInfo {
-	return core.EventInfo{ID: e.EventID(), Type: e.EventType(), Payment: e.Item.Payment(), Amount: e.Item.Amount.Value, Raw: render(e)}
+	return core.EventInfo{ID: e.EventID(), Type: e.EventType(), Payment: e.Item.Payment(), Amount: e.PaymentAmount, Raw: render(e)}
 }
 
 // Payment is the pspReference of the payment an item is about: its own

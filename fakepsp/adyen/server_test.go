@@ -163,6 +163,13 @@ func TestManualCaptureAndRefunds(t *testing.T) {
 	if got := strings.Join(g.codes(t, psp), " "); got != want {
 		t.Fatalf("notifications %q, want %q", got, want)
 	}
+	// A harness holds a payment's events by the payment's amount: every
+	// event about it carries 2000, the refunds' and captures' too.
+	for _, ev := range g.p.WebhookEvents(psp) {
+		if ev.Amount != 2000 {
+			t.Fatalf("event %s carries amount %d, want the payment's 2000", ev.ID, ev.Amount)
+		}
+	}
 	rev := mod(adyen.ModReversal, "k-8", `{"merchantAccount":"IdemcheckECOM"}`)
 	if refunds := g.p.Refunds(); rev.status != 201 || len(refunds) != 2 || *refunds[1].Input.Amount != 500 {
 		t.Fatalf("reversal of a captured payment: %d, refunds %+v, want the 500 left", rev.status, refunds)
