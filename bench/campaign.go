@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"time"
 
 	"github.com/idemcheck/idemcheck/conform"
@@ -99,7 +100,7 @@ func mergeThousand(paths []string, dir string) (float64, float64, error) {
 			return 0, 0, err
 		}
 		seed := 1_000_000 + i
-		rep["seed"] = seed
+		rep["seed"] = strconv.Itoa(seed) // the report writes the seed as a string
 		out, err := json.Marshal(rep)
 		if err != nil {
 			return 0, 0, err
