@@ -319,6 +319,14 @@ func chaosIntent(ctx context.Context, e *scenario.Env, t *scenario.T, sys *fault
 		_ = pi.WaitFired(wctx, 1)
 		cancel()
 	}
+	if inj != nil && injErr == nil && f.Family() == faults.FamilyNetwork && inj.Fired() == 0 {
+		// A link fault on the webhook link fires when the intent's event is
+		// delivered, which the PSP does after its answer and may hold back
+		// (its delivery freedoms): one event a payment (Adyen's) may cross
+		// after the intent's requests are done. Undoing it first would leave
+		// it unfired and the run inconclusive; it gets a timeout to fire.
+		waitFired(ctx, inj, e.Cfg.TimeoutD())
+	}
 	if inj != nil {
 		uerr := inj.Undo()
 		if exclusive {
@@ -367,4 +375,21 @@ func chaosIntent(ctx context.Context, e *scenario.Env, t *scenario.T, sys *fault
 		}
 	}
 	sr.followUp(ctx, e, t, p, in, atts, late, resolved)
+}
+
+// waitFired waits up to d for inj to fire, reading its count as a link
+// counts what it did (no event to wait on): every 20 ms.
+func waitFired(ctx context.Context, inj faults.Injection, d time.Duration) {
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	end := time.After(d)
+	for inj.Fired() == 0 {
+		select {
+		case <-ctx.Done():
+			return
+		case <-end:
+			return
+		case <-tick.C:
+		}
+	}
 }

@@ -69,12 +69,12 @@ func (s *server) serve(endpoint string, h func(a *account, r *http.Request, body
 			s.write(w, c, Dialect{}.Refuse(core.Refusal{Kind: core.RefuseBadCredential, Key: cred}))
 			return
 		}
-		if !s.h.Allow(cred, endpoint) || s.ops.Faults.Fire(core.RateLimit, core.Target{Key: c.key}) != nil {
-			s.write(w, c, Dialect{}.Refuse(core.Refusal{Kind: core.RefuseRateLimited}))
-			return
-		}
 		body, err := io.ReadAll(r.Body)
 		if err != nil {
+			return
+		}
+		if !s.h.Allow(cred, endpoint) || s.ops.Faults.Fire(core.RateLimit, target(r, body, c.key)) != nil {
+			s.write(w, c, Dialect{}.Refuse(core.Refusal{Kind: core.RefuseRateLimited}))
 			return
 		}
 		if c.key == "" {
@@ -174,4 +174,35 @@ func isInProgress(body []byte) bool {
 
 func internalError() core.Reply {
 	return Err(http.StatusInternalServerError, CodeInternal, "Internal server error", "internal")
+}
+
+// target is what a fault before anything ran matches a request on, as
+// Stripe's does: its key, the amount it names and the effect it asks for
+// (a payment charges, or authorises when captured later; a capture
+// charges; a refund or reversal refunds; a cancel cancels).
+func target(r *http.Request, body []byte, key string) core.Target {
+	var req struct {
+		Amount         *Amount           `json:"amount"`
+		AdditionalData map[string]string `json:"additionalData"`
+		CaptureDelay   *int              `json:"captureDelayHours"`
+	}
+	_ = json.Unmarshal(body, &req)
+	t := core.Target{Key: key}
+	if req.Amount != nil {
+		t.Amount = req.Amount.Value
+	}
+	switch r.PathValue("kind") {
+	case "":
+		t.Op = "charge"
+		if (PaymentRequest{AdditionalData: req.AdditionalData, CaptureDelayHours: req.CaptureDelay}).Manual() {
+			t.Op = "authorize"
+		}
+	case ModCapture:
+		t.Op = "charge"
+	case ModRefund, ModReversal:
+		t.Op = "refund"
+	case ModCancel:
+		t.Op = "cancel"
+	}
+	return t
 }

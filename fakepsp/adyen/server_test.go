@@ -300,3 +300,22 @@ func TestRetryAfterAnErrorGetsTheResult(t *testing.T) {
 		t.Fatalf("%d charges, want 1", n)
 	}
 }
+
+// TestRateLimitFaultByAmount: a rate-limit fault armed for one amount
+// refuses that payment with 429 and Adyen's body, and no other.
+func TestRateLimitFaultByAmount(t *testing.T) {
+	g := newRig(t)
+	f, err := g.faults.Add(core.FaultSpec{Kind: core.RateLimit, Match: core.Match{Amount: 777, Op: "charge", Times: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := g.post(t, "/v71/payments", "k-o", payBody(778, "order-o", "J Smith", false))
+	limited := g.post(t, "/v71/payments", "k-l", payBody(777, "order-l", "J Smith", false))
+	again := g.post(t, "/v71/payments", "k-l", payBody(777, "order-l", "J Smith", false))
+	if other.status != 200 || limited.status != 429 || limited.body["errorType"] != "validation" || again.status != 200 || f.Fired() != 1 {
+		t.Fatalf("other %d, limited %d %v, again %d, fired %d", other.status, limited.status, limited.body, again.status, f.Fired())
+	}
+	if n := len(g.p.Charges()); n != 2 {
+		t.Fatalf("%d charges, want 2", n)
+	}
+}
