@@ -27,5 +27,17 @@ func NotApplicable(e *Env, c *Check) string {
 			return why
 		}
 	}
-	return NeedBroker(e, c.Broker)
+	if why := NeedBroker(e, c.Broker); why != "" {
+		return why
+	}
+	return NeedBrokerOneOf(e, c.BrokerOneOf)
+}
+
+// NeedBrokerOneOf says why a queue check that needs one of any does not
+// apply ("" = the broker has some of it, or there is no consumer section).
+func NeedBrokerOneOf(e *Env, any broker.Cap) string {
+	if e.Queue == nil || any == 0 || e.Queue.Caps&any != 0 {
+		return ""
+	}
+	return fmt.Sprintf("needs %s, which broker %s (consumer.broker) does not have", any.Either(), e.Queue.Cfg.Broker)
 }
