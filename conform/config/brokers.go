@@ -4,5 +4,6 @@ package config
 // registering itself with conform/broker (its name, capabilities, opener).
 import (
 	_ "github.com/idemcheck/idemcheck/conform/broker/kafka"
+	_ "github.com/idemcheck/idemcheck/conform/broker/rabbitmq"
 	_ "github.com/idemcheck/idemcheck/conform/broker/sqs"
 )

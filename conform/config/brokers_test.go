@@ -22,7 +22,7 @@ func TestConsumerBroker(t *testing.T) {
 	}
 	_, err = Parse("cfg.yaml", []byte(strings.Replace(consumerOnlyYAML, "consumer:\n", "consumer:\n  broker: nats\n", 1)))
 	var es Errors
-	want := `unknown broker "nats" (supported: kafka, sqs)`
+	want := `unknown broker "nats" (supported: kafka, rabbitmq, sqs)`
 	if !errors.As(err, &es) || len(es) != 1 || es[0].Field != "consumer.broker" || es[0].Msg != want || es[0].Line != 6 {
 		t.Fatalf("consumer.broker nats: got %v, want one error on consumer.broker at line 6: %s", err, want)
 	}
