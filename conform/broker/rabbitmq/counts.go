@@ -11,8 +11,9 @@ import (
 // the messages idemcheck published (Produced, each confirmed):
 //   - Ready, Consumers and Dead are live, from passive declares of the
 //     queue and the dead-letter queue (the queue process answers them);
-//   - Acked is the queue's acknowledgement counter from the management
-//     API, which lags by the broker's statistics interval but only grows.
+//   - Acked and Redelivered are the queue's acknowledgement and redelivery
+//     counters from the management API, which lag by the broker's
+//     statistics interval but only grow.
 //
 // AMQP counts no unacknowledged message, so a record is acknowledged by
 // the broker's word only when Acked and Dead cover every message
@@ -25,6 +26,7 @@ type Counts struct {
 	Produced          int64
 	Ready, Consumers  int64
 	Acked, Dead       int64
+	Redelivered       int64
 }
 
 // Passed: every message published is acknowledged or dead-lettered.
@@ -35,8 +37,8 @@ func (c Counts) Passed(broker.Pos) bool {
 func (c Counts) DeadLettered() int64 { return c.Dead }
 
 func (c Counts) String() string {
-	return fmt.Sprintf("%d of %d message(s) acknowledged, %d ready in queue %s with %d consumer(s); dead-letter queue %s held %d",
-		min(c.Acked, c.Produced), c.Produced, c.Ready, c.Queue, c.Consumers, c.DeadLetter, c.Dead)
+	return fmt.Sprintf("%d of %d message(s) acknowledged, %d redelivery(ies), %d ready in queue %s with %d consumer(s); dead-letter queue %s held %d",
+		min(c.Acked, c.Produced), c.Produced, c.Redelivered, c.Ready, c.Queue, c.Consumers, c.DeadLetter, c.Dead)
 }
 
 // declared reads a queue's ready messages and consumers by a passive
@@ -54,14 +56,14 @@ func (r *RabbitMQ) declared(name string) (ready, consumers int64, err error) {
 	return int64(q.Messages), int64(q.Consumers), nil
 }
 
-// Acked reads the counts: the acknowledgement counter first, so that the
+// Acked reads the counts: the counters first, so that the
 // live counts read after it are never older than it.
 func (r *RabbitMQ) Acked(ctx context.Context) (broker.Acked, error) {
 	r.mu.Lock()
 	c := Counts{Queue: r.queue, DeadLetter: r.dlq, Produced: r.produced}
 	r.mu.Unlock()
 	var err error
-	if c.Acked, err = r.mgmt.queueAcks(ctx, r.queue); err != nil {
+	if c.Acked, c.Redelivered, err = r.mgmt.queueStats(ctx, r.queue); err != nil {
 		return nil, err
 	}
 	if c.Ready, c.Consumers, err = r.declared(r.queue); err != nil {

@@ -32,8 +32,8 @@ func TestCountsPassOnlyOnTheBrokersWord(t *testing.T) {
 			t.Errorf("%+v: Passed %v, want %v", c.c, got, c.want)
 		}
 	}
-	c := Counts{Queue: "q", DeadLetter: "q-dlq", Produced: 5, Acked: 7, Ready: 1, Consumers: 2, Dead: 1}
-	if got, want := c.String(), "5 of 5 message(s) acknowledged, 1 ready in queue q with 2 consumer(s); dead-letter queue q-dlq held 1"; got != want {
+	c := Counts{Queue: "q", DeadLetter: "q-dlq", Produced: 5, Acked: 7, Ready: 1, Consumers: 2, Dead: 1, Redelivered: 2}
+	if got, want := c.String(), "5 of 5 message(s) acknowledged, 2 redelivery(ies), 1 ready in queue q with 2 consumer(s); dead-letter queue q-dlq held 1"; got != want {
 		t.Errorf("String %q, want %q", got, want)
 	}
 }

@@ -76,20 +76,21 @@ func (m *mgmt) await(ctx context.Context, bound time.Duration) error {
 	}
 }
 
-// queueAcks is how many messages the queue's consumers acknowledged, by
-// the queue's message_stats.ack: a counter that only grows, so a reading
-// that lags the broker (by its statistics interval, 5 s by default) can
-// only say too few, never too many.
-func (m *mgmt) queueAcks(ctx context.Context, queue string) (int64, error) {
+// queueStats are the queue's acknowledgement and redelivery counters
+// (message_stats.ack and .redeliver): counters that only grow, so a
+// reading that lags the broker (by its statistics interval, 5 s by
+// default) can only say too few, never too many.
+func (m *mgmt) queueStats(ctx context.Context, queue string) (acks, redelivered int64, err error) {
 	var q struct {
 		Stats struct {
-			Ack int64 `json:"ack"`
+			Ack       int64 `json:"ack"`
+			Redeliver int64 `json:"redeliver"`
 		} `json:"message_stats"`
 	}
 	if err := m.get(ctx, &q, "queues", m.vhost, queue); err != nil {
-		return 0, err
+		return 0, 0, err
 	}
-	return q.Stats.Ack, nil
+	return q.Stats.Ack, q.Stats.Redeliver, nil
 }
 
 // queueInfo is one queue the API lists.

@@ -77,11 +77,12 @@ func (r *RabbitMQ) open(ctx context.Context, s broker.Setup) error {
 		}
 		r.undo = append(r.undo, func() { _ = st.Stop(context.Background()) })
 		r.amqpURL = st.RabbitMQ.Endpoint()
-		m, ok := st.RabbitMQ.(interface{ Management() string })
-		if !ok {
-			return fmt.Errorf("the %s RabbitMQ has no management API (set consumer.brokers to an AMQP URL and a management URL)", st.Provider)
+		// A RabbitMQ of another provider than the local one is asked at
+		// the management API's usual place beside its AMQP URL.
+		mgmtURL = defaultManagement(r.amqpURL)
+		if m, ok := st.RabbitMQ.(interface{ Management() string }); ok {
+			mgmtURL = m.Management()
 		}
-		mgmtURL = m.Management()
 	}
 	vhost, err := vhostOf(r.amqpURL)
 	if err != nil {

@@ -117,7 +117,7 @@ func TestRabbitMQQueueOnARealBroker(t *testing.T) {
 	if !strings.HasPrefix(w.Queue, "idemcheck-q-7-0badcafe-t") || w.DeadLetter != w.Queue+"-dlq" || w.Addrs[0] != amqpURL || r.Caps() != broker.DeadLetter {
 		t.Fatalf("where %+v caps %v", w, r.Caps())
 	}
-	if rd, err := r.Ready(ctx, 1); err != nil || rd.Ready || rd.Saw != fmt.Sprintf("0 of 0 message(s) acknowledged, 0 ready in queue %s with 0 consumer(s); dead-letter queue %s held 0", w.Queue, w.DeadLetter) {
+	if rd, err := r.Ready(ctx, 1); err != nil || rd.Ready || rd.Saw != fmt.Sprintf("0 of 0 message(s) acknowledged, 0 redelivery(ies), 0 ready in queue %s with 0 consumer(s); dead-letter queue %s held 0", w.Queue, w.DeadLetter) {
 		t.Fatalf("ready with no consumer: %+v %v", rd, err)
 	}
 	ch, err := conn.Channel()
@@ -196,7 +196,7 @@ func TestRabbitMQQueueOnARealBroker(t *testing.T) {
 	if err := d.Ack(false); err != nil {
 		t.Fatal(err)
 	}
-	waitCounts(t, r, "all acknowledged", func(c Counts) bool { return c.Acked == 3 && c.Passed(held[0].At) })
+	waitCounts(t, r, "all acknowledged, one redelivered", func(c Counts) bool { return c.Acked == 3 && c.Redelivered == 1 && c.Passed(held[0].At) })
 	_ = ch2.Close()
 	r.Close()
 	closed = true
