@@ -19,18 +19,22 @@ func NeedBroker(e *Env, need broker.Cap) string {
 	return ""
 }
 
-// NotApplicable is why c does not apply to e: its own Needs first, then
-// what it needs of the consumer's broker ("" = it applies).
+// NotApplicable is why c does not apply to e ("" = it applies): what it
+// needs of the consumer's broker first, which no change of the config
+// but the broker gives (Q-rebalance on SQS is n/a for its lack of
+// partitions, not for one instance), then its own Needs. Without a
+// consumer section the broker says nothing and the Needs say so.
 func NotApplicable(e *Env, c *Check) string {
-	if c.Needs != nil {
-		if why := c.Needs(e); why != "" {
-			return why
-		}
-	}
 	if why := NeedBroker(e, c.Broker); why != "" {
 		return why
 	}
-	return NeedBrokerOneOf(e, c.BrokerOneOf)
+	if why := NeedBrokerOneOf(e, c.BrokerOneOf); why != "" {
+		return why
+	}
+	if c.Needs != nil {
+		return c.Needs(e)
+	}
+	return ""
 }
 
 // NeedBrokerOneOf says why a queue check that needs one of any does not
