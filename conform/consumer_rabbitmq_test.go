@@ -104,8 +104,10 @@ quiesce: 100ms
 
 // TestRabbitMQConsumerFlawsCaught: each flaw of a RabbitMQ consumer on the
 // official client is caught with exactly its kind by exactly the checks
-// that can see it; the correct consumer passes; Q-rebalance is n/a,
-// saying why; every run deletes its queues and the dead-letter exchange.
+// that can see it; the correct consumer passes; Q-rebalance is n/a on
+// RabbitMQ, saying why; every run deletes its queues and the dead-letter
+// exchange. One instance: a poison requeued to a second consumer would let
+// the messages behind it pass to the first.
 func TestRabbitMQConsumerFlawsCaught(t *testing.T) {
 	w := newRabbitWorld(t)
 	const dc, lost = checker.KindDoubleCredit, checker.KindLostEffect
@@ -140,11 +142,7 @@ func TestRabbitMQConsumerFlawsCaught(t *testing.T) {
 				_, flagged := c.want[r.ID]
 				switch {
 				case r.ID == "Q-rebalance":
-					// One instance: a poison requeued to a second consumer
-					// would let the messages behind it pass to the first.
-					// What RabbitMQ itself lacks for Q-rebalance is
-					// TestQueueChecksOnRabbitMQ's.
-					if want := "needs target.instances 2 or more: a second consumer must join the group and one leave it"; r.Verdict != scenario.NA || r.Why != want {
+					if want := "needs ordered partitions and a consumer group that rebalances and a list of the queue's consumers, which broker rabbitmq (consumer.broker) does not have"; r.Verdict != scenario.NA || r.Why != want {
 						t.Errorf("Q-rebalance: %s %q, want n/a %q", r.Verdict, r.Why, want)
 					}
 				case slices.Contains(queueIDs, r.ID) && !flagged && r.Verdict != scenario.Pass:
