@@ -40,13 +40,13 @@ func startQueue(ctx context.Context, cfg *config.Config, o Options, e *scenario.
 	// with one seed on shared brokers apart; the start time lets a later
 	// run sweep what a killed one left (conform/broker/kafka/sweep.go).
 	run := fmt.Sprintf("q-%d-%s-t%d", seed, hex.EncodeToString(b), time.Now().Unix())
-	br, err := broker.Open(ctx, c.Broker, broker.Setup{Addrs: c.Brokers, Run: run, QueueName: c.Topic, GroupName: c.Group, Lanes: c.Partitions, Log: stderr})
+	br, err := broker.Open(ctx, c.Broker, broker.Setup{Addrs: c.Brokers, Run: run, QueueName: c.Topic, GroupName: c.Group, Lanes: c.Partitions, Kind: c.Kind(), Log: stderr})
 	if err != nil {
 		return fail("%v", err)
 	}
 	undo = append(undo, br.Close)
 	w := br.Where()
-	for _, v := range [][2]string{{c.Env.Brokers, strings.Join(w.Addrs, ",")}, {c.Env.Topic, w.Queue}, {c.Env.Group, w.Group}} {
+	for _, v := range [][2]string{{c.Env.Brokers, strings.Join(w.Addrs, ",")}, {c.Env.Topic, w.Queue}, {c.Env.Group, w.Group}, {c.Env.DeadLetter, w.DeadLetter}} {
 		if v[0] != "" { // a variable the broker has no use for is not set
 			env[v[0]] = v[1]
 		}
@@ -63,6 +63,18 @@ func startQueue(ctx context.Context, cfg *config.Config, o Options, e *scenario.
 		}
 		e.Queue.Procs, e.Queue.Ready, e.Queue.Points = cs.Procs, cs.Ready, cs.Points
 	}
-	fmt.Fprintf(stderr, "idemcheck run: %s (a started command gets $%s, $%s, $%s)\n", br.Describe(), c.Env.Brokers, c.Env.Topic, c.Env.Group)
+	fmt.Fprintf(stderr, "idemcheck run: %s (a started command gets %s)\n", br.Describe(), envList(c.Env))
 	return stop, 0
+}
+
+// envList names the variables a started command gets, those the broker
+// uses ("$KAFKA_BROKERS, $KAFKA_TOPIC, $KAFKA_GROUP").
+func envList(e config.ConsumerEnv) string {
+	var out []string
+	for _, n := range []string{e.Brokers, e.Topic, e.Group, e.DeadLetter} {
+		if n != "" {
+			out = append(out, "$"+n)
+		}
+	}
+	return strings.Join(out, ", ")
 }

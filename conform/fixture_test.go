@@ -18,7 +18,7 @@ import (
 	"github.com/idemcheck/idemcheck/fakepsp"
 )
 
-var paysvcBin, stripesvcBin, creditsvcBin, toxiproxyBin string
+var paysvcBin, stripesvcBin, creditsvcBin, sqscreditBin, toxiproxyBin string
 
 func TestMain(m *testing.M) {
 	if cfg := os.Getenv("IDEMCHECK_TEST_RUN"); cfg != "" {
@@ -42,10 +42,11 @@ func TestMain(m *testing.M) {
 	paysvcBin = filepath.Join(dir, "paysvc")
 	stripesvcBin = filepath.Join(dir, "stripesvc")
 	creditsvcBin = filepath.Join(dir, "creditsvc")
+	sqscreditBin = filepath.Join(dir, "sqscredit")
 	// toxiproxy-server itself, from the module idemcheck links, for the
 	// tests of a Toxiproxy of the user's (toxiproxy.api).
 	toxiproxyBin = filepath.Join(dir, "server")
-	out, err := exec.Command("go", "build", "-o", dir, "./testdata/services/paysvc", "./testdata/services/stripesvc", "./testdata/services/creditsvc", "github.com/Shopify/toxiproxy/v2/cmd/server").CombinedOutput()
+	out, err := exec.Command("go", "build", "-o", dir, "./testdata/services/paysvc", "./testdata/services/stripesvc", "./testdata/services/creditsvc", "./testdata/services/sqscredit", "github.com/Shopify/toxiproxy/v2/cmd/server").CombinedOutput()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "build the test services: %v\n%s", err, out)
 		os.Exit(2)

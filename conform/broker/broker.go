@@ -12,6 +12,7 @@ import (
 	"io"
 	"sort"
 	"strings"
+	"time"
 )
 
 // Broker is one run's queue on one broker: opened (the queue made, a
@@ -63,6 +64,9 @@ type Endpoint struct {
 	// Group is the consumers' shared name where the broker has one (a
 	// Kafka consumer group); "" where it has none.
 	Group string
+	// DeadLetter is the run's dead-letter queue, on a broker with
+	// DeadLetter (an SQS queue URL); given in consumer.env.dead_letter.
+	DeadLetter string
 }
 
 // Record is one record a check produces.
@@ -179,7 +183,28 @@ type Setup struct {
 	QueueName, GroupName string
 	// Lanes is consumer.partitions, on a broker with Partitions.
 	Lanes int
-	Log   io.Writer
+	// Queue is what the broker's own queue fields say (Spec.Queue's
+	// kind, defaulted by its Validator).
+	Kind QueueKind
+	Log  io.Writer
+}
+
+// QueueKind is how a broker without lanes makes the run's queue, from the
+// consumer section: each field is one some broker has, zero elsewhere (a
+// broker's Validator refuses one it has no use for).
+type QueueKind struct {
+	// FIFO is consumer.fifo: an ordered queue with a deduplication window
+	// (SQS FIFO); ContentDedup is consumer.content_dedup, the broker
+	// deriving a record's dedup id from its body when none is given.
+	FIFO, ContentDedup bool
+	// DeadLetter is consumer.dead_letter, the dead-letter queue's name
+	// template; MaxReceives is consumer.max_receives, how many times a
+	// record is delivered before the broker moves it there.
+	DeadLetter  string
+	MaxReceives int
+	// Visibility is consumer.visibility_timeout: how long a received
+	// record stays hidden before the broker delivers it again.
+	Visibility time.Duration
 }
 
 // Opener opens a run's queue on one broker.
@@ -193,14 +218,17 @@ type Spec struct {
 	Addrs        []string
 	Queue, Group string
 	Lanes        int
+	// Kind is the queue's own fields (QueueKind), as the config gives them.
+	Kind QueueKind
 	// Env names the variables a started command gets Where's values in
 	// (consumer.env.brokers, .topic, .group); the broker defaults them.
 	Env EnvNames
 }
 
-// EnvNames are the variables a started command finds the broker in.
+// EnvNames are the variables a started command finds the broker in;
+// DeadLetter is consumer.env.dead_letter, on a broker with DeadLetter.
 type EnvNames struct {
-	Addrs, Queue, Group string
+	Addrs, Queue, Group, DeadLetter string
 }
 
 // Validator checks s against the broker's own rules (an address's form,

@@ -52,6 +52,18 @@ func (c Cap) String() string {
 	return strings.Join(out, " and ")
 }
 
+// Either says c as alternatives, of which a check needs one ("ordered
+// partitions or a dead-letter queue").
+func (c Cap) Either() string {
+	var out []string
+	for _, n := range capNames {
+		if c&n.c != 0 {
+			out = append(out, n.name)
+		}
+	}
+	return strings.Join(out, " or ")
+}
+
 // Caps is the set of what a broker does.
 type Caps = Cap
 

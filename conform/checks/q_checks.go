@@ -8,13 +8,15 @@ import (
 // What the Q checks need of the consumer's broker (broker.Cap). Each waits
 // first for the broker's own readiness signal (every broker has one);
 // Q-kill's kills inside a record's processing wait for the killed members
-// to leave; Q-rebalance reads which member holds which partition;
-// Q-poison's poison stops the partition behind it.
+// to leave where the broker lists them, and for its readiness elsewhere;
+// Q-rebalance reads which member holds which partition; Q-poison needs one
+// of its ends: the poison stops the partition behind it, or the broker
+// moves it to a dead-letter queue.
 const (
 	needsQDup       broker.Cap = 0
-	needsQKill                 = broker.Members
+	needsQKill      broker.Cap = 0
 	needsQRebalance            = broker.Partitions | broker.Rebalance | broker.Members
-	needsQPoison               = broker.Partitions
+	needsQPoison               = broker.Partitions | broker.DeadLetter
 )
 
 // QueueChecks produce payment records to the service's Kafka consumer as a
@@ -26,6 +28,6 @@ func QueueChecks() []*scenario.Check {
 		{ID: "Q-dup", Title: "a record produced twice (a producer retry), at once and after a commit", Level: scenario.Safety, Rule: scenario.RuleQueue, WithoutCreate: true, Needs: scenario.NeedQueue, Broker: needsQDup, Run: runQDup},
 		{ID: "Q-kill", Title: "the consumer SIGKILLed between its credit and its offset commit, and at seeded points inside a record's processing, restarted", Level: scenario.Safety, Rule: scenario.RuleQueue, WithoutCreate: true, Needs: scenario.NeedAll(scenario.NeedQueue, scenario.NeedQueueProcs), Broker: needsQKill, Run: runQKill},
 		{ID: "Q-rebalance", Title: "a consumer leaves (SIGTERM with a grace, or SIGKILL) while it holds records it has not committed, and rejoins (rebalances)", Level: scenario.Safety, Rule: scenario.RuleQueue, WithoutCreate: true, Needs: scenario.NeedAll(scenario.NeedQueue, scenario.NeedQueueReplicas), Broker: needsQRebalance, Run: runQRebalance},
-		{ID: "Q-poison", Title: "a malformed record between good ones on one partition", Level: scenario.Safety, Rule: scenario.RuleQueue, WithoutCreate: true, Needs: scenario.NeedQueue, Broker: needsQPoison, Run: runQPoison},
+		{ID: "Q-poison", Title: "a malformed record between good ones on one partition", Level: scenario.Safety, Rule: scenario.RuleQueue, WithoutCreate: true, Needs: scenario.NeedQueue, BrokerOneOf: needsQPoison, Run: runQPoison},
 	}
 }

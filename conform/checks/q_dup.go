@@ -48,6 +48,7 @@ func runQDup(ctx context.Context, e *scenario.Env, t *scenario.T) {
 		return
 	}
 	t.JudgeQueue(ctx, recs, nil)
-	t.Passf("%s produced twice in a row, %s again after the group committed past its first copy (%s); the group committed past all %d; the copy in a row: %s; the late copy: %s",
-		a.Ref.PaymentID, b.Ref.PaymentID, fmt.Sprint(first[2]), len(recs), soon, later)
+	w := q.Words()
+	t.Passf("%s produced twice in a row, %s again after %s %s its first copy (%s); %s %s all %d; the copy in a row: %s; the late copy: %s",
+		a.Ref.PaymentID, b.Ref.PaymentID, w.Who, w.Past, fmt.Sprint(first[2]), w.Who, w.Past, len(recs), soon, later)
 }

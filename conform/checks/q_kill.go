@@ -31,6 +31,7 @@ func runQKill(ctx context.Context, e *scenario.Env, t *scenario.T) {
 		runQKillAt(ctx, e, t)
 		return
 	}
+	w := q.Words()
 	var recs []*scenario.QRecord
 	landed := ""
 	var seen time.Duration // from a record's produce to its first credit or commit
@@ -48,8 +49,7 @@ func runQKill(ctx context.Context, e *scenario.Env, t *scenario.T) {
 		credited, passed, ok := q.FirstOf(ctx, e, r)
 		seen = time.Since(produced)
 		if !ok {
-			t.Inconclusive(fmt.Sprintf("record %s was neither credited nor committed within %s", r, e.Cfg.ConvergeD()),
-				"does the service consume $%s in the group named by $%s?", q.Cfg.Env.Topic, q.Cfg.Env.Group)
+			t.Inconclusive(fmt.Sprintf("record %s was neither credited nor %s within %s", r, w.Done, e.Cfg.ConvergeD()), "%s", q.ConsumeHint())
 			return
 		}
 		start := history.Now()
@@ -65,11 +65,11 @@ func runQKill(ctx context.Context, e *scenario.Env, t *scenario.T) {
 		}
 		switch {
 		case credited && passed:
-			e.Logf("  %s was credited and committed within %s: the kill came after both", r, scenario.PollEvery)
+			e.Logf("  %s was credited and %s within %s: the kill came after both", r, w.Done, scenario.PollEvery)
 		case credited:
-			landed = fmt.Sprintf("killed after the credit of %s, before its offset commit", r)
+			landed = fmt.Sprintf("killed after the credit of %s, before its %s", r, w.Ack)
 		default:
-			landed = fmt.Sprintf("killed after the offset commit past %s, before its credit", r)
+			landed = fmt.Sprintf("killed after %s %s, before its credit", w.AckOf, r)
 		}
 		e.NoteFault("SIGKILL every consumer: "+landed, start, history.Now())
 	}
@@ -83,14 +83,14 @@ func runQKill(ctx context.Context, e *scenario.Env, t *scenario.T) {
 	}
 	where = append(where, inWork...)
 	if len(where) == 0 {
-		t.Inconclusive(fmt.Sprintf("each of %d records was credited and committed within one %s look, and each seeded kill inside a record's processing found it credited or committed already: no kill landed inside a record's processing", killTries, scenario.PollEvery),
-			"the consumer commits at once after each credit; Q-kill cannot place a kill between the two")
+		t.Inconclusive(fmt.Sprintf("each of %d records was credited and %s within one %s look, and each seeded kill inside a record's processing found it credited or %s already: no kill landed inside a record's processing", killTries, w.Done, scenario.PollEvery, w.Done),
+			"the consumer %s at once after each credit; Q-kill cannot place a kill between the two", w.Acks)
 	}
 	if !q.RequireCommitted(ctx, t, recs, scenario.RedeliveryWait(e)) {
 		return
 	}
 	t.JudgeQueue(ctx, recs, nil)
-	t.Passf("%s; %d instance(s) restarted after each kill, the group committed past all %d record(s)", strings.Join(where, "; "), len(q.ConsumerProcs(e)), len(recs))
+	t.Passf("%s; %d instance(s) restarted after each kill, %s %s all %d record(s)", strings.Join(where, "; "), len(q.ConsumerProcs(e)), w.Who, w.Past, len(recs))
 }
 
 // killAll SIGKILLs every instance.

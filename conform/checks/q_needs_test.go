@@ -46,18 +46,23 @@ func TestQueueChecksNeedBrokerCaps(t *testing.T) {
 	}{
 		{kafka.Caps &^ broker.Rebalance, map[string]string{
 			"Q-rebalance": "needs a consumer group that rebalances, which broker b (consumer.broker) does not have"}},
+		// Q-poison needs one of its two ends: lanes the poison stops, or a
+		// dead-letter queue the broker moves it to.
 		{kafka.Caps &^ broker.Partitions, map[string]string{
 			"Q-rebalance": "needs ordered partitions, which broker b (consumer.broker) does not have",
-			"Q-poison":    "needs ordered partitions, which broker b (consumer.broker) does not have"}},
+			"Q-poison":    "needs ordered partitions or a dead-letter queue, which broker b (consumer.broker) does not have"}},
+		// Q-kill waits for the killed members only where the broker lists
+		// them, and for its readiness elsewhere.
 		{kafka.Caps &^ broker.Members, map[string]string{
-			"Q-kill":      "needs a list of the queue's consumers, which broker b (consumer.broker) does not have",
 			"Q-rebalance": "needs a list of the queue's consumers, which broker b (consumer.broker) does not have"}},
-		// Readiness is every broker's own (broker.Ready): Q-dup applies on
-		// a broker with no list of consumers, Q-poison needs only lanes.
+		// Readiness is every broker's own (broker.Ready): Q-dup and Q-kill
+		// apply on a broker with no list of consumers, Q-poison on one with
+		// a dead-letter queue.
 		{sqsLike, map[string]string{
-			"Q-kill":      "needs a list of the queue's consumers, which broker b (consumer.broker) does not have",
+			"Q-rebalance": "needs ordered partitions and a consumer group that rebalances and a list of the queue's consumers, which broker b (consumer.broker) does not have"}},
+		{broker.Visibility, map[string]string{
 			"Q-rebalance": "needs ordered partitions and a consumer group that rebalances and a list of the queue's consumers, which broker b (consumer.broker) does not have",
-			"Q-poison":    "needs ordered partitions, which broker b (consumer.broker) does not have"}},
+			"Q-poison":    "needs ordered partitions or a dead-letter queue, which broker b (consumer.broker) does not have"}},
 	} {
 		for _, c := range qs {
 			if got := scenario.NotApplicable(queueEnv("b", tc.caps), c); got != tc.want[c.ID] {

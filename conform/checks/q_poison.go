@@ -12,9 +12,15 @@ import (
 // runQPoison: a malformed record between good ones on one partition. The
 // good ones must each be credited once; a consumer that stops the
 // partition at the poison (and says nothing) loses every record behind it.
+// A broker without partitions but with a dead-letter queue runs
+// runQPoisonDL instead (q_poison_dl.go).
 func runQPoison(ctx context.Context, e *scenario.Env, t *scenario.T) {
 	q := e.Queue
 	if !q.RequireReady(ctx, e, t) {
+		return
+	}
+	if q.Caps&broker.Partitions == 0 {
+		runQPoisonDL(ctx, e, t)
 		return
 	}
 	var before, after []*scenario.QRecord

@@ -7,7 +7,8 @@ import (
 )
 
 // TestConsumerBroker: consumer.broker defaults to kafka, takes kafka, and
-// any other value is one error on that field listing the supported ones.
+// any value no broker registered is one error on that field listing the
+// supported ones.
 func TestConsumerBroker(t *testing.T) {
 	t.Setenv("IDEMCHECK_TEST_BROKER", "127.0.0.1:9092")
 	t.Setenv("IDEMCHECK_TEST_DSN", "postgres://127.0.0.1:5432/credits")
@@ -19,10 +20,10 @@ func TestConsumerBroker(t *testing.T) {
 	if err != nil || c.Consumer.Broker != "kafka" {
 		t.Fatalf("consumer.broker kafka: %v", err)
 	}
-	_, err = Parse("cfg.yaml", []byte(strings.Replace(consumerOnlyYAML, "consumer:\n", "consumer:\n  broker: sqs\n", 1)))
+	_, err = Parse("cfg.yaml", []byte(strings.Replace(consumerOnlyYAML, "consumer:\n", "consumer:\n  broker: nats\n", 1)))
 	var es Errors
-	want := `unknown broker "sqs" (supported: kafka)`
+	want := `unknown broker "nats" (supported: kafka, rabbitmq, sqs)`
 	if !errors.As(err, &es) || len(es) != 1 || es[0].Field != "consumer.broker" || es[0].Msg != want || es[0].Line != 6 {
-		t.Fatalf("consumer.broker sqs: got %v, want one error on consumer.broker at line 6: %s", err, want)
+		t.Fatalf("consumer.broker nats: got %v, want one error on consumer.broker at line 6: %s", err, want)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/idemcheck/idemcheck/conform/broker"
 )
@@ -31,6 +32,19 @@ type Consumer struct {
 	// Group and Partitions are checked and defaulted by the broker's own
 	// rules (broker.Validator; Kafka's in conform/broker/kafka/validate.go).
 	Partitions int `yaml:"partitions"`
+	// FIFO, ContentDedup, DeadLetter, MaxReceives and VisibilityTimeout
+	// are a queue's own fields, on a broker that has them (SQS): an
+	// ordered queue with a dedup window, its dedup id from the body, the
+	// dead-letter queue's name template and after how many deliveries a
+	// record goes there, and how long a received record stays hidden
+	// (broker.QueueKind). The broker's Validator defaults them and refuses
+	// one it has no use for.
+	FIFO              bool   `yaml:"fifo"`
+	ContentDedup      bool   `yaml:"content_dedup"`
+	DeadLetter        string `yaml:"dead_letter"`
+	MaxReceives       int    `yaml:"max_receives"`
+	VisibilityTimeout string `yaml:"visibility_timeout"`
+	visibility        time.Duration
 	// Key and Message are the record's key and value templates:
 	// {{payment_id}}, {{psp_payment_id}}, {{event_id}}, {{amount}},
 	// {{merchant}}, {{order_id}}.
@@ -70,6 +84,14 @@ type ConsumerEnv struct {
 	Brokers string `yaml:"brokers"`
 	Topic   string `yaml:"topic"`
 	Group   string `yaml:"group"`
+	// DeadLetter names the dead-letter queue's variable, on a broker with
+	// one (SQS: SQS_DLQ_URL).
+	DeadLetter string `yaml:"dead_letter"`
+}
+
+// Kind is the queue's own fields, parsed and defaulted by Validate.
+func (q *Consumer) Kind() broker.QueueKind {
+	return broker.QueueKind{FIFO: q.FIFO, ContentDedup: q.ContentDedup, DeadLetter: q.DeadLetter, MaxReceives: q.MaxReceives, Visibility: q.visibility}
 }
 
 // QueuePlaceholders are what consumer.key and consumer.message may use.
@@ -90,13 +112,16 @@ func (v *validator) consumer() {
 	}
 	// The broker's own rules (addresses, names, lanes) are its package's
 	// (broker.Validator); this file keeps what every broker shares.
-	spec := broker.Spec{Addrs: q.Brokers, Queue: q.Topic, Group: q.Group, Lanes: q.Partitions,
-		Env: broker.EnvNames{Addrs: q.Env.Brokers, Queue: q.Env.Topic, Group: q.Env.Group}}
+	v.dur("consumer.visibility_timeout", q.VisibilityTimeout, 0, &q.visibility)
+	spec := broker.Spec{Addrs: q.Brokers, Queue: q.Topic, Group: q.Group, Lanes: q.Partitions, Kind: q.Kind(),
+		Env: broker.EnvNames{Addrs: q.Env.Brokers, Queue: q.Env.Topic, Group: q.Env.Group, DeadLetter: q.Env.DeadLetter}}
 	if !broker.Validate(q.Broker, &spec, v.bad) {
 		v.bad("consumer.broker", "unknown broker %q (supported: %s)", q.Broker, strings.Join(broker.Names(), ", "))
 	}
 	q.Topic, q.Group, q.Partitions = spec.Queue, spec.Group, spec.Lanes
-	q.Env = ConsumerEnv{Brokers: spec.Env.Addrs, Topic: spec.Env.Queue, Group: spec.Env.Group}
+	k := spec.Kind
+	q.FIFO, q.ContentDedup, q.DeadLetter, q.MaxReceives, q.visibility = k.FIFO, k.ContentDedup, k.DeadLetter, k.MaxReceives, k.Visibility
+	q.Env = ConsumerEnv{Brokers: spec.Env.Addrs, Topic: spec.Env.Queue, Group: spec.Env.Group, DeadLetter: spec.Env.DeadLetter}
 	if q.Key == "" {
 		q.Key = "{{payment_id}}"
 	}
@@ -119,7 +144,7 @@ func (v *validator) consumer() {
 	if q.Poison == q.Message {
 		v.bad("consumer.poison", "is the message itself: a poison record must be one the consumer cannot process")
 	}
-	for _, f := range []struct{ name, val string }{{"consumer.env.brokers", q.Env.Brokers}, {"consumer.env.topic", q.Env.Topic}, {"consumer.env.group", q.Env.Group}} {
+	for _, f := range []struct{ name, val string }{{"consumer.env.brokers", q.Env.Brokers}, {"consumer.env.topic", q.Env.Topic}, {"consumer.env.group", q.Env.Group}, {"consumer.env.dead_letter", q.Env.DeadLetter}} {
 		// "": a variable the broker has no use for, or an unknown broker (said).
 		if f.val != "" && !envNameRE.MatchString(f.val) {
 			v.bad(f.name, "%q is not an environment variable name", f.val)

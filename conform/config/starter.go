@@ -173,7 +173,7 @@ effects:
 # and the Q-* checks produce retried, redelivered and poison records to it,
 # counting the credits (ledger.credits) they caused. Deleted at the end.
 # consumer:
-#   broker: kafka                    # the only broker so far (conform/broker)
+#   broker: kafka                    # kafka or sqs (conform/broker)
 #   # brokers: ["127.0.0.1:9092"]    # default: idemcheck starts a local Kafka
 #   topic: "idemcheck-{{run}}"       # {{run}} is the run's own name
 #   group: "idemcheck-{{run}}"       # the consumer group the service joins
@@ -183,6 +183,13 @@ effects:
 #   poison: '{"idemcheck": "poison", "amount": '   # a record the consumer cannot parse
 #   env: {brokers: KAFKA_BROKERS, topic: KAFKA_TOPIC, group: KAFKA_GROUP}
 #   create_first: false             # true: make each record's payment through create first
+#   # SQS only (broker: sqs; brokers: ["http://127.0.0.1:9324"] or none for a local ElasticMQ):
+#   # fifo: false                   # a FIFO queue (5-minute dedup window, group id from the key)
+#   # content_dedup: false          # FIFO: the dedup id from the body when none is sent
+#   # dead_letter: "idemcheck-{{run}}-dlq"   # the redrive policy's dead-letter queue
+#   # max_receives: 3               # deliveries before a message moves there
+#   # visibility_timeout: 30s       # how long a received message stays hidden
+#   # env: {brokers: SQS_ENDPOINT, topic: SQS_QUEUE_URL, dead_letter: SQS_DLQ_URL}
 #   # credits: {...}                # as ledger.credits, if the consumer credits elsewhere
 
 # Optional Toxiproxy links for the service's own dependencies; the command gets

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/idemcheck/idemcheck/conform/broker"
@@ -36,6 +37,9 @@ type Queue struct {
 	// millisecond.
 	Points []faults.Failpoint
 }
+
+// Words is how the run's broker says what its consumers acknowledged.
+func (q *Queue) Words() broker.Words { return broker.WordsOf(q.Broker, q.Group) }
 
 // credits reads the consumer's credits of one payment.
 func (q *Queue) credits(ctx context.Context, e *Env, ref PaymentRef) ([]int64, error) {
@@ -166,8 +170,9 @@ func (q *Queue) RequireCommitted(ctx context.Context, t *T, recs []*QRecord, bou
 	if len(left) == 0 {
 		return true
 	}
-	t.Inconclusive(fmt.Sprintf("group %s never committed past %v within %s (committed %s)", q.Group, left, bound, OffsetsWords(at)),
-		"does the service consume $%s in the group named by $%s, and commit its offsets?", q.Cfg.Env.Topic, q.Cfg.Env.Group)
+	w := q.Words()
+	t.Inconclusive(fmt.Sprintf("%s never %s %v within %s (%s %s)", w.Named, w.Past, left, bound, w.Evidence, OffsetsWords(at)),
+		"%s, and %s?", strings.TrimSuffix(q.ConsumeHint(), "?"), w.Hint)
 	return false
 }
 
@@ -242,13 +247,19 @@ func (q *Queue) RequireReady(ctx context.Context, e *Env, t *T) bool {
 	}
 }
 
-// consumesHint asks whether the service reads the run's queue, by the
+// consumesHint asks whether each instance reads the run's queue, by the
 // variables that name it.
 func (q *Queue) consumesHint() string {
+	return strings.Replace(q.ConsumeHint(), "the service", "each instance", 1)
+}
+
+// ConsumeHint asks whether the service reads the run's queue, by the
+// variables that name it (the group's, on a broker with one).
+func (q *Queue) ConsumeHint() string {
 	if q.Group == "" {
-		return fmt.Sprintf("does each instance consume $%s?", q.Cfg.Env.Topic)
+		return fmt.Sprintf("does the service consume $%s?", q.Cfg.Env.Topic)
 	}
-	return fmt.Sprintf("does each instance consume $%s in the group named by $%s?", q.Cfg.Env.Topic, q.Cfg.Env.Group)
+	return fmt.Sprintf("does the service consume $%s in the group named by $%s?", q.Cfg.Env.Topic, q.Cfg.Env.Group)
 }
 
 // FirstOf polls until the record is credited or the group committed past

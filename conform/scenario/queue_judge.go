@@ -85,7 +85,8 @@ func (t *T) JudgeQueue(ctx context.Context, recs []*QRecord, stuck func(*QRecord
 		}
 		switch {
 		case len(pos) == 0:
-			why := "its record is in the topic and the group committed past it, but it was never credited"
+			w := e.Queue.Words()
+			why := fmt.Sprintf("its record is in %s and %s %s it, but it was never credited", w.Store, w.Who, w.Past)
 			if stuck != nil {
 				if s := stuck(p.copies[0]); s != "" {
 					why = s

@@ -19,13 +19,29 @@ func NeedBroker(e *Env, need broker.Cap) string {
 	return ""
 }
 
-// NotApplicable is why c does not apply to e: its own Needs first, then
-// what it needs of the consumer's broker ("" = it applies).
+// NotApplicable is why c does not apply to e ("" = it applies): what it
+// needs of the consumer's broker first, which no change of the config
+// but the broker gives (Q-rebalance on SQS is n/a for its lack of
+// partitions, not for one instance), then its own Needs. Without a
+// consumer section the broker says nothing and the Needs say so.
 func NotApplicable(e *Env, c *Check) string {
-	if c.Needs != nil {
-		if why := c.Needs(e); why != "" {
-			return why
-		}
+	if why := NeedBroker(e, c.Broker); why != "" {
+		return why
 	}
-	return NeedBroker(e, c.Broker)
+	if why := NeedBrokerOneOf(e, c.BrokerOneOf); why != "" {
+		return why
+	}
+	if c.Needs != nil {
+		return c.Needs(e)
+	}
+	return ""
+}
+
+// NeedBrokerOneOf says why a queue check that needs one of any does not
+// apply ("" = the broker has some of it, or there is no consumer section).
+func NeedBrokerOneOf(e *Env, any broker.Cap) string {
+	if e.Queue == nil || any == 0 || e.Queue.Caps&any != 0 {
+		return ""
+	}
+	return fmt.Sprintf("needs %s, which broker %s (consumer.broker) does not have", any.Either(), e.Queue.Cfg.Broker)
 }

@@ -101,6 +101,11 @@ type Check struct {
 	// Broker is what a queue check needs of the consumer's broker: where
 	// the broker lacks some of it, the check is n/a saying what (NeedBroker).
 	Broker broker.Cap
+	// BrokerOneOf is what a queue check needs one of (Q-poison: ordered
+	// partitions, where the poison stops the records behind it, or a
+	// dead-letter queue, where the broker moves it aside); a broker with
+	// none of it makes the check n/a saying so.
+	BrokerOneOf broker.Cap
 	// WithoutCreate: the check sends no create request (the Q checks), so it
 	// runs on a consumer-only config; every other check is n/a there.
 	WithoutCreate bool

@@ -37,7 +37,13 @@ func rabbitmqServer() (string, error) {
 type rabbit struct {
 	*localProc
 	epmd *exec.Cmd
+	mgmt string
 }
+
+// Management is the node's management API (http://guest:guest@127.0.0.1:port):
+// the queue checks read a queue's acknowledgements there, which AMQP does
+// not tell (a passive declare counts only the ready messages).
+func (r *rabbit) Management() string { return r.mgmt }
 
 // Stop stops the node, then its mapper.
 func (r *rabbit) Stop(ctx context.Context) error {
@@ -67,14 +73,14 @@ func startLocalRabbitMQ(ctx context.Context) (Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	ports := make([]int, 3)
+	ports := make([]int, 4)
 	for i := range ports {
 		if ports[i], err = freeport.Get(); err != nil {
 			_ = os.RemoveAll(dir)
 			return nil, err
 		}
 	}
-	port, dist, epmdPort := ports[0], ports[1], ports[2]
+	port, dist, epmdPort, mgmtPort := ports[0], ports[1], ports[2], ports[3]
 	epmd := exec.Command(epmdBin, "-port", fmt.Sprint(epmdPort), "-address", "127.0.0.1")
 	epmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	if err := epmd.Start(); err != nil {
@@ -83,9 +89,12 @@ func startLocalRabbitMQ(ctx context.Context) (Service, error) {
 	}
 	stopEpmd := func() { _ = epmd.Process.Kill(); _ = epmd.Wait() }
 	files := map[string]string{
-		"enabled_plugins": "[].\n",
-		// The only AMQP listener is on loopback; guest may log in from there.
-		"rabbitmq.conf": fmt.Sprintf("listeners.tcp.1 = 127.0.0.1:%d\nloopback_users.guest = true\n", port),
+		// The management plugin alone: it adds no measurable start time
+		// here (6.6 s and 7.8 s against 8.1 s twice without it).
+		"enabled_plugins": "[rabbitmq_management].\n",
+		// The only listeners (AMQP, the management API) are on loopback;
+		// guest may log in from there.
+		"rabbitmq.conf": fmt.Sprintf("listeners.tcp.1 = 127.0.0.1:%d\nloopback_users.guest = true\nmanagement.tcp.ip = 127.0.0.1\nmanagement.tcp.port = %d\n", port, mgmtPort),
 	}
 	for name, text := range files {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
@@ -122,7 +131,7 @@ func startLocalRabbitMQ(ctx context.Context) (Service, error) {
 		_ = os.RemoveAll(dir)
 		return nil, err
 	}
-	r := &rabbit{localProc: p, epmd: epmd}
+	r := &rabbit{localProc: p, epmd: epmd, mgmt: fmt.Sprintf("http://guest:guest@127.0.0.1:%d", mgmtPort)}
 	p.endpoint = fmt.Sprintf("amqp://guest:guest@127.0.0.1:%d/", port)
 	p.stopGracefully = func(context.Context) error { return srv.Process.Signal(syscall.SIGTERM) }
 	err = waitFor(ctx, "rabbitmq", 90*time.Second, p.exited, func(ctx context.Context) error {

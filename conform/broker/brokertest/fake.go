@@ -110,3 +110,11 @@ type Dedup struct {
 }
 
 func (d Dedup) DedupWindow() time.Duration { return d.Window }
+
+// Worded is a Fake that says its own words (broker.Worder).
+type Worded struct {
+	*Fake
+	Said broker.Words
+}
+
+func (w Worded) Words() broker.Words { return w.Said }

@@ -38,6 +38,15 @@ func Validate(s *broker.Spec, bad func(field, format string, args ...any)) {
 			bad(f.name, "%q may hold only letters, digits, '.', '_' and '-' besides {{run}}", f.val)
 		}
 	}
+	for _, f := range []struct {
+		name string
+		set  bool
+	}{{"consumer.fifo", s.Kind.FIFO}, {"consumer.content_dedup", s.Kind.ContentDedup}, {"consumer.dead_letter", s.Kind.DeadLetter != ""},
+		{"consumer.max_receives", s.Kind.MaxReceives != 0}, {"consumer.visibility_timeout", s.Kind.Visibility != 0}, {"consumer.env.dead_letter", s.Env.DeadLetter != ""}} {
+		if f.set {
+			bad(f.name, "is not a setting of consumer.broker: kafka")
+		}
+	}
 	if s.Lanes == 0 {
 		s.Lanes = 4
 	} else if s.Lanes < 1 || s.Lanes > 64 {

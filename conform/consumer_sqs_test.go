@@ -1,0 +1,193 @@
+package conform
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"os"
+	"path"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/conform/scenario"
+	"github.com/idemcheck/idemcheck/stack/services"
+)
+
+// sqsWorld is an ElasticMQ and a Postgres that a test's runs share; each
+// run has its own queues and its own database.
+type sqsWorld struct {
+	endpoint, postgres string
+}
+
+func newSQSWorld(t *testing.T) sqsWorld {
+	t.Helper()
+	st, err := services.Start(context.Background(), services.Options{SQS: true, Postgres: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = st.Stop(context.Background()) })
+	return sqsWorld{endpoint: st.SQS.Endpoint(), postgres: st.Postgres.Endpoint()}
+}
+
+// database makes a database of the run's own and returns its DSN.
+func (w sqsWorld) database(t *testing.T, name string) string {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, w.postgres)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	name = fmt.Sprintf("sqs_%d_%s", os.Getpid(), strings.ReplaceAll(name, "-", "_"))
+	if _, err := conn.Exec(ctx, "CREATE DATABASE "+name); err != nil {
+		t.Fatal(err)
+	}
+	u, _ := url.Parse(w.postgres)
+	u.Path = "/" + name
+	return u.String()
+}
+
+// sqsConfig is a consumer-only config of one sqscredit instance on the
+// world's SQS, its credits read from its own database. The visibility
+// timeout is 1 s so a redelivery after a kill comes within the run's
+// bounds.
+func sqsConfig(flaw, endpoint, dsn, extra string) string {
+	return fmt.Sprintf(`target:
+  base_urls: ["http://127.0.0.1:${PORT_0}"]
+  command: [%q, "--flaw", %q, "--dsn", %q]
+  ready: /healthz
+  start_timeout: 15s
+consumer:
+  broker: sqs
+  brokers: [%q]
+  visibility_timeout: 1s
+%s  message: '{"event_id": "{{event_id}}", "payment_id": "{{payment_id}}", "amount": {{amount}}, "merchant": "{{merchant}}"}'
+  credits: {dsn: %q, query: "SELECT amount FROM credits WHERE payment_id = $2"}
+timeout: 3s
+settle: 150ms
+converge_within: 6s
+quiesce: 100ms
+`, sqscreditBin, flaw, dsn, endpoint, extra, dsn)
+}
+
+// TestSQSConsumerFlawsCaught: each flaw of an SQS consumer on the official
+// client is caught with exactly its kind by exactly the checks that can
+// see it; the correct consumer passes; Q-rebalance is n/a on SQS, saying
+// why; every run deletes its queues.
+func TestSQSConsumerFlawsCaught(t *testing.T) {
+	w := newSQSWorld(t)
+	const dc, lost = checker.KindDoubleCredit, checker.KindLostEffect
+	for _, c := range []struct {
+		flaw string
+		want map[string][]string
+	}{
+		{"none", map[string][]string{}},
+		// The copy in a row, and the message redelivered after the kill,
+		// are credited again.
+		{"no-dedup", map[string][]string{"Q-dup": {dc}, "Q-kill": {dc}}},
+		// One process remembers the copy it credited; the restarted one
+		// does not, and the redelivered message is credited again.
+		{"memory-dedup", map[string][]string{"Q-kill": {dc}}},
+		// Deleted and then killed before the credit: never delivered again.
+		{"delete-before-credit", map[string][]string{"Q-kill": {lost}}},
+		// The messages received with the poison, and those after it, are
+		// never received again.
+		{"poison-stops", map[string][]string{"Q-poison": {lost}}},
+	} {
+		t.Run(c.flaw, func(t *testing.T) {
+			t.Parallel()
+			code, rep, out := runText(t, sqsConfig(c.flaw, w.endpoint, w.database(t, c.flaw), ""), Options{Only: queueIDs})
+			if rep == nil {
+				t.Fatalf("no report (exit %d): %s", code, out)
+			}
+			if got := findingKinds(rep.Results, queueIDs); fmt.Sprint(got) != fmt.Sprint(c.want) {
+				t.Errorf("kinds by check = %v, want %v\n%s", got, c.want, out)
+			}
+			for _, r := range rep.Results {
+				_, flagged := c.want[r.ID]
+				switch {
+				case r.ID == "Q-rebalance":
+					if want := "needs ordered partitions and a consumer group that rebalances and a list of the queue's consumers, which broker sqs (consumer.broker) does not have"; r.Verdict != scenario.NA || r.Why != want {
+						t.Errorf("Q-rebalance: %s %q, want n/a %q", r.Verdict, r.Why, want)
+					}
+				case slices.Contains(queueIDs, r.ID) && !flagged && r.Verdict != scenario.Pass:
+					t.Errorf("%s: %s %s", r.ID, r.Verdict, r.Why)
+				}
+			}
+			wantCode := ExitViolation
+			if len(c.want) == 0 {
+				wantCode = ExitPass
+			}
+			if code != wantCode {
+				t.Errorf("exit %d, want %d", code, wantCode)
+			}
+			assertSQSRunGone(t, w.endpoint, out)
+		})
+	}
+}
+
+// sqsRunQueue finds the queues a run printed it made.
+var sqsRunQueue = regexp.MustCompile(`queue (idemcheck-q-\S+) \(.*dead-letter queue (idemcheck-q-\S+) after`)
+
+// assertSQSRunGone: the queues of the run that printed out are not on the
+// endpoint.
+func assertSQSRunGone(t *testing.T, endpoint, out string) {
+	t.Helper()
+	m := sqsRunQueue.FindStringSubmatch(out)
+	if m == nil {
+		t.Errorf("the run did not say which queues it made:\n%s", out)
+		return
+	}
+	cl := sqs.New(sqs.Options{Region: "us-east-1", BaseEndpoint: aws.String(endpoint), Credentials: credentials.NewStaticCredentialsProvider("x", "x", "")})
+	ls, err := cl.ListQueues(context.Background(), &sqs.ListQueuesInput{QueueNamePrefix: aws.String("idemcheck-q-")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, u := range ls.QueueUrls {
+		if n := path.Base(u); n == m[1] || n == m[2] {
+			t.Errorf("left on the endpoint after the run: queue %s", n)
+		}
+	}
+}
+
+// TestSQSFIFOCorrectConsumer: on a FIFO queue the correct consumer passes
+// Q-kill and Q-poison; Q-dup's copy in a row falls inside SQS's 5-minute
+// dedup window, and its late copy would have to wait that window out,
+// longer than the run may wait: Q-dup is inconclusive saying so, never a
+// pass on the server's dedup alone.
+func TestSQSFIFOCorrectConsumer(t *testing.T) {
+	w := newSQSWorld(t)
+	code, rep, out := runText(t, sqsConfig("none", w.endpoint, w.database(t, "fifo"), "  fifo: true\n"), Options{Only: queueIDs})
+	if rep == nil {
+		t.Fatalf("no report (exit %d): %s", code, out)
+	}
+	want := map[string]string{
+		"Q-dup":    "inconclusive",
+		"Q-kill":   "pass",
+		"Q-poison": "pass",
+	}
+	for _, r := range rep.Results {
+		if v, ok := want[r.ID]; ok && string(r.Verdict) != v {
+			t.Errorf("%s: %s %s, want %s", r.ID, r.Verdict, r.Why, v)
+		}
+	}
+	dup := "a copy reached the consumer past the broker's dedup window: the window (5m0s) is longer than the run may wait (30s): only the broker's dedup was exercised, not the consumer's"
+	if i := slices.IndexFunc(rep.Results, func(r scenario.Result) bool { return r.ID == "Q-dup" }); i < 0 || !strings.Contains(rep.Results[i].Why, dup) {
+		t.Errorf("Q-dup does not say why it is inconclusive (%q)\n%s", dup, out)
+	}
+	if !strings.Contains(out, "inside the broker's 5m0s dedup window: the broker is to drop it") || !strings.Contains(out, "(FIFO, a 5m0s dedup window, visibility timeout 1s)") {
+		t.Errorf("the run does not say the copy fell inside the FIFO queue's window:\n%s", out)
+	}
+	if code != ExitViolation {
+		t.Errorf("exit %d, want %d (an inconclusive check fails the run)", code, ExitViolation)
+	}
+	assertSQSRunGone(t, w.endpoint, out)
+}
