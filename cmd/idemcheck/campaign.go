@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 
 	"github.com/idemcheck/idemcheck/conform"
 	"github.com/idemcheck/idemcheck/conform/campaign"
@@ -19,6 +18,8 @@ import (
 type campaignFlags struct {
 	seeds, shard, out string
 	shards            int
+	// parallel is how many of the shard's seeds run at once (1: in turn).
+	parallel int
 }
 
 // runCampaign runs the seeds of its shard one after another, each with its
@@ -71,21 +72,19 @@ func runCampaign(ctx context.Context, cf campaignFlags, o conform.Options, ref b
 		defer stop()
 		runner = run
 	}
-	var paths []string
-	for _, seed := range seeds {
-		if ctx.Err() != nil {
-			break
+	if cf.parallel < 1 {
+		fmt.Fprintf(stderr, "idemcheck run: --parallel %d: want at least 1\n", cf.parallel)
+		return conform.ExitUsage
+	}
+	if cf.parallel > 1 && !ref {
+		if why := parallelRefused(o.Config); why != "" {
+			fmt.Fprintf(stderr, "idemcheck run: --parallel %d: seeds at once would share what one seed's faults act on: %s; run them in turn (--parallel 1) or give each shard its own deployment\n", cf.parallel, why)
+			return conform.ExitUsage
 		}
-		so := o
-		so.Seed = seed
-		so.JSON = filepath.Join(cf.out, fmt.Sprintf("seed-%d.json", seed))
-		so.HTML = filepath.Join(cf.out, fmt.Sprintf("seed-%d", seed))
-		code, _ := runner(ctx, so)
-		fmt.Fprintf(stderr, "idemcheck run: campaign seed %d: exit %d\n", seed, code)
-		if code == conform.ExitUsage || code == conform.ExitUnreachable {
-			return code
-		}
-		paths = append(paths, so.JSON)
+	}
+	paths, code := runSeeds(ctx, seeds, cf, o, runner, stderr)
+	if code != 0 {
+		return code
 	}
 	runs, _, err := campaign.Read(paths)
 	if err != nil {

@@ -57,6 +57,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&cf.shard, "shard", "", "with --seeds: run only shard `I/N` of them (I from 0; default: a Kubernetes Indexed Job's JOB_COMPLETION_INDEX of --shards)")
 	fs.IntVar(&cf.shards, "shards", 0, "with --seeds in a Kubernetes Indexed Job: the shard count (default $IDEMCHECK_SHARDS)")
 	fs.StringVar(&cf.out, "out", "", "with --seeds: the `DIR` each seed's JSON and HTML reports go to (merge them with idemcheck merge)")
+	fs.IntVar(&cf.parallel, "parallel", 1, "with --seeds: run `N` of the shard's seeds at once, where each run is a world of its own (a target idemcheck starts per run with its own fakepsp and links, or --reference); refused for a shared deployment")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: idemcheck run [--config FILE] [--strict] [--require-all-safety] [--json FILE] [--junit FILE] [--html DIR] [--only IDS] [--skip IDS] [--chaos --seed N --duration D]")
 		fmt.Fprintln(stderr, "       idemcheck run --list-checks | --list-mutants")
@@ -147,8 +148,8 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		}
 		return runCampaign(ctx, cf, o, *ref, *mut, stdout, stderr)
 	}
-	if cf.shard != "" || cf.out != "" || cf.shards != 0 {
-		fmt.Fprintln(stderr, "idemcheck run: --shard, --shards and --out belong to a campaign: give --seeds A-B")
+	if cf.shard != "" || cf.out != "" || cf.shards != 0 || cf.parallel != 1 {
+		fmt.Fprintln(stderr, "idemcheck run: --shard, --shards, --out and --parallel belong to a campaign: give --seeds A-B")
 		return conform.ExitUsage
 	}
 	if o.HTML == "" {
