@@ -28,15 +28,8 @@ const campaignSwitch = "resolver-fresh-psp-key"
 func runCampaign(ctx context.Context, r *runner) error {
 	seeds := r.size(2, 8)
 	d := time.Duration(r.size(5, 10)) * time.Second
-	first := r.o.Seed
-	if first == 0 {
-		first = 1
-	}
-	dir := filepath.Join(r.o.Out, "campaign")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	lf, err := os.Create(filepath.Join(dir, "run.log"))
+	first := r.firstSeed()
+	dir, lf, err := r.sectionDir("campaign")
 	if err != nil {
 		return err
 	}

@@ -23,11 +23,7 @@ func runKillMatrix(ctx context.Context, r *runner) error {
 	if seed == 0 {
 		seed = uint64(time.Now().UnixNano()>>1) + 1
 	}
-	dir := filepath.Join(r.o.Out, "killmatrix")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	lf, err := os.Create(filepath.Join(dir, "run.log"))
+	dir, lf, err := r.sectionDir("killmatrix")
 	if err != nil {
 		return err
 	}

@@ -3,8 +3,6 @@ package bench
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/idemcheck/idemcheck/conform"
@@ -19,15 +17,8 @@ import (
 // and the time.
 func runShrink(ctx context.Context, r *runner) error {
 	d := time.Duration(r.size(5, 20)) * time.Second
-	first := r.o.Seed
-	if first == 0 {
-		first = 1
-	}
-	dir := filepath.Join(r.o.Out, "shrink")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	lf, err := os.Create(filepath.Join(dir, "run.log"))
+	first := r.firstSeed()
+	dir, lf, err := r.sectionDir("shrink")
 	if err != nil {
 		return err
 	}
