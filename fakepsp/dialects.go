@@ -6,6 +6,7 @@ import (
 	"github.com/idemcheck/idemcheck/fakepsp/core"
 	// The dialects, one line each: a dialect registers itself in its init.
 	_ "github.com/idemcheck/idemcheck/fakepsp/adyen"
+	_ "github.com/idemcheck/idemcheck/fakepsp/checkout"
 	_ "github.com/idemcheck/idemcheck/fakepsp/stripe"
 )
 

@@ -34,7 +34,7 @@ func TestEffectsPSP(t *testing.T) {
 		}
 	}
 	for _, tc := range []struct{ effects, hook, field, says string }{
-		{"  psp: paypal\n", "", "effects.psp", `unknown PSP "paypal" (supported: adyen, stripe)`},
+		{"  psp: paypal\n", "", "effects.psp", `unknown PSP "paypal" (supported: adyen, checkout, stripe)`},
 		{"  psp: adyen\n", ", secret: whsec_abc", "webhook.secret", "must be an Adyen HMAC key: 64 hex digits"},
 		{"  psp: adyen\n", ", events: [payment_intent.succeeded]", "webhook.events[0]", "is not an Adyen event code"},
 		{"", ", events: [AUTHORISATION]", "webhook.events[0]", "is not a Stripe event type"},

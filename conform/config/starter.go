@@ -122,7 +122,7 @@ effects:
   # fakepsp_listen: 127.0.0.1:12111
   # fakepsp_allow_remote: false  # true lets fakepsp_listen be 0.0.0.0:PORT (a service in another container); prints a warning: the PSP API has no auth
   # fakepsp_secret_key: sk_test_idemcheck
-  # The PSP the service is written against: stripe (default) or adyen.
+  # The PSP the service is written against: stripe (default), adyen or checkout.
   # psp: stripe
   # fakepsp's search is eventually consistent, as Stripe's: a new or changed
   # PaymentIntent shows in search after up to this long (0s: at once).

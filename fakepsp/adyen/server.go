@@ -3,7 +3,6 @@ package adyen
 import (
 	"encoding/json"
 	"fmt"
-	"slices"
 	"sync"
 
 	"github.com/idemcheck/idemcheck/fakepsp/core"
@@ -24,24 +23,9 @@ type server struct {
 
 // account is one API key's merchant account.
 type account struct {
-	api       *API
-	keys      *core.KeyStore
-	events    []*Event
-	byID      map[string]*Event
-	endpoints []*endpoint
-}
-
-type endpoint struct {
-	id     string
-	url    string
-	events []string // event codes it receives; none or "*": every one
-	worker *core.Worker
-}
-
-// wants says whether the endpoint receives an event of code: Adyen lets a
-// merchant pick a standard webhook's event codes.
-func (ep *endpoint) wants(code string) bool {
-	return len(ep.events) == 0 || slices.Contains(ep.events, "*") || slices.Contains(ep.events, code)
+	api  *API
+	keys *core.KeyStore
+	hub  core.EventHub
 }
 
 // Serve is Adyen's API over h (core.Dialect).
@@ -60,7 +44,7 @@ func (s *server) AddAccount(key string) {
 	if _, ok := s.accounts[key]; ok {
 		return
 	}
-	a := &account{keys: core.NewKeyStore(), byID: map[string]*Event{}}
+	a := &account{keys: core.NewKeyStore()}
 	a.api = &API{Ops: s.ops, Book: core.NewBook[*Payment](), Merchant: MerchantAccount, Emit: func(e core.Event) { s.raise(a, e.(*Event)) }}
 	s.accounts[key] = a
 }
@@ -73,23 +57,17 @@ func (s *server) account(key string) *account {
 	return s.accounts[key]
 }
 
-// raise logs e and hands it to the account's endpoints.
+// raise logs e and hands it to the account's endpoints that receive it.
 func (s *server) raise(a *account, e *Event) {
 	s.mu.Lock()
-	a.events = append(a.events, e)
-	a.byID[e.EventID()] = e
-	var ws []*core.Worker
-	for _, ep := range a.endpoints {
-		if ep.wants(e.EventType()) {
-			ws = append(ws, ep.worker)
-		}
-	}
+	ws := a.hub.Add(e)
 	s.mu.Unlock()
 	s.h.Dispatch(e, ws)
 }
 
 // AddEndpoint registers a standard-webhook receiver at url for the account
-// of key, for the event codes in events (none: every one).
+// of key, for the event codes in events (none: every one), as a merchant
+// picks a standard webhook's event codes.
 func (s *server) AddEndpoint(key, url string, events ...string) (string, error) {
 	a := s.account(key)
 	if a == nil {
@@ -105,10 +83,9 @@ func (s *server) AddEndpoint(key, url string, events ...string) (string, error) 
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.seq++
-	ep := &endpoint{id: fmt.Sprintf("adyen_webhook_%d", s.seq), url: url, events: events}
-	ep.worker = s.h.StartWorker(ep.id, url, render)
-	a.endpoints = append(a.endpoints, ep)
-	return ep.id, nil
+	id := fmt.Sprintf("adyen_webhook_%d", s.seq)
+	a.hub.AddEndpoint(&core.HubEndpoint{ID: id, URL: url, Events: events, Worker: s.h.StartWorker(id, url, render)})
+	return id, nil
 }
 
 // render is the body of one delivery: the event's item as a batch of one,
@@ -122,16 +99,17 @@ func (s *server) Event(id string) (core.EventInfo, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, a := range s.accounts {
-		if e := a.byID[id]; e != nil {
-			return info(e), true
+		if i, ok := a.hub.Event(id); ok {
+			return i, true
 		}
 	}
 	return core.EventInfo{}, false
 }
 
-func (s *server) Describe(e core.Event) core.EventInfo { return info(e.(*Event)) }
+func (s *server) Describe(e core.Event) core.EventInfo { return e.(*Event).Info() }
 
-func info(e *Event) core.EventInfo {
+// Info is what a harness sees of the event.
+func (e *Event) Info() core.EventInfo {
 	return core.EventInfo{ID: e.EventID(), Type: e.EventType(), Payment: e.Item.Payment(), Amount: e.PaymentAmount, Raw: render(e)}
 }
 
@@ -149,11 +127,7 @@ func (s *server) EventsAbout(payment string) []core.EventInfo {
 	defer s.mu.Unlock()
 	var out []core.EventInfo
 	for _, a := range s.accounts {
-		for _, e := range a.events {
-			if e.Item.Payment() == payment {
-				out = append(out, info(e))
-			}
-		}
+		out = append(out, a.hub.About(payment)...)
 	}
 	return out
 }
@@ -176,15 +150,13 @@ func (s *server) Workers() []*core.Worker {
 	defer s.mu.Unlock()
 	var ws []*core.Worker
 	for _, a := range s.accounts {
-		for _, ep := range a.endpoints {
-			ws = append(ws, ep.worker)
-		}
+		ws = append(ws, a.hub.Workers()...)
 	}
 	return ws
 }
 
 func (s *server) Info() map[string]any {
-	return map[string]any{"dialect": "adyen", "api": "Checkout API (any /vNN/ path)", "merchant_account": MerchantAccount,
+	return map[string]any{"dialect": "adyen", "api": "Checkout API (any /vNN/ path from v37 to v72)", "merchant_account": MerchantAccount,
 		"idempotency_key": map[string]any{"header": Keys.Header, "max_length": Keys.MaxLen, "window": s.h.KeyWindow().String()}}
 }
 
