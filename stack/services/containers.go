@@ -23,8 +23,10 @@ const (
 	// elasticmqImage is ElasticMQ's native build, the same server as the
 	// local provider's jars.
 	elasticmqImage = "softwaremill/elasticmq-native:1.6.11"
-	// rabbitmqImage matches Debian 12's package's minor version.
-	rabbitmqImage = "rabbitmq:3.10"
+	// rabbitmqImage matches Debian 12's package's minor version; its
+	// -management tag carries the management API the queue checks read
+	// their evidence from (conform/broker/rabbitmq).
+	rabbitmqImage = "rabbitmq:3.10-management"
 )
 
 // dockerProbeTimeout bounds the question "does a Docker engine answer?".
@@ -205,7 +207,7 @@ func startContainerElasticMQ(ctx context.Context) (Service, error) {
 
 func startContainerRabbitMQ(ctx context.Context) (Service, error) {
 	ctr, err := testcontainers.Run(ctx, rabbitmqImage,
-		testcontainers.WithExposedPorts("5672/tcp"),
+		testcontainers.WithExposedPorts("5672/tcp", "15672/tcp"),
 		testcontainers.WithWaitStrategy(wait.ForLog("Server startup complete").WithStartupTimeout(90*time.Second)),
 	)
 	if err != nil {
@@ -217,11 +219,26 @@ func startContainerRabbitMQ(ctx context.Context) (Service, error) {
 		_ = ctr.Terminate(context.Background())
 		return nil, err
 	}
+	mport, err := ctr.MappedPort(ctx, "15672/tcp")
+	if err != nil {
+		_ = ctr.Terminate(context.Background())
+		return nil, err
+	}
 	url := "amqp://guest:guest@" + net.JoinHostPort(host, port.Port()) + "/"
 	v, err := rabbitmqVersion(ctx, url)
 	if err != nil {
 		_ = ctr.Terminate(context.Background())
 		return nil, err
 	}
-	return &container{kind: RabbitMQ, endpoint: url, version: v, ctr: ctr}, nil
+	return &rabbitContainer{container: &container{kind: RabbitMQ, endpoint: url, version: v, ctr: ctr},
+		mgmt: "http://guest:guest@" + net.JoinHostPort(host, mport.Port())}, nil
 }
+
+// rabbitContainer is a RabbitMQ container with its management API.
+type rabbitContainer struct {
+	*container
+	mgmt string
+}
+
+// Management is the container's management API, as the local node's.
+func (r *rabbitContainer) Management() string { return r.mgmt }
