@@ -43,6 +43,11 @@ quiesce: 100ms
 		switch {
 		case slices.Contains(slow, r.ID):
 			t.Errorf("%s ran, though skipped", r.ID)
+		case r.ID == "Q-visibility":
+			// A Q check too, n/a for Kafka's lack, not for the config's.
+			if want := "needs a visibility timeout, which broker kafka (consumer.broker) does not have"; r.Verdict != scenario.NA || r.Why != want {
+				t.Errorf("Q-visibility on Kafka: %s %q, want n/a %q", r.Verdict, r.Why, want)
+			}
 		case slices.Contains(queueIDs, r.ID):
 			ran = append(ran, r.ID)
 			if r.Verdict != scenario.Pass {

@@ -1,15 +1,18 @@
 package conform
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"net/url"
 	"os"
 	"path"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
@@ -190,4 +193,92 @@ func TestSQSFIFOCorrectConsumer(t *testing.T) {
 		t.Errorf("exit %d, want %d (an inconclusive check fails the run)", code, ExitViolation)
 	}
 	assertSQSRunGone(t, w.endpoint, out)
+}
+
+// TestSQSFIFOLateCopyAfterTheWindow: with --max-wait past SQS FIFO's
+// 5-minute window Q-dup waits it out (saying how long): the copy in a row
+// is dropped by the server, the late copy is delivered again, so a
+// consumer without dedup credits that payment twice and the correct one
+// passes. It takes over 5 minutes: it runs only with
+// IDEMCHECK_SQS_WINDOW=1.
+func TestSQSFIFOLateCopyAfterTheWindow(t *testing.T) {
+	if os.Getenv("IDEMCHECK_SQS_WINDOW") != "1" {
+		t.Skip("waits SQS FIFO's 5-minute dedup window: set IDEMCHECK_SQS_WINDOW=1")
+	}
+	w := newSQSWorld(t)
+	for _, c := range []struct {
+		flaw  string
+		kinds map[string][]string
+	}{{"none", map[string][]string{}}, {"no-dedup", map[string][]string{"Q-dup": {checker.KindDoubleCredit}}}} {
+		t.Run(c.flaw, func(t *testing.T) {
+			t.Parallel()
+			// runText's runs are bounded by 3 minutes: this one waits longer.
+			p := filepath.Join(t.TempDir(), "idemcheck.yaml")
+			if err := os.WriteFile(p, []byte(sqsConfig(c.flaw, w.endpoint, w.database(t, "window_"+c.flaw), "  fifo: true\n")), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			var stdout, stderr bytes.Buffer
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+			defer cancel()
+			code, rep := Run(ctx, Options{Config: p, Seed: 42, Only: []string{"Q-dup"}, MaxWait: 6 * time.Minute, Stdout: &stdout, Stderr: &stderr})
+			out := stdout.String() + stderr.String()
+			if rep == nil {
+				t.Fatalf("no report (exit %d): %s", code, out)
+			}
+			if got := findingKinds(rep.Results, []string{"Q-dup"}); fmt.Sprint(got) != fmt.Sprint(c.kinds) {
+				t.Errorf("kinds %v, want %v\n%s", got, c.kinds, out)
+			}
+			for _, say := range []string{"waiting ", "for the broker's 5m0s dedup window over", "outside the broker's 5m0s dedup window: the broker delivers it again"} {
+				if !strings.Contains(out, say) {
+					t.Errorf("the run does not say %q:\n%s", say, out)
+				}
+			}
+			if len(c.kinds) == 0 && code != ExitPass {
+				t.Errorf("exit %d, want %d", code, ExitPass)
+			}
+		})
+	}
+}
+
+// sqsConfig2 is sqsConfig with two instances of the consumer.
+func sqsConfig2(flaw, endpoint, dsn string) string {
+	c := sqsConfig(flaw, endpoint, dsn, "")
+	c = strings.Replace(c, `["http://127.0.0.1:${PORT_0}"]`, `["http://127.0.0.1:${PORT_0}", "http://127.0.0.1:${PORT_1}"]`, 1)
+	return strings.Replace(c, "  ready: /healthz\n", "  ready: /healthz\n  instances: 2\n", 1)
+}
+
+// TestSQSVisibilityCaught: Q-visibility freezes the instance holding a
+// received message past the 1 s visibility timeout, SQS delivers it to
+// the other instance, and the frozen one then finishes: a consumer that
+// dedups per process, or not at all, credits it twice; the correct one
+// (the inbox row in the credit's transaction) credits once.
+func TestSQSVisibilityCaught(t *testing.T) {
+	w := newSQSWorld(t)
+	const dc = checker.KindDoubleCredit
+	for _, c := range []struct {
+		flaw    string
+		verdict scenario.Verdict
+		kinds   map[string][]string
+	}{
+		{"none", scenario.Pass, map[string][]string{}},
+		{"no-dedup", scenario.Violation, map[string][]string{"Q-visibility": {dc}}},
+		{"memory-dedup", scenario.Violation, map[string][]string{"Q-visibility": {dc}}},
+	} {
+		t.Run(c.flaw, func(t *testing.T) {
+			t.Parallel()
+			code, rep, out := runText(t, sqsConfig2(c.flaw, w.endpoint, w.database(t, "vis_"+c.flaw)), Options{Only: []string{"Q-visibility"}})
+			if rep == nil {
+				t.Fatalf("no report (exit %d): %s", code, out)
+			}
+			if got := findingKinds(rep.Results, []string{"Q-visibility"}); fmt.Sprint(got) != fmt.Sprint(c.kinds) {
+				t.Errorf("kinds %v, want %v\n%s", got, c.kinds, out)
+			}
+			for _, r := range rep.Results {
+				if r.ID == "Q-visibility" && r.Verdict != c.verdict {
+					t.Errorf("Q-visibility: %s %s, want %s", r.Verdict, r.Why, c.verdict)
+				}
+			}
+			assertSQSRunGone(t, w.endpoint, out)
+		})
+	}
 }

@@ -64,3 +64,15 @@ type DeadLetters interface {
 type Redriver interface {
 	DeadLetterAfter() time.Duration
 }
+
+// Visibler is a broker with Visibility that says its timeout: how long a
+// received record stays hidden before the broker delivers it again.
+type Visibler interface {
+	VisibilityTimeout() time.Duration
+}
+
+// Receiving is Acked on a broker with Visibility: how many records are
+// received and not yet acknowledged, their visibility not ended.
+type Receiving interface {
+	Receiving() int64
+}

@@ -19,7 +19,7 @@ const (
 	needsQPoison               = broker.Partitions | broker.DeadLetter
 )
 
-// QueueChecks produce payment records to the service's Kafka consumer as a
+// QueueChecks produce payment records to the service's consumer as a
 // producer and a broker really deliver them; each is judged from the
 // credits the service records (queue.go, queue_judge.go). Q-poison runs
 // last: a consumer that stops a partition at the poison stays stopped.
@@ -28,6 +28,7 @@ func QueueChecks() []*scenario.Check {
 		{ID: "Q-dup", Title: "a record produced twice (a producer retry), at once and after a commit", Level: scenario.Safety, Rule: scenario.RuleQueue, WithoutCreate: true, Needs: scenario.NeedQueue, Broker: needsQDup, Run: runQDup},
 		{ID: "Q-kill", Title: "the consumer SIGKILLed between its credit and its offset commit, and at seeded points inside a record's processing, restarted", Level: scenario.Safety, Rule: scenario.RuleQueue, WithoutCreate: true, Needs: scenario.NeedAll(scenario.NeedQueue, scenario.NeedQueueProcs), Broker: needsQKill, Run: runQKill},
 		{ID: "Q-rebalance", Title: "a consumer leaves (SIGTERM with a grace, or SIGKILL) while it holds records it has not committed, and rejoins (rebalances)", Level: scenario.Safety, Rule: scenario.RuleQueue, WithoutCreate: true, Needs: scenario.NeedAll(scenario.NeedQueue, scenario.NeedQueueReplicas), Broker: needsQRebalance, Run: runQRebalance},
+		{ID: "Q-visibility", Title: "a consumer frozen (SIGSTOP) past the visibility timeout while it holds a received record, which another consumer receives again; then thawed", Level: scenario.Safety, Rule: scenario.RuleQueue, WithoutCreate: true, Needs: scenario.NeedAll(scenario.NeedQueue, scenario.NeedQueueProcs, NeedQueuePause), Broker: needsQVisibility, Run: runQVisibility},
 		{ID: "Q-poison", Title: "a malformed record between good ones on one partition", Level: scenario.Safety, Rule: scenario.RuleQueue, WithoutCreate: true, Needs: scenario.NeedQueue, BrokerOneOf: needsQPoison, Run: runQPoison},
 	}
 }

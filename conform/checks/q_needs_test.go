@@ -25,35 +25,40 @@ func queueEnv(name string, caps broker.Caps) *scenario.Env {
 		Credits: noCredits{}, Procs: []faults.Proc{nil, nil}}}
 }
 
-// TestQueueChecksNeedBrokerCaps: on Kafka every Q check applies; on a
-// broker lacking a capability a check needs, the check is n/a naming
-// exactly what is missing, and a check that does not need it still
-// applies.
+// TestQueueChecksNeedBrokerCaps: on Kafka every Q check applies but
+// Q-visibility (Kafka has no visibility timeout); on a broker lacking a
+// capability a check needs, the check is n/a naming exactly what is
+// missing, and a check that does not need it still applies.
 func TestQueueChecksNeedBrokerCaps(t *testing.T) {
 	qs := QueueChecks()
-	if len(qs) != 4 {
-		t.Fatalf("%d Q checks, want 4", len(qs))
+	if len(qs) != 5 {
+		t.Fatalf("%d Q checks, want 5", len(qs))
 	}
+	noVis := "needs a visibility timeout, which broker kafka (consumer.broker) does not have"
 	for _, c := range qs {
-		if why := scenario.NotApplicable(queueEnv("kafka", kafka.Caps), c); why != "" {
+		why := scenario.NotApplicable(queueEnv("kafka", kafka.Caps), c)
+		if c.ID == "Q-visibility" && why != noVis {
+			t.Errorf("Q-visibility on Kafka: n/a %q, want %q", why, noVis)
+		} else if c.ID != "Q-visibility" && why != "" {
 			t.Errorf("%s on Kafka: n/a %q, want it to apply", c.ID, why)
 		}
 	}
+	noVisB := "needs a visibility timeout, which broker b (consumer.broker) does not have"
 	sqsLike := broker.DedupWindow | broker.Visibility | broker.DeadLetter
 	for _, tc := range []struct {
 		caps broker.Caps
 		want map[string]string
 	}{
-		{kafka.Caps &^ broker.Rebalance, map[string]string{
+		{kafka.Caps &^ broker.Rebalance, map[string]string{"Q-visibility": noVisB,
 			"Q-rebalance": "needs a consumer group that rebalances, which broker b (consumer.broker) does not have"}},
 		// Q-poison needs one of its two ends: lanes the poison stops, or a
 		// dead-letter queue the broker moves it to.
-		{kafka.Caps &^ broker.Partitions, map[string]string{
+		{kafka.Caps &^ broker.Partitions, map[string]string{"Q-visibility": noVisB,
 			"Q-rebalance": "needs ordered partitions, which broker b (consumer.broker) does not have",
 			"Q-poison":    "needs ordered partitions or a dead-letter queue, which broker b (consumer.broker) does not have"}},
 		// Q-kill waits for the killed members only where the broker lists
 		// them, and for its readiness elsewhere.
-		{kafka.Caps &^ broker.Members, map[string]string{
+		{kafka.Caps &^ broker.Members, map[string]string{"Q-visibility": noVisB,
 			"Q-rebalance": "needs a list of the queue's consumers, which broker b (consumer.broker) does not have"}},
 		// Readiness is every broker's own (broker.Ready): Q-dup and Q-kill
 		// apply on a broker with no list of consumers, Q-poison on one with

@@ -25,7 +25,7 @@ var SafetyIDs = []string{
 	"A2", "A5", "A6", "A1", "S-5xx-after-charge", "A7", "S-restart", "A3", "A4", "S-replicas",
 	"B5", "S-deps", "S-multistep", "S-capture",
 	"W-dup", "W-concurrent", "W-lost-ack", "W-kill", "W-order", "W-early", "W-forged",
-	"Q-dup", "Q-kill", "Q-rebalance", "Q-poison", "B4",
+	"Q-dup", "Q-kill", "Q-rebalance", "Q-visibility", "Q-poison", "B4",
 }
 
 // Placeholders idemcheck fills in request templates.

@@ -89,3 +89,6 @@ func (q *SQS) Ready(ctx context.Context, _ int) (broker.Readiness, error) {
 	r.Ready, r.Saw = c.Held() == 0, c.String()
 	return r, nil
 }
+
+// Receiving is the queue's messages in flight.
+func (c Counts) Receiving() int64 { return c.InFlight }

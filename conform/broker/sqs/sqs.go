@@ -255,3 +255,8 @@ func (q *SQS) Group(context.Context) (broker.Group, error) { return broker.Group
 var _ broker.Deduper = (*SQS)(nil)
 var _ broker.Redriver = (*SQS)(nil)
 var _ broker.Worder = (*SQS)(nil)
+
+// VisibilityTimeout is the queue's (a consumer may set its own per receive).
+func (q *SQS) VisibilityTimeout() time.Duration { return q.kind.Visibility }
+
+var _ broker.Visibler = (*SQS)(nil)

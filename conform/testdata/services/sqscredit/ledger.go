@@ -25,9 +25,10 @@ func openLedger(ctx context.Context, dsn string, work time.Duration) (*ledger, e
 	if err != nil {
 		return nil, err
 	}
-	// Two instances starting at once race on CREATE TABLE IF NOT EXISTS:
-	// an advisory lock makes it one at a time.
-	if _, err := pool.Exec(ctx, "SELECT pg_advisory_lock(42);"+schema+";SELECT pg_advisory_unlock(42)"); err != nil {
+	// Two instances starting at once race on CREATE TABLE IF NOT EXISTS: a
+	// lock held to the end of the statements' one implicit transaction
+	// makes the second wait until the first's tables are committed.
+	if _, err := pool.Exec(ctx, "SELECT pg_advisory_xact_lock(42);"+schema); err != nil {
 		pool.Close()
 		return nil, fmt.Errorf("create the ledger's tables: %v", err)
 	}
