@@ -25,16 +25,22 @@ func NeedBroker(e *Env, need broker.Cap) string {
 // partitions, not for one instance), then its own Needs. Without a
 // consumer section the broker says nothing and the Needs say so.
 func NotApplicable(e *Env, c *Check) string {
-	if why := NeedBroker(e, c.Broker); why != "" {
-		return why
-	}
-	if why := NeedBrokerOneOf(e, c.BrokerOneOf); why != "" {
+	if why := BrokerLacks(e, c); why != "" {
 		return why
 	}
 	if c.Needs != nil {
 		return c.Needs(e)
 	}
 	return ""
+}
+
+// BrokerLacks is why c cannot run on the consumer's broker at all ("" =
+// the broker has what c needs): no config of this broker changes it.
+func BrokerLacks(e *Env, c *Check) string {
+	if why := NeedBroker(e, c.Broker); why != "" {
+		return why
+	}
+	return NeedBrokerOneOf(e, c.BrokerOneOf)
 }
 
 // NeedBrokerOneOf says why a queue check that needs one of any does not

@@ -21,6 +21,12 @@ func RunCheck(ctx context.Context, e *Env, c *Check) (r Result) {
 		r.Verdict, r.Why = NA, config.ConsumerOnlyWhy
 		return r
 	}
+	if why := BrokerLacks(e, c); why != "" {
+		// The broker cannot do what the check needs (Q-visibility on Kafka,
+		// Q-rebalance on SQS): n/a whatever the config says.
+		r.Verdict, r.Why, r.BrokerNA = NA, why, true
+		return r
+	}
 	if why := NotApplicable(e, c); why != "" {
 		r.Verdict, r.Why = NA, why
 		return r

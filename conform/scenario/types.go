@@ -83,6 +83,9 @@ type Result struct {
 	// Checker is the checker's result over History, for its pictures.
 	Checker *checker.Result `json:"-"`
 	Elapsed time.Duration   `json:"elapsed_ns"`
+	// BrokerNA: n/a because the consumer's broker cannot do what the check
+	// needs; --require-all-safety does not count it (no config could).
+	BrokerNA bool `json:"na_for_broker,omitempty"`
 	// Precondition is what did not happen when the verdict is inconclusive.
 	Precondition string `json:"precondition,omitempty"`
 	// Coverage is what a chaos run exercised of what its config allowed.
