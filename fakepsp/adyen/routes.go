@@ -115,24 +115,10 @@ func (s *server) serve(endpoint string, h func(a *account, r *http.Request, body
 // replaces it.
 func (s *server) answer(w http.ResponseWriter, r *http.Request, c call, ans Answer) {
 	a := ans.After
-	if a.Hold != nil {
-		select {
-		case <-a.Hold.Released():
-		case <-r.Context().Done():
-			a.Lose = true
-		case <-s.ops.Ctx.Done():
-			a.Lose = true
-		}
-	}
-	if a.Lose {
+	if a.Withheld(r.Context(), s.ops.Ctx) {
 		s.log(c, 0)
-		if hj, ok := w.(http.Hijacker); ok {
-			if conn, _, err := hj.Hijack(); err == nil {
-				_ = conn.Close()
-			}
-			return
-		}
-		panic(http.ErrAbortHandler)
+		core.DropConnection(w)
+		return
 	}
 	if a.Refuse {
 		ans.Reply = internalError()

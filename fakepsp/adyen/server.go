@@ -14,11 +14,11 @@ import (
 // Customer Area, not through the API, so endpoints come only from the
 // facade (AddEndpoint: the control API, a harness).
 type server struct {
-	h        core.Host
-	ops      core.Ops
-	mu       sync.Locker // the host's lock: guards accounts and what they hold
-	accounts map[string]*account
-	seq      int
+	h   core.Host
+	ops core.Ops
+	mu  sync.Locker // the host's lock: guards accounts and what they hold
+	core.Accounts[*account]
+	seq int
 }
 
 // account is one API key's merchant account.
@@ -28,10 +28,13 @@ type account struct {
 	hub  core.EventHub
 }
 
+func (a *account) Hub() *core.EventHub     { return &a.hub }
+func (a *account) Owns(charge string) bool { return a.api.Book.Has(charge) }
+
 // Serve is Adyen's API over h (core.Dialect).
 func (Dialect) Serve(h core.Host) core.Server {
 	ops := h.Ops()
-	return &server{h: h, ops: ops, mu: ops.Lock, accounts: map[string]*account{}}
+	return &server{h: h, ops: ops, mu: ops.Lock, Accounts: core.Accounts[*account]{Lock: ops.Lock}}
 }
 
 // MerchantAccount is the merchant account every account of the fake
@@ -39,22 +42,16 @@ func (Dialect) Serve(h core.Host) core.Server {
 const MerchantAccount = "IdemcheckECOM"
 
 func (s *server) AddAccount(key string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if _, ok := s.accounts[key]; ok {
-		return
-	}
 	a := &account{keys: core.NewKeyStore()}
 	a.api = &API{Ops: s.ops, Book: core.NewBook[*Payment](), Merchant: MerchantAccount, Emit: func(e core.Event) { s.raise(a, e.(*Event)) }}
-	s.accounts[key] = a
+	s.Add(key, a)
 }
 
 func (s *server) HasAccount(key string) bool { return s.account(key) != nil }
 
 func (s *server) account(key string) *account {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.accounts[key]
+	a, _ := s.Get(key)
+	return a
 }
 
 // raise logs e and hands it to the account's endpoints that receive it.
@@ -95,17 +92,6 @@ func render(e core.Event) []byte {
 	return raw
 }
 
-func (s *server) Event(id string) (core.EventInfo, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, a := range s.accounts {
-		if i, ok := a.hub.Event(id); ok {
-			return i, true
-		}
-	}
-	return core.EventInfo{}, false
-}
-
 func (s *server) Describe(e core.Event) core.EventInfo { return e.(*Event).Info() }
 
 // Info is what a harness sees of the event.
@@ -120,39 +106,6 @@ func (it Item) Payment() string {
 		return it.OriginalReference
 	}
 	return it.PSPReference
-}
-
-func (s *server) EventsAbout(payment string) []core.EventInfo {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var out []core.EventInfo
-	for _, a := range s.accounts {
-		out = append(out, a.hub.About(payment)...)
-	}
-	return out
-}
-
-// PaymentOfCharge: an Adyen payment's charge is the payment itself, under
-// its pspReference.
-func (s *server) PaymentOfCharge(chargeID string) string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, a := range s.accounts {
-		if a.api.Book.Has(chargeID) {
-			return chargeID
-		}
-	}
-	return ""
-}
-
-func (s *server) Workers() []*core.Worker {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var ws []*core.Worker
-	for _, a := range s.accounts {
-		ws = append(ws, a.hub.Workers()...)
-	}
-	return ws
 }
 
 func (s *server) Info() map[string]any {

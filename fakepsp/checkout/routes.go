@@ -78,24 +78,10 @@ func (s *server) serve(endpoint string, h func(a *account, r *http.Request, body
 // replaces it.
 func (s *server) answer(w http.ResponseWriter, r *http.Request, log core.Call, ans answer) {
 	a := ans.after
-	if a.Hold != nil {
-		select {
-		case <-a.Hold.Released():
-		case <-r.Context().Done():
-			a.Lose = true
-		case <-s.ops.Ctx.Done():
-			a.Lose = true
-		}
-	}
-	if a.Lose {
+	if a.Withheld(r.Context(), s.ops.Ctx) {
 		s.h.LogCall(log)
-		if hj, ok := w.(http.Hijacker); ok {
-			if conn, _, err := hj.Hijack(); err == nil {
-				_ = conn.Close()
-			}
-			return
-		}
-		panic(http.ErrAbortHandler)
+		core.DropConnection(w)
+		return
 	}
 	if a.Refuse {
 		ans.reply = Err(http.StatusBadGateway, "bad_gateway")

@@ -12,11 +12,11 @@ import (
 // endpoints (a workflow's webhook action, set up outside the payments API:
 // AddEndpoint, from the facade).
 type server struct {
-	h        core.Host
-	ops      core.Ops
-	mu       sync.Locker // the host's lock
-	accounts map[string]*account
-	seq      int
+	h   core.Host
+	ops core.Ops
+	mu  sync.Locker // the host's lock
+	core.Accounts[*account]
+	seq int
 }
 
 type account struct {
@@ -25,18 +25,16 @@ type account struct {
 	hub  core.EventHub
 }
 
+func (a *account) Hub() *core.EventHub     { return &a.hub }
+func (a *account) Owns(charge string) bool { return a.api.book.Has(charge) }
+
 // Serve is Checkout.com's API over h (core.Dialect).
 func (Dialect) Serve(h core.Host) core.Server {
 	ops := h.Ops()
-	return &server{h: h, ops: ops, mu: ops.Lock, accounts: map[string]*account{}}
+	return &server{h: h, ops: ops, mu: ops.Lock, Accounts: core.Accounts[*account]{Lock: ops.Lock}}
 }
 
 func (s *server) AddAccount(key string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if _, ok := s.accounts[key]; ok {
-		return
-	}
 	a := &account{keys: core.NewKeyStore()}
 	a.api = &api{ops: s.ops, book: core.NewBook[*Payment](), raise: func(e *Event) {
 		s.mu.Lock()
@@ -44,15 +42,14 @@ func (s *server) AddAccount(key string) {
 		s.mu.Unlock()
 		s.h.Dispatch(e, ws)
 	}}
-	s.accounts[key] = a
+	s.Add(key, a)
 }
 
 func (s *server) HasAccount(key string) bool { return s.account(key) != nil }
 
 func (s *server) account(key string) *account {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.accounts[key]
+	a, _ := s.Get(key)
+	return a
 }
 
 // AddEndpoint registers a webhook receiver for the event types in events
@@ -83,50 +80,7 @@ func (e *Event) Info() core.EventInfo {
 	return core.EventInfo{ID: e.ID, Type: e.Type, Payment: e.Payment, Amount: e.Amount, Raw: e.Raw}
 }
 
-func (s *server) Event(id string) (core.EventInfo, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, a := range s.accounts {
-		if i, ok := a.hub.Event(id); ok {
-			return i, true
-		}
-	}
-	return core.EventInfo{}, false
-}
-
 func (s *server) Describe(e core.Event) core.EventInfo { return e.(*Event).Info() }
-
-func (s *server) EventsAbout(payment string) []core.EventInfo {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var out []core.EventInfo
-	for _, a := range s.accounts {
-		out = append(out, a.hub.About(payment)...)
-	}
-	return out
-}
-
-// PaymentOfCharge: a Checkout.com payment's charge is the payment, pay_...
-func (s *server) PaymentOfCharge(chargeID string) string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, a := range s.accounts {
-		if a.api.book.Has(chargeID) {
-			return chargeID
-		}
-	}
-	return ""
-}
-
-func (s *server) Workers() []*core.Worker {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var ws []*core.Worker
-	for _, a := range s.accounts {
-		ws = append(ws, a.hub.Workers()...)
-	}
-	return ws
-}
 
 func (s *server) Info() map[string]any {
 	return map[string]any{"dialect": "checkout", "api": "Checkout.com payments (/payments)",
