@@ -11,7 +11,7 @@ import (
 	"github.com/idemcheck/idemcheck/conform/config"
 )
 
-// TestCampaignParallelSeeds: one shard runs its seeds two at a time against
+// TestCampaignParallelSeeds: one shard runs its two seeds at once against
 // a target idemcheck starts per run; every seed is reported and merged,
 // the check-then-insert service fails with its double charge in every seed
 // that found it, and the JSON reports are the seeds' own.
@@ -21,12 +21,12 @@ func TestCampaignParallelSeeds(t *testing.T) {
 	quickQuiesce(t, cfg)
 	out := t.TempDir()
 	var stdout, stderr bytes.Buffer
-	code := dispatch([]string{"run", "--config", cfg, "--chaos", "--duration", "3s", "--quiet", "--seeds", "1-4", "--parallel", "2", "--out", out}, &stdout, &stderr)
+	code := dispatch([]string{"run", "--config", cfg, "--chaos", "--duration", "3s", "--quiet", "--seeds", "1-2", "--parallel", "2", "--out", out}, &stdout, &stderr)
 	t.Logf("exit %d\n%s%s", code, stdout.String(), stderr.String())
 	if code != 1 || !strings.Contains(stdout.String(), "distinct finding(s) in") {
 		t.Fatalf("exit %d, want 1 with the merged answer", code)
 	}
-	for _, seed := range []string{"1", "2", "3", "4"} {
+	for _, seed := range []string{"1", "2"} {
 		b, err := os.ReadFile(filepath.Join(out, "seed-"+seed+".json"))
 		if err != nil {
 			t.Fatal(err)
