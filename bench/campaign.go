@@ -38,8 +38,11 @@ func runCampaign(ctx context.Context, r *runner) error {
 	before, t0 := treeCPU(), time.Now()
 	var paths []string
 	for i := range seeds {
+		// Each seed's reports under the section's directory: the reference
+		// writes its HTML to a temp dir of its own when told nowhere.
 		o := conform.Options{Chaos: true, Duration: d, Seed: first + uint64(i), Quiet: true,
-			JSON: filepath.Join(dir, fmt.Sprintf("seed-%d.json", first+uint64(i))), Stdout: lf, Stderr: lf}
+			JSON: filepath.Join(dir, fmt.Sprintf("seed-%d.json", first+uint64(i))), HTML: filepath.Join(dir, fmt.Sprintf("seed-%d", first+uint64(i))),
+			Stdout: lf, Stderr: lf}
 		code, rep := reference.RunStack(ctx, o, reference.Stack{Mutants: campaignSwitch, Services: r.srv.stack})
 		if rep == nil {
 			return fmt.Errorf("campaign seed %d did not run (exit %d); log %s", o.Seed, code, lf.Name())

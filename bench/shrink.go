@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"time"
 
 	"github.com/idemcheck/idemcheck/conform"
@@ -31,6 +32,7 @@ func runShrink(ctx context.Context, r *runner) error {
 	for s := first; s < first+8 && seed == 0; s++ {
 		o := base
 		o.Seed = s
+		o.HTML = filepath.Join(dir, fmt.Sprintf("search-seed-%d", s)) // not a temp dir of the reference's own
 		if code, rep := run(ctx, o); code == conform.ExitViolation && foundKind(rep, campaignKind) {
 			seed = s
 		}
