@@ -111,27 +111,7 @@ func TestSQSConsumerFlawsCaught(t *testing.T) {
 			if rep == nil {
 				t.Fatalf("no report (exit %d): %s", code, out)
 			}
-			if got := findingKinds(rep.Results, queueIDs); fmt.Sprint(got) != fmt.Sprint(c.want) {
-				t.Errorf("kinds by check = %v, want %v\n%s", got, c.want, out)
-			}
-			for _, r := range rep.Results {
-				_, flagged := c.want[r.ID]
-				switch {
-				case r.ID == "Q-rebalance":
-					if want := "needs ordered partitions and a consumer group that rebalances and a list of the queue's consumers, which broker sqs (consumer.broker) does not have"; r.Verdict != scenario.NA || r.Why != want {
-						t.Errorf("Q-rebalance: %s %q, want n/a %q", r.Verdict, r.Why, want)
-					}
-				case slices.Contains(queueIDs, r.ID) && !flagged && r.Verdict != scenario.Pass:
-					t.Errorf("%s: %s %s", r.ID, r.Verdict, r.Why)
-				}
-			}
-			wantCode := ExitViolation
-			if len(c.want) == 0 {
-				wantCode = ExitPass
-			}
-			if code != wantCode {
-				t.Errorf("exit %d, want %d", code, wantCode)
-			}
+			assertQueueVerdicts(t, "sqs", code, rep, out, c.want)
 			assertSQSRunGone(t, w.endpoint, out)
 		})
 	}
