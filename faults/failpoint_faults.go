@@ -220,7 +220,7 @@ func (f CrashAt) settle(ctx context.Context, t Tier, point string) (hit bool, er
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
 	defer cancel()
 	if rerr := t.Proc.Restart(rctx); rerr != nil {
-		errs = append(errs, fmt.Errorf("%s: restart %s: %w", f.Name(), t.Name, rerr))
+		errs = append(errs, fmt.Errorf("%s: %w", f.Name(), restartFailed(t.Name, rerr)))
 	}
 	return hit, errors.Join(errs...)
 }

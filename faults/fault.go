@@ -140,6 +140,13 @@ func (t Tier) AdminURL() string {
 // nothing it saw after that is the service's violation.
 var ErrSystemBroken = errors.New("the fault left the system broken")
 
+// restartFailed is the error of a tier the harness took down and could not
+// bring back: it stays down by the harness's doing (a binary gone, a port
+// taken), so whatever the run sees after it is not the service's violation.
+func restartFailed(what string, err error) error {
+	return fmt.Errorf("%w: restart %s: %w", ErrSystemBroken, what, err)
+}
+
 // Proc is a process a fault or a check may crash, freeze and bring back:
 // the one process interface of the harness. The reference's tiers, the
 // user's started instances and their webhook and consumer processes all

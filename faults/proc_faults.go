@@ -48,7 +48,7 @@ func (f KillRestart) Inject(ctx context.Context, sys *System, s Scope) (Injectio
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
 		defer cancel()
 		if err := t.Proc.Restart(rctx); err != nil {
-			return fmt.Errorf("%s: restart %s: %w", f.Name(), t.Name, err)
+			return fmt.Errorf("%s: %w", f.Name(), restartFailed(t.Name, err))
 		}
 		return nil
 	}}, nil

@@ -104,7 +104,7 @@ func restartAll(ctx context.Context, ts []Tier) error {
 		}
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
 		if err := t.Proc.Restart(rctx); err != nil {
-			errs = append(errs, fmt.Errorf("restart %s: %w", t.Name, err))
+			errs = append(errs, restartFailed(t.Name, err))
 		}
 		cancel()
 	}
@@ -254,7 +254,7 @@ func (f OwnerAtCharge) Inject(ctx context.Context, sys *System, s Scope) (Inject
 		if !f.Freeze && struck.Load() {
 			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
 			if err := owner.Proc.Restart(rctx); err != nil {
-				errs = append(errs, fmt.Errorf("restart %s: %w", owner.Name, err))
+				errs = append(errs, restartFailed(owner.Name, err))
 			}
 			cancel()
 		}

@@ -83,6 +83,7 @@ type queueChaos struct {
 	drawn  map[string]int
 	ran    int
 	failed string
+	broken bool // failed is a restart that left a consumer down
 }
 
 // QueueChaosNeeds is what the consumer stream needs of the broker: its
@@ -188,6 +189,7 @@ func (qc *queueChaos) kill(ctx context.Context, p QueuePlanned) bool {
 	}
 	if err := proc.Restart(ctx); err != nil {
 		qc.failed = fmt.Sprintf("restart consumer %d: %v", p.Proc, err)
+		qc.broken = true
 		return false
 	}
 	if err := q.AwaitReady(ctx, e, p.Proc); err != nil {
@@ -209,6 +211,7 @@ func (qc *queueChaos) rebalance(ctx context.Context, p QueuePlanned) bool {
 	}
 	if err := q.ConsumerProcs(e)[p.Proc].Restart(ctx); err != nil {
 		qc.failed = fmt.Sprintf("restart consumer %d: %v", p.Proc, err)
+		qc.broken = true
 		return false
 	}
 	if err := q.AwaitReady(ctx, e, p.Proc); err != nil {
@@ -226,6 +229,12 @@ func (qc *queueChaos) rebalance(ctx context.Context, p QueuePlanned) bool {
 // never fired.
 func (qc *queueChaos) judge(ctx context.Context) {
 	t, q := qc.t, qc.e.Queue
+	if qc.broken {
+		// A consumer the harness killed stayed down: a credit missing
+		// after it is the harness's doing, never the service's.
+		t.Broke("chaos consumer stream: %s", qc.failed)
+		return
+	}
 	if qc.failed != "" {
 		t.Errorf("chaos consumer stream: %s", qc.failed)
 		return
