@@ -119,10 +119,7 @@ func (f CrashAt) Inject(ctx context.Context, sys *System, _ Scope) (Injection, e
 	// of the API servers, and the first to pass the point is the one to die.
 	for i, t := range ts {
 		if err := pointCall(http.MethodPut, t.AdminURL(), f.Point, "1*crash"); err != nil {
-			for _, u := range ts[:i] {
-				_ = pointCall(http.MethodDelete, u.AdminURL(), f.Point, "")
-			}
-			return nil, fmt.Errorf("%s on %s: %w", f.Name(), t.Name, err)
+			return nil, f.unarm(ctx, ts[:i+1], fmt.Errorf("%s on %s: %w", f.Name(), t.Name, err))
 		}
 	}
 	var once sync.Once
@@ -171,6 +168,22 @@ func (f CrashAt) Inject(ctx context.Context, sys *System, _ Scope) (Injection, e
 	}, nil
 }
 
+// unarm settles the tiers armed before an arm failed, the failed one with
+// them: traffic of other intents flows while the point is armed, so a tier
+// may already have crashed there (a crash that ends the arming call shows
+// as its EOF). Left alone, it would stay down for the rest of the run and
+// every finding after it would be the harness's doing; a restart that fails
+// says the system is broken (ErrSystemBroken).
+func (f CrashAt) unarm(ctx context.Context, ts []Tier, armErr error) error {
+	errs := []error{armErr}
+	for _, t := range ts {
+		if _, err := f.settle(ctx, t, f.Point); errors.Is(err, ErrSystemBroken) {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
 // thenCrash arms Then on t's new incarnation and settles it.
 func (f CrashAt) thenCrash(ctx context.Context, t Tier) (bool, error) {
 	if err := pointCall(http.MethodPut, t.AdminURL(), f.Then, "1*crash"); err != nil {
@@ -207,7 +220,12 @@ func (f CrashAt) settle(ctx context.Context, t Tier, point string) (hit bool, er
 		}
 	}
 	if !t.Proc.Exited() {
-		return false, derr
+		if derr != nil {
+			// Still armed on a live process: it crashes later, when no
+			// undo is left to restart it.
+			return false, fmt.Errorf("%w: %s: %s may still be armed on %s: %w", ErrSystemBroken, f.Name(), point, t.Name, derr)
+		}
+		return false, nil
 	}
 	var errs []error
 	if hit = crashedAtPoint(t); !hit {

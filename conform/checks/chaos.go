@@ -344,6 +344,11 @@ func chaosIntent(ctx context.Context, e *scenario.Env, t *scenario.T, sys *fault
 			t.Counted("%s (intent %d)", st.Story(), p.N)
 		}
 	}
+	if inj == nil && errors.Is(injErr, faults.ErrSystemBroken) {
+		// The injection failed half-way and could not put back what it
+		// had done (a tier crashed at a point being armed stayed down).
+		t.Broke("%s (intent %d): %v", p.Fault, p.N, injErr)
+	}
 	if f != nil {
 		if exclusive {
 			procMu.Unlock()
