@@ -179,20 +179,23 @@ func (f OwnerAtCharge) Inject(ctx context.Context, sys *System, s Scope) (Inject
 	owner, other := apis[b], (b+1)%len(apis)
 	lockWindow()
 	unlock := sync.OnceFunc(lbWindow.Unlock)
-	fail := func(err error, undo ...func()) (Injection, error) {
+	fail := func(err error, undo ...func() error) (Injection, error) {
+		errs := []error{err}
 		for _, u := range undo {
-			u()
+			// A webhook that does not come back is a broken system
+			// (restartFailed), and the caller must hear it.
+			errs = append(errs, u())
 		}
 		_ = lbCall(lb, "PUT", "/route?pin=rr")
 		unlock()
-		return nil, fmt.Errorf("%s: %w", f.Name(), err)
+		return nil, fmt.Errorf("%s: %w", f.Name(), errors.Join(errs...))
 	}
 	fz, err := freeze(sys, "resolver")
 	if err != nil {
 		return fail(err)
 	}
 	hooks, err := killWebhooks(sys)
-	rest := func() { _ = fz.thaw(); _ = restartAll(ctx, hooks) }
+	rest := func() error { _ = fz.thaw(); return restartAll(ctx, hooks) }
 	if err != nil {
 		return fail(err, rest)
 	}
