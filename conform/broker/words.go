@@ -76,3 +76,13 @@ type Visibler interface {
 type Receiving interface {
 	Receiving() int64
 }
+
+// Redeliveries is Acked on a broker with Requeue: how many times the
+// broker delivered a record of the queue again, a counter that only grows.
+// complete says the reading's counters cover every record published
+// (all acknowledged or moved aside): a redelivery comes before its
+// acknowledgement, so such a reading counts every redelivery before it,
+// even where the counters lag the broker.
+type Redeliveries interface {
+	Redeliveries() (n int64, complete bool)
+}

@@ -29,7 +29,10 @@ import (
 // when its consumer's channel closes, not on a timer). Members is not
 // claimed: AMQP tells only how many consumers a queue has, and the
 // management API's list of them lags by its statistics interval.
-const Caps = broker.DeadLetter
+// Requeue: the consumers share the queue, and a channel that closes with
+// messages unacknowledged hands them to the others, marked redelivered;
+// the management API counts each redelivery.
+const Caps = broker.DeadLetter | broker.Requeue
 
 func init() { broker.Register("rabbitmq", Caps, Open, Validate) }
 
