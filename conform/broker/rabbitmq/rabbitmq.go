@@ -201,7 +201,7 @@ func (r *RabbitMQ) Place(p broker.Pos) broker.Place {
 func (r *RabbitMQ) Words() broker.Words {
 	return broker.Words{Ack: "ack", AckOf: "the ack of", Who: "the consumers", Named: "the consumers of queue " + r.queue,
 		Past: "acknowledged", Done: "acknowledged", Evidence: "RabbitMQ counted", Acks: "acks",
-		Hint: "ack each message by hand once it is credited (basic.consume with manual acknowledgements)", Store: "queue " + r.queue}
+		Hint: "ack each message by hand once it is credited (basic.consume with manual acknowledgements)", Store: "queue " + r.queue, Lane: "the queue"}
 }
 
 // MessageID is a record's AMQP message id: the same for a producer's
