@@ -12,9 +12,9 @@ import (
 )
 
 // rabbitConfig2 is rabbitConfig with two instances of the consumer on the
-// one queue.
-func rabbitConfig2(t *testing.T, w rabbitWorld, flaw string) string {
-	c := rabbitConfig(t, w, flaw)
+// one queue, crediting into a database named db.
+func rabbitConfig2(t *testing.T, w rabbitWorld, flaw, db string) string {
+	c := rabbitConfigIn(t, w, flaw, db)
 	c = strings.Replace(c, `["http://127.0.0.1:${PORT_0}"]`, `["http://127.0.0.1:${PORT_0}", "http://127.0.0.1:${PORT_1}"]`, 1)
 	return strings.Replace(c, "  ready: /healthz\n", "  ready: /healthz\n  instances: 2\n", 1)
 }
@@ -45,7 +45,7 @@ func TestRabbitMQSecondConsumerGetsTheUnacked(t *testing.T) {
 	} {
 		t.Run(c.flaw, func(t *testing.T) {
 			t.Parallel()
-			code, rep, out := runText(t, rabbitConfig2(t, w, c.flaw), Options{Only: c.only})
+			code, rep, out := runText(t, rabbitConfig2(t, w, c.flaw, "two_"+c.flaw), Options{Only: c.only})
 			if rep == nil {
 				t.Fatalf("no report (exit %d): %s", code, out)
 			}
