@@ -58,7 +58,7 @@ func TestSQSContentDedupStampedCopy(t *testing.T) {
 			case scenario.Violation:
 				// One payment, the stamped one, credited twice: the copy in
 				// a row carried its dedup id and SQS dropped it.
-				if len(r.Findings) != 1 || !strings.Contains(r.Findings[0].Message, "credited 2 times for one payment (2 record(s) produced)") || !strings.Contains(r.Findings[0].Message, stored) {
+				if len(r.Findings) != 1 || !strings.Contains(r.Findings[0].Message, "credited 2 times for one payment (2 record(s) of it produced)") || !strings.Contains(r.Findings[0].Message, stored) {
 					t.Errorf("findings %+v, want one double credit of the stamped payment quoting %q", r.Findings, stored)
 				}
 			default:
