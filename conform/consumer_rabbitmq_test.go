@@ -82,7 +82,13 @@ func amqpcredit(t *testing.T) string {
 // rabbitConfig is a consumer-only config of one amqpcredit instance on the
 // world's RabbitMQ, its credits read from its own database.
 func rabbitConfig(t *testing.T, w rabbitWorld, flaw string) string {
-	dsn := w.database(t, flaw)
+	return rabbitConfigIn(t, w, flaw, flaw)
+}
+
+// rabbitConfigIn is rabbitConfig with credits in a database named db (each
+// run of one test process needs its own).
+func rabbitConfigIn(t *testing.T, w rabbitWorld, flaw, db string) string {
+	dsn := w.database(t, db)
 	return fmt.Sprintf(`target:
   base_urls: ["http://127.0.0.1:${PORT_0}"]
   command: [%q, "--flaw", %q, "--dsn", %q]

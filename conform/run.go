@@ -244,6 +244,7 @@ func runChecks(ctx context.Context, e *scenario.Env, o Options, rep *report.Repo
 		if ctx.Err() != nil || e.PaymentIDError() != nil {
 			break
 		}
+		c = c.In(e)
 		prog.Start(c)
 		res := scenario.RunCheck(ctx, e, c)
 		prog.Done(res)

@@ -28,6 +28,11 @@ const (
 	// DeadLetter: a record that fails too often is moved aside (an SQS
 	// redrive policy, a RabbitMQ dead-letter exchange).
 	DeadLetter
+	// Requeue: the consumers share one queue, and what a consumer held
+	// unacknowledged goes to another consumer of it the moment the first's
+	// connection closes, marked redelivered (RabbitMQ); its Acked counts
+	// those redeliveries (Redeliveries).
+	Requeue
 )
 
 var capNames = []struct {
@@ -40,6 +45,7 @@ var capNames = []struct {
 	{DedupWindow, "a deduplication window"},
 	{Visibility, "a visibility timeout"},
 	{DeadLetter, "a dead-letter queue"},
+	{Requeue, "a queue that hands a dead consumer's unacknowledged records to another"},
 }
 
 func (c Cap) String() string {

@@ -30,6 +30,9 @@ type Words struct {
 	Hint string
 	// Store is where a produced record is ("its record is in the topic").
 	Store string
+	// Lane is where records wait in order behind one another, as a check's
+	// title says it ("one partition"; "the queue").
+	Lane string
 }
 
 // Worder is a broker that says its own Words.
@@ -40,7 +43,7 @@ type Worder interface {
 // GroupWords are a consumer group's words (Kafka's), the group named group.
 func GroupWords(group string) Words {
 	return Words{Ack: "offset commit", AckOf: "the offset commit past", Who: "the group", Named: "group " + group,
-		Past: "committed past", Done: "committed", Evidence: "committed", Acks: "commits", Hint: "commit its offsets", Store: "the topic"}
+		Past: "committed past", Done: "committed", Evidence: "committed", Acks: "commits", Hint: "commit its offsets", Store: "the topic", Lane: "one partition"}
 }
 
 // WordsOf are b's words: its own, else a consumer group's named group.
@@ -75,4 +78,14 @@ type Visibler interface {
 // received and not yet acknowledged, their visibility not ended.
 type Receiving interface {
 	Receiving() int64
+}
+
+// Redeliveries is Acked on a broker with Requeue: how many times the
+// broker delivered a record of the queue again, a counter that only grows.
+// complete says the reading's counters cover every record published
+// (all acknowledged or moved aside): a redelivery comes before its
+// acknowledgement, so such a reading counts every redelivery before it,
+// even where the counters lag the broker.
+type Redeliveries interface {
+	Redeliveries() (n int64, complete bool)
 }

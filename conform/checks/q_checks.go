@@ -26,9 +26,25 @@ const (
 func QueueChecks() []*scenario.Check {
 	return []*scenario.Check{
 		{ID: "Q-dup", Title: "a record produced twice (a producer retry), at once and after a commit", Level: scenario.Safety, Rule: scenario.RuleQueue, WithoutCreate: true, Needs: scenario.NeedQueue, Broker: needsQDup, Run: runQDup},
-		{ID: "Q-kill", Title: "the consumer SIGKILLed between its credit and its offset commit, and at seeded points inside a record's processing, restarted", Level: scenario.Safety, Rule: scenario.RuleQueue, WithoutCreate: true, Needs: scenario.NeedAll(scenario.NeedQueue, scenario.NeedQueueProcs), Broker: needsQKill, Run: runQKill},
+		{ID: "Q-kill", Title: qKillTitle(broker.GroupWords("")), BrokerTitle: qKillTitle, Level: scenario.Safety, Rule: scenario.RuleQueue, WithoutCreate: true, Needs: scenario.NeedAll(scenario.NeedQueue, scenario.NeedQueueProcs), Broker: needsQKill, Run: runQKill},
 		{ID: "Q-rebalance", Title: "a consumer leaves (SIGTERM with a grace, or SIGKILL) while it holds records it has not committed, and rejoins (rebalances)", Level: scenario.Safety, Rule: scenario.RuleQueue, WithoutCreate: true, Needs: scenario.NeedAll(scenario.NeedQueue, scenario.NeedQueueReplicas), Broker: needsQRebalance, Run: runQRebalance},
 		{ID: "Q-visibility", Title: "a consumer frozen (SIGSTOP) past the visibility timeout while it holds a received record, which another consumer receives again; then thawed", Level: scenario.Safety, Rule: scenario.RuleQueue, WithoutCreate: true, Needs: scenario.NeedAll(scenario.NeedQueue, scenario.NeedQueueProcs, NeedQueuePause), Broker: needsQVisibility, Run: runQVisibility},
-		{ID: "Q-poison", Title: "a malformed record between good ones on one partition", Level: scenario.Safety, Rule: scenario.RuleQueue, WithoutCreate: true, Needs: scenario.NeedQueue, BrokerOneOf: needsQPoison, Run: runQPoison},
+		{ID: "Q-poison", Title: qPoisonTitle(broker.GroupWords("")), BrokerTitle: qPoisonTitle, Level: scenario.Safety, Rule: scenario.RuleQueue, WithoutCreate: true, Needs: scenario.NeedQueue, BrokerOneOf: needsQPoison, Run: runQPoison},
 	}
+}
+
+// qKillTitle and qPoisonTitle say Q-kill's and Q-poison's titles in a
+// broker's words; Kafka's (a consumer group's) are the catalogue's.
+func qKillTitle(w broker.Words) string {
+	if w.Ack == "" {
+		return ""
+	}
+	return "the consumer SIGKILLed between its credit and its " + w.Ack + ", and at seeded points inside a record's processing, restarted"
+}
+
+func qPoisonTitle(w broker.Words) string {
+	if w.Lane == "" {
+		return ""
+	}
+	return "a malformed record between good ones on " + w.Lane
 }

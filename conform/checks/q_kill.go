@@ -21,7 +21,9 @@ const killTries = 3
 // commit and before the credit, the record is never delivered again.
 // Then killed again at seeded points inside a record's processing, before
 // either shows (q_kill_window.go): a consumer that marks a record done
-// before its credit is durable loses the credit there.
+// before its credit is durable loses the credit there. On a broker whose
+// consumers share one queue, one instance is then killed alone while it
+// holds a credited record, which a live one gets (q_kill_requeue.go).
 func runQKill(ctx context.Context, e *scenario.Env, t *scenario.T) {
 	q := e.Queue
 	if !q.RequireReady(ctx, e, t) {
@@ -77,11 +79,18 @@ func runQKill(ctx context.Context, e *scenario.Env, t *scenario.T) {
 	if !ok {
 		return
 	}
+	alone, ok := killOneHolding(ctx, e, t, &recs)
+	if !ok {
+		return
+	}
 	var where []string
 	if landed != "" {
 		where = append(where, landed)
 	}
 	where = append(where, inWork...)
+	if alone != "" {
+		where = append(where, alone)
+	}
 	if len(where) == 0 {
 		t.Inconclusive(fmt.Sprintf("each of %d records was credited and %s within one %s look, and each seeded kill inside a record's processing found it credited or %s already: no kill landed inside a record's processing", killTries, w.Done, scenario.PollEvery, w.Done),
 			"the consumer %s at once after each credit; Q-kill cannot place a kill between the two", w.Acks)

@@ -20,7 +20,15 @@ func runQPoison(ctx context.Context, e *scenario.Env, t *scenario.T) {
 		return
 	}
 	if q.Caps&broker.Partitions == 0 {
+		alone, restore, ok := oneConsumer(ctx, e, t)
+		defer restore()
+		if !ok {
+			return
+		}
 		runQPoisonDL(ctx, e, t)
+		if alone != "" && t.Why != "" {
+			t.Why += "; " + alone
+		}
 		return
 	}
 	var before, after []*scenario.QRecord

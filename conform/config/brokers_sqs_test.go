@@ -27,7 +27,8 @@ func TestConsumerSQSRules(t *testing.T) {
 		q.Env != (ConsumerEnv{Brokers: "SQS_ENDPOINT", Topic: "SQS_QUEUE_URL", DeadLetter: "SQS_DLQ_URL"}) {
 		t.Fatalf("defaults: topic %q group %q partitions %d kind %+v env %+v", q.Topic, q.Group, q.Partitions, k, q.Env)
 	}
-	c, err = Parse("cfg.yaml", []byte(strings.Replace(sqsYAML, "consumer:\n", "consumer:\n  fifo: true\n  content_dedup: true\n  max_receives: 2\n  visibility_timeout: 2s\n", 1)))
+	stampedYAML := strings.Replace(sqsYAML, `"amount": {{amount}}}'`, `"amount": {{amount}}, "sent_at": {{now_ns}}}'`, 1)
+	c, err = Parse("cfg.yaml", []byte(strings.Replace(stampedYAML, "consumer:\n", "consumer:\n  fifo: true\n  content_dedup: true\n  max_receives: 2\n  visibility_timeout: 2s\n", 1)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,6 +56,10 @@ func TestConsumerSQSRules(t *testing.T) {
 		{"a group", "", "  group: g-{{run}}\n", "consumer.group", 7, "SQS has no consumer groups: the consumers share the queue"},
 		{"partitions", "", "  partitions: 4\n", "consumer.partitions", 7, "SQS has no partitions"},
 		{"content dedup on a standard queue", "", "  content_dedup: true\n", "consumer.content_dedup", 7, "needs consumer.fifo: only a FIFO queue deduplicates"},
+		// Q-dup's retry under content dedup differs from its first only by
+		// {{now_ns}}: without it the retry would be the first's body again.
+		{"content dedup without a send timestamp", "", "  fifo: true\n  content_dedup: true\n", "consumer.message", 10,
+			"must carry {{now_ns}} (a send timestamp) with consumer.content_dedup: Q-dup sends a producer retry whose body differs from the first only by it, without a dedup id"},
 		{"0 receives is the default, 1001 too many", "", "  max_receives: 1001\n", "consumer.max_receives", 7, "must be between 1 and 1000 (SQS's maxReceiveCount), got 1001"},
 		{"half a second", "", "  visibility_timeout: 1500ms\n", "consumer.visibility_timeout", 7, "must be whole seconds from 1s to 12h (SQS's VisibilityTimeout), got 1.5s"},
 		{"not a duration", "", "  visibility_timeout: soon\n", "consumer.visibility_timeout", 7, `"soon" is not a duration (e.g. 2s, 24h)`},

@@ -47,7 +47,8 @@ type Consumer struct {
 	visibility        time.Duration
 	// Key and Message are the record's key and value templates:
 	// {{payment_id}}, {{psp_payment_id}}, {{event_id}}, {{amount}},
-	// {{merchant}}, {{order_id}}.
+	// {{merchant}}, {{order_id}}, {{now_ns}} (when the record was made,
+	// Unix nanoseconds: a producer's send timestamp).
 	Key     string `yaml:"key"`
 	Message string `yaml:"message"`
 	// Poison is the value of the malformed record Q-poison sends between
@@ -95,7 +96,7 @@ func (q *Consumer) Kind() broker.QueueKind {
 }
 
 // QueuePlaceholders are what consumer.key and consumer.message may use.
-var QueuePlaceholders = []string{"payment_id", "psp_payment_id", "event_id", "amount", "merchant", "order_id"}
+var QueuePlaceholders = []string{"payment_id", "psp_payment_id", "event_id", "amount", "merchant", "order_id", "now_ns"}
 
 // DefaultPoison is a record no JSON consumer can parse.
 const DefaultPoison = `{"idemcheck": "poison", "amount": `
@@ -140,6 +141,12 @@ func (v *validator) consumer() {
 		v.bad("consumer.message", "required: the record the service consumes, e.g. {\"event_id\": \"{{event_id}}\", \"payment_id\": \"{{payment_id}}\", \"amount\": {{amount}}}")
 	case !strings.Contains(q.Message, "{{event_id}}") || !strings.Contains(q.Message, "{{amount}}"):
 		v.bad("consumer.message", "must carry {{event_id}} (what a consumer dedups by) and {{amount}} (what it credits)")
+	}
+	if q.FIFO && q.ContentDedup && !strings.Contains(q.Message, "{{now_ns}}") {
+		// Without a field that differs, a retry's body is its first
+		// copy's, the queue drops it by its hash, and Q-dup's copy without
+		// a dedup id never reaches the consumer: it would prove nothing.
+		v.bad("consumer.message", "must carry {{now_ns}} (a send timestamp) with consumer.content_dedup: Q-dup sends a producer retry whose body differs from the first only by it, without a dedup id")
 	}
 	if q.Poison == q.Message {
 		v.bad("consumer.poison", "is the message itself: a poison record must be one the consumer cannot process")

@@ -185,7 +185,8 @@ effects:
 #   create_first: false             # true: make each record's payment through create first
 #   # SQS only (broker: sqs; brokers: ["http://127.0.0.1:9324"] or none for a local ElasticMQ):
 #   # fifo: false                   # a FIFO queue (5-minute dedup window, group id from the key)
-#   # content_dedup: false          # FIFO: the dedup id from the body when none is sent
+#   # content_dedup: false          # FIFO: the dedup id from the body when none is sent;
+#   #                               # message must then carry a send time: "sent_at": {{now_ns}}
 #   # dead_letter: "idemcheck-{{run}}-dlq"   # the redrive policy's dead-letter queue
 #   # max_receives: 3               # deliveries before a message moves there
 #   # visibility_timeout: 30s       # how long a received message stays hidden

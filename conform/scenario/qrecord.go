@@ -35,6 +35,9 @@ type QRecord struct {
 	dupNote string
 	// place is the broker's words for where a record is (broker.Place).
 	place func(broker.Pos) broker.Place
+	// vals fill the key and message templates: a stamped copy refills
+	// them with its own send time (queue_stamped.go).
+	vals map[string]string
 }
 
 // Pos is where the broker stored the record.
@@ -65,7 +68,8 @@ func NewQRecord(ctx context.Context, e *Env, t *T) *QRecord {
 		r.Ref.PaymentID = a.PaymentID
 	}
 	vals := map[string]string{"payment_id": r.Ref.PaymentID, "psp_payment_id": r.Ref.PSPPaymentID, "order_id": r.Ref.OrderID,
-		"event_id": r.event, "amount": fmt.Sprint(r.amount), "merchant": "acct_idemcheck_merchant"}
+		"event_id": r.event, "amount": fmt.Sprint(r.amount), "merchant": "acct_idemcheck_merchant", "now_ns": fmt.Sprint(time.Now().UnixNano())}
+	r.vals = vals
 	r.key, r.value = driver.Fill(e.Queue.Cfg.Key, vals), driver.Fill(e.Queue.Cfg.Message, vals)
 	if e.Queue.Caps&broker.DedupWindow != 0 {
 		r.dedup = "idemcheck-" + r.event

@@ -229,10 +229,16 @@ func Contains(xs []string, x string) bool {
 // read by whichever member briefly owns their partition, which is not the
 // steady state a check's fault is meant to hit.
 func (q *Queue) RequireReady(ctx context.Context, e *Env, t *T) bool {
+	return q.RequireReadyOf(ctx, e, t, len(q.ConsumerProcs(e)))
+}
+
+// RequireReadyOf is RequireReady with n of the consumer processes running
+// (a check that stopped the others).
+func (q *Queue) RequireReadyOf(ctx context.Context, e *Env, t *T, n int) bool {
 	deadline := time.Now().Add(RedeliveryWait(e))
 	var last broker.Readiness
 	for {
-		r, err := q.Broker.Ready(ctx, len(q.ConsumerProcs(e)))
+		r, err := q.Broker.Ready(ctx, n)
 		// A failed reading keeps what the last good one saw.
 		if err == nil || last.Unmet == "" {
 			last = r

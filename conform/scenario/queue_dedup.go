@@ -53,6 +53,13 @@ func (q *Queue) DupWords(orig, cp *QRecord) string {
 // broker's dedup window, saying how long it waits; false (the check made
 // inconclusive) when the wait is longer than the run may wait.
 func (q *Queue) OutsideDedupWindow(ctx context.Context, e *Env, t *T, r *QRecord) bool {
+	return q.OutsideDedupWindowAfter(ctx, e, t, r, "")
+}
+
+// OutsideDedupWindowAfter is OutsideDedupWindow after another copy
+// already reached the consumer (exercised says which, and what became of
+// it): a window too long to wait then leaves only the late copy unsent.
+func (q *Queue) OutsideDedupWindowAfter(ctx context.Context, e *Env, t *T, r *QRecord, exercised string) bool {
 	w := q.DedupWindow()
 	if w == 0 {
 		return true
@@ -60,6 +67,11 @@ func (q *Queue) OutsideDedupWindow(ctx context.Context, e *Env, t *T, r *QRecord
 	d := time.Until(r.acked.Add(w + DedupMargin))
 	if d <= 0 {
 		return true
+	}
+	if d > e.MaxWait && exercised != "" {
+		t.Inconclusive("a copy reached the consumer past the broker's dedup window",
+			"the window (%s) is longer than the run may wait (%s): the late copy with its first's dedup id was not sent; the consumer's dedup was exercised only by %s", w, e.MaxWait, exercised)
+		return false
 	}
 	if d > e.MaxWait {
 		t.Inconclusive("a copy reached the consumer past the broker's dedup window",

@@ -96,7 +96,12 @@ type Result struct {
 type Check struct {
 	ID    string
 	Title string
-	Level Level
+	// BrokerTitle, on a queue check whose title names what a consumer
+	// acknowledges or where records wait, is the title in the run's
+	// broker's words (In); Title is Kafka's, as the catalogue and the docs
+	// say it. "": Title.
+	BrokerTitle func(w broker.Words) string
+	Level       Level
 	// Rule the check comes from: a SCENARIOS.md row, a draft section, a profile setting.
 	Rule string
 	// Needs returns why the check does not apply to this target ("" = applies).

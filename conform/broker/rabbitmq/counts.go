@@ -36,6 +36,11 @@ func (c Counts) Passed(broker.Pos) bool {
 
 func (c Counts) DeadLettered() int64 { return c.Dead }
 
+// Redeliveries: the queue's redeliver counter, complete when its ack
+// counter, read with it from one sample of the queue's statistics, covers
+// every message published.
+func (c Counts) Redeliveries() (int64, bool) { return c.Redelivered, c.Acked+c.Dead >= c.Produced }
+
 func (c Counts) String() string {
 	return fmt.Sprintf("%d of %d message(s) acknowledged, %d redelivery(ies), %d ready in queue %s with %d consumer(s); dead-letter queue %s held %d",
 		min(c.Acked, c.Produced), c.Produced, c.Redelivered, c.Ready, c.Queue, c.Consumers, c.DeadLetter, c.Dead)

@@ -104,3 +104,25 @@ func TestSweepTakesOnlyStaleUnconsumedRuns(t *testing.T) {
 		t.Fatalf("swept %v, want %v", got, want)
 	}
 }
+
+// TestRedeliveriesCompleteOnlyWhenAcksCoverAll: the redeliver counter is
+// a complete reading only in a sample whose ack counter covers every
+// message published: a lagging sample may miss a redelivery, and no
+// consumers left (a pass of Passed) does not make it complete.
+func TestRedeliveriesCompleteOnlyWhenAcksCoverAll(t *testing.T) {
+	for _, c := range []struct {
+		c        Counts
+		n        int64
+		complete bool
+	}{
+		{Counts{Produced: 4, Acked: 4, Redelivered: 2, Consumers: 2}, 2, true},
+		{Counts{Produced: 4, Acked: 3, Dead: 1, Redelivered: 1}, 1, true},
+		{Counts{Produced: 4, Acked: 3, Redelivered: 1, Consumers: 2}, 1, false},
+		{Counts{Produced: 4, Acked: 1, Redelivered: 0, Consumers: 0}, 0, false},
+	} {
+		var r broker.Redeliveries = c.c
+		if n, complete := r.Redeliveries(); n != c.n || complete != c.complete {
+			t.Errorf("%+v: Redeliveries %d, %v; want %d, %v", c.c, n, complete, c.n, c.complete)
+		}
+	}
+}

@@ -29,7 +29,10 @@ import (
 // when its consumer's channel closes, not on a timer). Members is not
 // claimed: AMQP tells only how many consumers a queue has, and the
 // management API's list of them lags by its statistics interval.
-const Caps = broker.DeadLetter
+// Requeue: the consumers share the queue, and a channel that closes with
+// messages unacknowledged hands them to the others, marked redelivered;
+// the management API counts each redelivery.
+const Caps = broker.DeadLetter | broker.Requeue
 
 func init() { broker.Register("rabbitmq", Caps, Open, Validate) }
 
@@ -198,7 +201,7 @@ func (r *RabbitMQ) Place(p broker.Pos) broker.Place {
 func (r *RabbitMQ) Words() broker.Words {
 	return broker.Words{Ack: "ack", AckOf: "the ack of", Who: "the consumers", Named: "the consumers of queue " + r.queue,
 		Past: "acknowledged", Done: "acknowledged", Evidence: "RabbitMQ counted", Acks: "acks",
-		Hint: "ack each message by hand once it is credited (basic.consume with manual acknowledgements)", Store: "queue " + r.queue}
+		Hint: "ack each message by hand once it is credited (basic.consume with manual acknowledgements)", Store: "queue " + r.queue, Lane: "the queue"}
 }
 
 // MessageID is a record's AMQP message id: the same for a producer's

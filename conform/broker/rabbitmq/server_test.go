@@ -114,7 +114,7 @@ func TestRabbitMQQueueOnARealBroker(t *testing.T) {
 		}
 	}
 	w := r.Where()
-	if !strings.HasPrefix(w.Queue, "idemcheck-q-7-0badcafe-t") || w.DeadLetter != w.Queue+"-dlq" || w.Addrs[0] != amqpURL || r.Caps() != broker.DeadLetter {
+	if !strings.HasPrefix(w.Queue, "idemcheck-q-7-0badcafe-t") || w.DeadLetter != w.Queue+"-dlq" || w.Addrs[0] != amqpURL || r.Caps() != broker.DeadLetter|broker.Requeue {
 		t.Fatalf("where %+v caps %v", w, r.Caps())
 	}
 	if rd, err := r.Ready(ctx, 1); err != nil || rd.Ready || rd.Saw != fmt.Sprintf("0 of 0 message(s) acknowledged, 0 redelivery(ies), 0 ready in queue %s with 0 consumer(s); dead-letter queue %s held 0", w.Queue, w.DeadLetter) {

@@ -210,7 +210,7 @@ func (q *SQS) Place(p broker.Pos) broker.Place {
 func (q *SQS) Words() broker.Words {
 	return broker.Words{Ack: "DeleteMessage", AckOf: "the DeleteMessage of", Who: "the queue", Named: "queue " + q.name,
 		Past: "drained of", Done: "drained from the queue", Evidence: "SQS said", Acks: "deletes the message",
-		Hint: "delete each message once it is credited", Store: "queue " + q.name}
+		Hint: "delete each message once it is credited", Store: "queue " + q.name, Lane: "the queue"}
 }
 
 // Close deletes the queue and its dead-letter queue and stops the

@@ -37,10 +37,10 @@ func openLedger(ctx context.Context, dsn string, work time.Duration) (*ledger, e
 
 func (l *ledger) close() { l.pool.Close() }
 
-// credit inserts m's credit after the work it takes; with dedup, only if
-// its event id enters the inbox in the same transaction (a copy finds it
-// there and is skipped).
-func (l *ledger) credit(ctx context.Context, m message, dedup bool) error {
+// credit inserts m's credit after the work it takes; with a key, only if
+// the key enters the inbox in the same transaction (a copy finds it there
+// and is skipped). The correct key is the event id.
+func (l *ledger) credit(ctx context.Context, m message, key string) error {
 	// The database calls outlive a SIGTERM: a shutdown finishes the
 	// credit it began.
 	db := context.WithoutCancel(ctx)
@@ -49,8 +49,8 @@ func (l *ledger) credit(ctx context.Context, m message, dedup bool) error {
 		return err
 	}
 	defer func() { _ = tx.Rollback(context.Background()) }()
-	if dedup {
-		tag, err := tx.Exec(db, "INSERT INTO inbox (event_id) VALUES ($1) ON CONFLICT DO NOTHING", m.EventID)
+	if key != "" {
+		tag, err := tx.Exec(db, "INSERT INTO inbox (event_id) VALUES ($1) ON CONFLICT DO NOTHING", key)
 		if err != nil {
 			return err
 		}

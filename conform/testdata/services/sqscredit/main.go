@@ -10,6 +10,8 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -33,6 +35,7 @@ var flaws = map[string]string{
 	"memory-dedup":         "keeps the event ids it credited in memory only (lost on restart)",
 	"delete-before-credit": "deletes each message, then credits it a moment later",
 	"poison-stops":         "stops receiving at a malformed message, silently",
+	"body-hash-dedup":      "dedups by a hash of the whole body in the inbox, not by the event id (a retry stamped anew is a new body)",
 }
 
 type message struct {
@@ -120,17 +123,20 @@ func (c *consumer) handle(ctx context.Context, sm types.Message) bool {
 	case "delete-before-credit":
 		c.delete(sm)
 		time.Sleep(c.delay)
-		c.credit(ctx, m, true)
+		c.credit(ctx, m, m.EventID)
 		return true
 	case "no-dedup":
-		c.credit(ctx, m, false)
+		c.credit(ctx, m, "")
 	case "memory-dedup":
 		if !c.seen[m.EventID] {
 			c.seen[m.EventID] = true
-			c.credit(ctx, m, false)
+			c.credit(ctx, m, "")
 		}
+	case "body-hash-dedup":
+		h := sha256.Sum256([]byte(aws.ToString(sm.Body)))
+		c.credit(ctx, m, "body:"+hex.EncodeToString(h[:]))
 	default:
-		c.credit(ctx, m, true)
+		c.credit(ctx, m, m.EventID)
 	}
 	// The delete trails the credit by --delete-delay: the window a crash
 	// redelivers in, after the visibility timeout.
@@ -142,8 +148,9 @@ func (c *consumer) handle(ctx context.Context, sm types.Message) bool {
 	return true
 }
 
-func (c *consumer) credit(ctx context.Context, m message, dedup bool) {
-	if err := c.ledger.credit(ctx, m, dedup); err != nil {
+// credit credits m once per inbox key ("": no inbox, every time).
+func (c *consumer) credit(ctx context.Context, m message, key string) {
+	if err := c.ledger.credit(ctx, m, key); err != nil {
 		log.Printf("credit %s: %v", m.EventID, err)
 	}
 }
