@@ -33,7 +33,7 @@ func RunCheck(ctx context.Context, e *Env, c *Check) (r Result) {
 	}
 	start := time.Now()
 	t := &T{Check: c, Env: e, Intents: map[string]bool{}, finals: map[string]*driver.Attempt{}, start: history.Now()}
-	t.first = len(e.D.Attempts()) + 1
+	t.first = e.D.NextSeq()
 	_ = takeReadError(e)
 	t.countBefore = e.Count(ctx)
 	func() {
