@@ -85,6 +85,11 @@ type Options struct {
 	// Plan.Given was read from, for the report and the replay command.
 	Plan         checks.ChaosPlan
 	ScheduleFile string
+	// Resources, when set, is the CSV file of idemcheck's and the started
+	// target's rss, descriptors, Go heap and goroutines, sampled every
+	// ResourceEvery (default a minute) for the run's length.
+	Resources     string
+	ResourceEvery time.Duration
 	// Behind: see scenario.Env.
 	Behind func(ctx context.Context) (effects, sink history.History, err error)
 	// WebhookProc, when set, is the process serving the config's webhook
@@ -198,7 +203,9 @@ func Run(ctx context.Context, o Options) (int, *report.Report) {
 			rep.Rerun += " --schedule " + report.ShellQuote(o.ScheduleFile)
 		}
 	}
+	stopSampling := sampleResources(o, tg)
 	runChecks(ctx, tg.e, o, rep)
+	rep.Resources = stopSampling()
 	if cfg.Effects.FakePSP && o.PSP == nil && cfg.Webhook != nil && tg.e.Local != nil {
 		c := tg.e.Local.WebhookFreedomCounts()
 		rep.PSP = append(rep.PSP, fmt.Sprintf("webhooks in this run: %d event(s) scheduled, %d drawn for a second delivery, %d delivered late", c.Events, c.Duplicated, c.Reordered))
