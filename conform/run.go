@@ -90,6 +90,9 @@ type Options struct {
 	// ResourceEvery (default a minute) for the run's length.
 	Resources     string
 	ResourceEvery time.Duration
+	// ChaosWindow is the longest chaos stretch judged in one piece (default
+	// checks.DefaultChaosWindow); a longer --duration runs in rounds.
+	ChaosWindow time.Duration
 	// Behind: see scenario.Env.
 	Behind func(ctx context.Context) (effects, sink history.History, err error)
 	// WebhookProc, when set, is the process serving the config's webhook

@@ -1,0 +1,77 @@
+package conform
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/checker/history"
+)
+
+// TestChaosRoundsCorrectServicePasses: a run three windows long goes in
+// three rounds over one deployment, passes against the correct service,
+// says so, and leaves the whole judged history on disk for `idemcheck
+// check`, which finds no violation in it either.
+func TestChaosRoundsCorrectServicePasses(t *testing.T) {
+	dir := t.TempDir()
+	f := fixture{flaw: "none", env: `PSP_URL: "http://${PSP_ADDR}"`, extra: pspLink}
+	code, rep, _ := f.run(t, Options{Chaos: true, Seed: 1234567, Duration: 6 * time.Second, ChaosWindow: 2 * time.Second, Quiet: true,
+		JSON: filepath.Join(dir, "r.json")})
+	if rep == nil || code != ExitPass {
+		t.Fatalf("exit %d, want 0", code)
+	}
+	r := rep.Results[0]
+	if r.ID != "chaos" || !strings.HasPrefix(r.Why, "3 rounds: ") {
+		t.Fatalf("chaos result %s %s: %s, want a pass line of 3 rounds", r.ID, r.Verdict, r.Why)
+	}
+	if len(r.Attempts) != 0 || len(r.History) != 0 {
+		t.Errorf("a clean run kept %d attempts and %d ops as evidence, want none", len(r.Attempts), len(r.History))
+	}
+	if len(rep.Schedule) == 0 || !strings.HasPrefix(rep.Schedule[0], "3 rounds of 2s") {
+		t.Errorf("schedule head %q", rep.Schedule[:min(1, len(rep.Schedule))])
+	}
+	hist := filepath.Join(dir, "chaos-history.jsonl")
+	res, bad, err := checker.CheckFile(hist, checker.CheckOptions{}, history.ReadOptions{}, checker.StreamOptions{})
+	if err != nil || len(bad) > 0 {
+		t.Fatalf("check %s: %v %v", hist, err, bad)
+	}
+	if len(res.Violations) != 0 || res.Partitions < 3*8 {
+		t.Fatalf("offline check of the rounds' history: %d violations over %d partitions, want none over at least 24 (8 intents a round)", len(res.Violations), res.Partitions)
+	}
+	sched, err := os.ReadFile(filepath.Join(dir, "chaos-history.schedule.txt"))
+	if err != nil || !strings.Contains(string(sched), "round 3 of 3 (seed ") {
+		t.Fatalf("schedule file: %v\n%s", err, sched)
+	}
+}
+
+// TestChaosRoundsKeepTheFailingRoundsEvidence: against a service that
+// charges again under a lost PSP reply, a run in rounds finds the double
+// charge with the round named, and keeps the attempts its findings cite.
+func TestChaosRoundsKeepTheFailingRoundsEvidence(t *testing.T) {
+	f := fixture{flaw: "new-psp-key"}
+	code, rep, _ := f.run(t, Options{Chaos: true, Seed: 99, Duration: 6 * time.Second, ChaosWindow: 2 * time.Second, Quiet: true, ChaosFaults: []string{"psp-reply-lost"}})
+	if code != ExitViolation || !kinds(rep)["double-charge"] {
+		t.Fatalf("exit %d kinds %v, want 1 and double-charge", code, kinds(rep))
+	}
+	r := rep.Results[0]
+	seqs := map[int]bool{}
+	for _, a := range r.Attempts {
+		seqs[a.Seq] = true
+	}
+	for _, fd := range r.Findings {
+		if !strings.HasPrefix(fd.Message, "round ") {
+			t.Errorf("finding %q names no round", fd.Message)
+		}
+		for _, s := range fd.Seqs {
+			if !seqs[s] {
+				t.Errorf("finding %q cites attempt %d, which the result does not keep", fd.Kind, s)
+			}
+		}
+	}
+	if len(r.History) == 0 {
+		t.Error("the failing round's judged history was not kept")
+	}
+}
