@@ -9,6 +9,7 @@ import (
 
 	"github.com/idemcheck/idemcheck/checker"
 	"github.com/idemcheck/idemcheck/checker/history"
+	"github.com/idemcheck/idemcheck/conform/scenario"
 )
 
 // TestChaosRoundsCorrectServicePasses: a run three windows long goes in
@@ -73,5 +74,27 @@ func TestChaosRoundsKeepTheFailingRoundsEvidence(t *testing.T) {
 	}
 	if len(r.History) == 0 {
 		t.Error("the failing round's judged history was not kept")
+	}
+}
+
+// TestChaosRoundsLateChargeAfterItsRoundIsStillFound: a service that
+// charges a second time 6 s after a success (a sweeper with a new key)
+// makes most of its second charges after their round was judged and
+// forgotten; the run's final recount still holds them against the chaos
+// check, as late double charges.
+func TestChaosRoundsLateChargeAfterItsRoundIsStillFound(t *testing.T) {
+	f := fixture{flaw: "sweeper", args: []string{"--sweep-after", "6s"}, quiesce: "8s"}
+	code, rep, _ := f.run(t, Options{Chaos: true, Seed: 7, Duration: 6 * time.Second, ChaosWindow: 2 * time.Second, Quiet: true, ChaosFaults: []string{"psp-reply-lost"}})
+	if code != ExitViolation {
+		t.Fatalf("exit %d, want 1", code)
+	}
+	late := 0
+	for _, fd := range rep.Results[0].Findings {
+		if fd.Rule == scenario.RuleLate && fd.Kind == "double-charge" {
+			late++
+		}
+	}
+	if rep.Results[0].ID != "chaos" || late == 0 {
+		t.Fatalf("chaos result %s %s: %s; want late double charges found by the recount", rep.Results[0].ID, rep.Results[0].Verdict, rep.Results[0].Why)
 	}
 }

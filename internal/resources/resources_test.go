@@ -85,3 +85,14 @@ func TestGrowthAfterWarmUp(t *testing.T) {
 		t.Fatalf("only the last sample after the warm-up: %+v, want not OK", g)
 	}
 }
+
+func TestParseCSVReadsWhatTheSamplerWrote(t *testing.T) {
+	want := Sample{Elapsed: 60 * time.Second, RSS: 1 << 20, FDs: 12, Heap: 3 << 20, Goroutines: 9, ChildProcs: 1, ChildRSS: 2 << 20, ChildFDs: 7}
+	got, err := ParseCSV([]byte(Header + "\n" + want.CSV() + "\n"))
+	if err != nil || len(got) != 1 || got[0] != want {
+		t.Fatalf("ParseCSV = %+v, %v; want [%+v]", got, err, want)
+	}
+	if _, err := ParseCSV([]byte(Header + "\n1,2,3\n")); err == nil || !strings.Contains(err.Error(), "line 2") {
+		t.Fatalf("a short line: err %v, want one naming line 2", err)
+	}
+}

@@ -95,3 +95,23 @@ func fds(pid string) (int, error) {
 	}
 	return len(es), nil
 }
+
+// ParseCSV reads what a Sampler wrote back (a soak's file, judged after).
+func ParseCSV(b []byte) ([]Sample, error) {
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if len(lines) == 0 || lines[0] != Header {
+		return nil, fmt.Errorf("resources: line 1: want the header %q", Header)
+	}
+	var out []Sample
+	for i, l := range lines[1:] {
+		var s Sample
+		var secs float64
+		n, err := fmt.Sscanf(l, "%g,%d,%d,%d,%d,%d,%d,%d", &secs, &s.RSS, &s.FDs, &s.Heap, &s.Goroutines, &s.ChildProcs, &s.ChildRSS, &s.ChildFDs)
+		if err != nil || n != 8 {
+			return nil, fmt.Errorf("resources: line %d: %q: want %d numbers (%v)", i+2, l, 8, err)
+		}
+		s.Elapsed = time.Duration(secs * float64(time.Second))
+		out = append(out, s)
+	}
+	return out, nil
+}

@@ -1,0 +1,74 @@
+package conform
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/idemcheck/idemcheck/internal/resources"
+)
+
+// TestSoakCorrectFixture is the soak, not a CI test: IDEMCHECK_SOAK=10m
+// (or 1h) runs chaos that long in rounds against the correct fixture with
+// resources sampled every IDEMCHECK_SOAK_EVERY (default 1m), and fails on a
+// finding, or on RSS or descriptors of idemcheck that grew past a bound
+// after the warm-up. The samples are logged and kept in
+// IDEMCHECK_SOAK_DIR (default a temp dir) with the report.
+func TestSoakCorrectFixture(t *testing.T) {
+	d, err := time.ParseDuration(os.Getenv("IDEMCHECK_SOAK"))
+	if err != nil || d <= 0 {
+		t.Skip("IDEMCHECK_SOAK unset: the soak runs only when asked (go test -run TestSoak -timeout 3h with IDEMCHECK_SOAK=1h)")
+	}
+	every := time.Minute
+	if e, err := time.ParseDuration(os.Getenv("IDEMCHECK_SOAK_EVERY")); err == nil && e > 0 {
+		every = e
+	}
+	dir := os.Getenv("IDEMCHECK_SOAK_DIR")
+	if dir == "" {
+		dir = t.TempDir()
+	}
+	seed := uint64(time.Now().UnixNano())>>1 | 1
+	t.Logf("soak seed %d (rerun with the same seed to replay its rounds' schedules)", seed)
+	f := fixture{flaw: "none", env: `PSP_URL: "http://${PSP_ADDR}"`, extra: pspLink}
+	o := Options{Config: f.config(t), Chaos: true, Seed: seed, Duration: d, Quiet: true, JSON: filepath.Join(dir, "report.json"),
+		Resources: filepath.Join(dir, "resources.csv"), ResourceEvery: every, Stdout: os.Stderr, Stderr: os.Stderr}
+	ctx, cancel := context.WithTimeout(context.Background(), 4*d+10*time.Minute)
+	defer cancel()
+	code, rep := Run(ctx, o)
+	if rep == nil {
+		t.Fatalf("the run did not start (exit %d)", code)
+	}
+	for _, r := range rep.Results {
+		t.Logf("%s %s: %.600s", r.ID, r.Verdict, r.Why)
+	}
+	for _, l := range rep.Resources {
+		t.Logf("resources: %s", l)
+	}
+	if code != ExitPass {
+		t.Errorf("exit %d against the correct service, want 0", code)
+	}
+	b, err := os.ReadFile(o.Resources)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("samples (%s):\n%s", o.Resources, b)
+	ss, err := resources.ParseCSV(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := resources.GrowthAfter(ss, min(2*time.Minute, d/4))
+	if !g.OK {
+		t.Fatalf("too few samples: %d", len(ss))
+	}
+	// The bounds are far above the noise of one sample (a GC cycle, a burst
+	// of retries in flight) and far below what the run grew when it held
+	// every intent (about 2 MiB of Go heap a minute, measured).
+	if grew := int64(g.To.Heap) - int64(g.From.Heap); grew > 8<<20 {
+		t.Errorf("go heap grew %d bytes after the warm-up: %s", grew, g)
+	}
+	if grew := g.To.FDs - g.From.FDs; grew > 32 {
+		t.Errorf("descriptors grew by %d after the warm-up: %s", grew, g)
+	}
+}
