@@ -13,7 +13,7 @@ func TestForgetDropsOnlyWhatEndedBefore(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-		must(r.Record(Op{Process: "c1", Op: OpCharge, Intent: "i1", Call: 10, Return: Int64(20), Input: Input{PSPKey: "i1", Amount: Int64(100)}, Output: &Output{ChargeID: "ch"}}))
+	must(r.Record(Op{Process: "c1", Op: OpCharge, Intent: "i1", Call: 10, Return: Int64(20), Input: Input{PSPKey: "i1", Amount: Int64(100)}, Output: &Output{ChargeID: "ch"}}))
 	must(r.Record(Op{Process: "c2", Op: OpCharge, Intent: "i2", Call: 30, Input: Input{PSPKey: "i2", Amount: Int64(100)}})) // unknown outcome
 	must(r.Record(Op{Process: "c3", Op: OpCharge, Intent: "i3", Call: 40, Return: Int64(60), Input: Input{PSPKey: "i3", Amount: Int64(100)}, Output: &Output{ChargeID: "ch"}}))
 	r.Forget(50)
