@@ -71,8 +71,15 @@ func (t *T) Absorb(label string, r *T) bool {
 	}
 	t.mu.Unlock()
 	r.mu.Unlock()
+	now := history.Now()
 	e.D.Forget(e.D.NextSeq() - 1)
-	e.D.Recorder.Forget(history.Now())
+	e.D.Recorder.Forget(now)
+	if gone := e.ForgetFaults(now); keep {
+		// The kept round's pictures draw its faults.
+		t.mu.Lock()
+		t.keptFaults = append(t.keptFaults, gone...)
+		t.mu.Unlock()
+	}
 	return keep
 }
 

@@ -143,6 +143,8 @@ type T struct {
 	// kept are the attempts of a long check's rounds that had a finding,
 	// which the driver has forgotten (rounds.go).
 	kept []*driver.Attempt
+	// keptFaults are those rounds' fault windows, which the Env forgot.
+	keptFaults []checker.FaultWindow
 }
 
 // Safety records a safety violation of a given kind.
