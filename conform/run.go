@@ -201,6 +201,10 @@ func Run(ctx context.Context, o Options) (int, *report.Report) {
 	}
 	if o.Chaos {
 		rep.Rerun += fmt.Sprintf(" --chaos --duration %s", o.Duration)
+		if o.ChaosWindow > 0 && o.ChaosWindow != checks.DefaultChaosWindow && o.Duration > o.ChaosWindow {
+			// The rounds' seeds and lengths follow from the window.
+			rep.Rerun += fmt.Sprintf(" --chaos-window %s", o.ChaosWindow)
+		}
 		if o.ScheduleFile != "" {
 			rep.ScheduleFile = o.ScheduleFile
 			rep.Rerun += " --schedule " + report.ShellQuote(o.ScheduleFile)
