@@ -2,6 +2,8 @@ package conform
 
 import (
 	"context"
+	"fmt"
+	"runtime/pprof"
 	"os"
 	"path/filepath"
 	"testing"
@@ -36,7 +38,9 @@ func TestSoakCorrectFixture(t *testing.T) {
 		Resources: filepath.Join(dir, "resources.csv"), ResourceEvery: every, Stdout: os.Stderr, Stderr: os.Stderr}
 	ctx, cancel := context.WithTimeout(context.Background(), 4*d+10*time.Minute)
 	defer cancel()
+	stopProfiles := heapProfiles(dir, every)
 	code, rep := Run(ctx, o)
+	stopProfiles()
 	if rep == nil {
 		t.Fatalf("the run did not start (exit %d)", code)
 	}
@@ -71,4 +75,30 @@ func TestSoakCorrectFixture(t *testing.T) {
 	if grew := g.To.FDs - g.From.FDs; grew > 32 {
 		t.Errorf("descriptors grew by %d after the warm-up: %s", grew, g)
 	}
+}
+
+// heapProfiles writes a heap profile to dir each interval (heap-N.pprof,
+// N the minute), so what grew is named by `go tool pprof -base`.
+func heapProfiles(dir string, every time.Duration) (stop func()) {
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		tick := time.NewTicker(every)
+		defer tick.Stop()
+		for n := 1; ; n++ {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+			}
+			f, err := os.Create(filepath.Join(dir, fmt.Sprintf("heap-%d.pprof", n)))
+			if err != nil {
+				return
+			}
+			_ = pprof.WriteHeapProfile(f)
+			f.Close()
+		}
+	}()
+	return func() { close(done); <-finished }
 }
