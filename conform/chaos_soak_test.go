@@ -3,9 +3,9 @@ package conform
 import (
 	"context"
 	"fmt"
-	"runtime/pprof"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"testing"
 	"time"
 
