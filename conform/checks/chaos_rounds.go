@@ -96,6 +96,11 @@ func runChaosRounds(ctx context.Context, e *scenario.Env, t *scenario.T, d time.
 		}
 		kept := t.Absorb(label, sub)
 		e.Logf("chaos %s: %s; evidence kept: %v", label, roundWords(tl), kept)
+		if tl == nil {
+			// It could not start (a fault not in the catalogue, the webhook
+			// endpoint not registered): no later round would either.
+			break
+		}
 	}
 	if onSchedule != nil {
 		onSchedule(append([]string{fmt.Sprintf("%d rounds of %s over one deployment, round r planned from its own seed (round 1 from the run's); below, round 1's schedule only%s",
