@@ -29,9 +29,23 @@ func sampleResources(o Options, tg *targetRun) (stop func() []string) {
 	if every <= 0 {
 		every = time.Minute
 	}
+	type pidProc interface {
+		PID() int
+		Exited() bool
+	}
+	var procs []pidProc
+	for _, p := range tg.procs {
+		procs = append(procs, p)
+	}
+	for _, p := range o.Instances {
+		// The reference's API tiers, started by its job, not by startTarget.
+		if pp, ok := p.(pidProc); ok {
+			procs = append(procs, pp)
+		}
+	}
 	pids := func() []int {
 		var out []int
-		for _, p := range tg.procs {
+		for _, p := range procs {
 			if !p.Exited() {
 				out = append(out, p.PID())
 			}
