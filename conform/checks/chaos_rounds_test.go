@@ -68,3 +68,12 @@ func TestRoundSeedsReplay(t *testing.T) {
 		t.Fatal("two runs' seeds give round 1 the same seed")
 	}
 }
+
+func TestWallBoundIsTheDurationUnlessOneRoundsBoundIsLonger(t *testing.T) {
+	if got := wallBound(time.Hour, time.Minute); got != time.Hour {
+		t.Errorf("1h in 1m rounds: bound %s, want 1h", got)
+	}
+	if got := wallBound(6*time.Second, 2*time.Second); got != 36*time.Second {
+		t.Errorf("6s in 2s rounds: bound %s, want 36s (3w+30s)", got)
+	}
+}
