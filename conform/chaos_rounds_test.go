@@ -19,6 +19,8 @@ import (
 // says so, and leaves the whole judged history on disk for `idemcheck
 // check`, which finds no violation in it either.
 func TestChaosRoundsCorrectServicePasses(t *testing.T) {
+	// Not parallel: its third round must begin within the rounds' wall
+	// bound (36 s here; the three took 37 s with the judge, alone).
 	dir := t.TempDir()
 	f := fixture{flaw: "none", env: `PSP_URL: "http://${PSP_ADDR}"`, extra: pspLink}
 	code, rep, _ := f.run(t, Options{Chaos: true, Seed: 1234567, Duration: 6 * time.Second, ChaosWindow: 2 * time.Second, Quiet: true,
@@ -55,11 +57,12 @@ func TestChaosRoundsCorrectServicePasses(t *testing.T) {
 }
 
 // TestChaosRoundsKeepTheFailingRoundsEvidence: against a service that
-// charges again under a lost PSP reply, a run in rounds finds the double
+// charges again under a lost PSP reply, a run in two rounds finds the double
 // charge with the round named, and keeps the attempts its findings cite.
 func TestChaosRoundsKeepTheFailingRoundsEvidence(t *testing.T) {
+	t.Parallel()
 	f := fixture{flaw: "new-psp-key"}
-	code, rep, _ := f.run(t, Options{Chaos: true, Seed: 99, Duration: 6 * time.Second, ChaosWindow: 2 * time.Second, Quiet: true, ChaosFaults: []string{"psp-reply-lost"}})
+	code, rep, _ := f.run(t, Options{Chaos: true, Seed: 99, Duration: 4 * time.Second, ChaosWindow: 2 * time.Second, Quiet: true, ChaosFaults: []string{"psp-reply-lost"}})
 	if code != ExitViolation || !kinds(rep)["double-charge"] {
 		t.Fatalf("exit %d kinds %v, want 1 and double-charge", code, kinds(rep))
 	}
@@ -92,8 +95,9 @@ func TestChaosRoundsKeepTheFailingRoundsEvidence(t *testing.T) {
 // forgotten; the run's final recount still holds them against the chaos
 // check, as late double charges.
 func TestChaosRoundsLateChargeAfterItsRoundIsStillFound(t *testing.T) {
+	t.Parallel()
 	f := fixture{flaw: "sweeper", args: []string{"--sweep-after", "6s"}, quiesce: "8s"}
-	code, rep, _ := f.run(t, Options{Chaos: true, Seed: 7, Duration: 6 * time.Second, ChaosWindow: 2 * time.Second, Quiet: true, ChaosFaults: []string{"psp-reply-lost"}})
+	code, rep, _ := f.run(t, Options{Chaos: true, Seed: 7, Duration: 4 * time.Second, ChaosWindow: 2 * time.Second, Quiet: true, ChaosFaults: []string{"psp-reply-lost"}})
 	if code != ExitViolation {
 		t.Fatalf("exit %d, want 1", code)
 	}
