@@ -13,7 +13,8 @@ import (
 )
 
 // TestSoakCorrectFixture is the soak, not a CI test: IDEMCHECK_SOAK=10m
-// (or 1h) runs chaos that long in rounds against the correct fixture with
+// (or 1h) runs chaos that long in rounds (of IDEMCHECK_SOAK_WINDOW, default
+// the run's) against the correct fixture with
 // resources sampled every IDEMCHECK_SOAK_EVERY (default 1m), and fails on a
 // finding, or on RSS or descriptors of idemcheck that grew past a bound
 // after the warm-up. The samples are logged and kept in
@@ -27,6 +28,10 @@ func TestSoakCorrectFixture(t *testing.T) {
 	if e, err := time.ParseDuration(os.Getenv("IDEMCHECK_SOAK_EVERY")); err == nil && e > 0 {
 		every = e
 	}
+	window := time.Duration(0) // the default window
+	if w, err := time.ParseDuration(os.Getenv("IDEMCHECK_SOAK_WINDOW")); err == nil && w > 0 {
+		window = w
+	}
 	dir := os.Getenv("IDEMCHECK_SOAK_DIR")
 	if dir == "" {
 		dir = t.TempDir()
@@ -34,7 +39,7 @@ func TestSoakCorrectFixture(t *testing.T) {
 	seed := uint64(time.Now().UnixNano())>>1 | 1
 	t.Logf("soak seed %d (rerun with the same seed to replay its rounds' schedules)", seed)
 	f := fixture{flaw: "none", env: `PSP_URL: "http://${PSP_ADDR}"`, extra: pspLink}
-	o := Options{Config: f.config(t), Chaos: true, Seed: seed, Duration: d, Quiet: true, JSON: filepath.Join(dir, "report.json"),
+	o := Options{Config: f.config(t), Chaos: true, Seed: seed, Duration: d, ChaosWindow: window, Quiet: true, JSON: filepath.Join(dir, "report.json"),
 		Resources: filepath.Join(dir, "resources.csv"), ResourceEvery: every, Stdout: os.Stderr, Stderr: os.Stderr}
 	ctx, cancel := context.WithTimeout(context.Background(), 4*d+10*time.Minute)
 	defer cancel()
