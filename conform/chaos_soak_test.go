@@ -16,8 +16,8 @@ import (
 // (or 1h) runs chaos that long in rounds (of IDEMCHECK_SOAK_WINDOW, default
 // the run's) against the correct fixture with
 // resources sampled every IDEMCHECK_SOAK_EVERY (default 1m), and fails on a
-// finding, or on RSS or descriptors of idemcheck that grew past a bound
-// after the warm-up. The samples are logged and kept in
+// finding, or on descriptors or goroutines of idemcheck that grew past a
+// bound after the warm-up (the heap is logged: see below). The samples are logged and kept in
 // IDEMCHECK_SOAK_DIR (default a temp dir) with the report.
 func TestSoakCorrectFixture(t *testing.T) {
 	d, err := time.ParseDuration(os.Getenv("IDEMCHECK_SOAK"))
@@ -71,11 +71,15 @@ func TestSoakCorrectFixture(t *testing.T) {
 	if !g.OK {
 		t.Fatalf("too few samples: %d", len(ss))
 	}
-	// The bounds are far above the noise of one sample (a GC cycle, a burst
-	// of retries in flight) and far below what the run grew when it held
-	// every intent (about 2 MiB of Go heap a minute, measured).
-	if grew := int64(g.To.Heap) - int64(g.From.Heap); grew > 8<<20 {
-		t.Errorf("go heap grew %d bytes after the warm-up: %s", grew, g)
+	// The Go heap is logged, not bounded: fakepsp runs in this process and
+	// keeps what Stripe keeps (every PaymentIntent with each version search
+	// may show, its events, its idempotent replies), a few KiB an intent
+	// for the whole run; heap-N.pprof says which part grew. Descriptors and
+	// goroutines are idemcheck's and the service's connections and workers:
+	// they must not grow with the traffic.
+	t.Logf("go heap after the warm-up: %+.1f MiB over %s", float64(int64(g.To.Heap)-int64(g.From.Heap))/(1<<20), g.To.Elapsed-g.From.Elapsed)
+	if grew := g.To.Goroutines - g.From.Goroutines; grew > 64 {
+		t.Errorf("goroutines grew by %d after the warm-up: %s", grew, g)
 	}
 	if grew := g.To.FDs - g.From.FDs; grew > 32 {
 		t.Errorf("descriptors grew by %d after the warm-up: %s", grew, g)
