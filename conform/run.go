@@ -85,6 +85,14 @@ type Options struct {
 	// Plan.Given was read from, for the report and the replay command.
 	Plan         checks.ChaosPlan
 	ScheduleFile string
+	// Resources, when set, is the CSV file of idemcheck's and the started
+	// target's rss, descriptors, Go heap and goroutines, sampled every
+	// ResourceEvery (default a minute) for the run's length.
+	Resources     string
+	ResourceEvery time.Duration
+	// ChaosWindow is the longest chaos stretch judged in one piece (default
+	// checks.DefaultChaosWindow); a longer --duration runs in rounds.
+	ChaosWindow time.Duration
 	// Behind: see scenario.Env.
 	Behind func(ctx context.Context) (effects, sink history.History, err error)
 	// WebhookProc, when set, is the process serving the config's webhook
@@ -193,12 +201,18 @@ func Run(ctx context.Context, o Options) (int, *report.Report) {
 	}
 	if o.Chaos {
 		rep.Rerun += fmt.Sprintf(" --chaos --duration %s", o.Duration)
+		if o.ChaosWindow > 0 && o.ChaosWindow != checks.DefaultChaosWindow && o.Duration > o.ChaosWindow {
+			// The rounds' seeds and lengths follow from the window.
+			rep.Rerun += fmt.Sprintf(" --chaos-window %s", o.ChaosWindow)
+		}
 		if o.ScheduleFile != "" {
 			rep.ScheduleFile = o.ScheduleFile
 			rep.Rerun += " --schedule " + report.ShellQuote(o.ScheduleFile)
 		}
 	}
+	stopSampling := sampleResources(o, tg)
 	runChecks(ctx, tg.e, o, rep)
+	rep.Resources = stopSampling()
 	if cfg.Effects.FakePSP && o.PSP == nil && cfg.Webhook != nil && tg.e.Local != nil {
 		c := tg.e.Local.WebhookFreedomCounts()
 		rep.PSP = append(rep.PSP, fmt.Sprintf("webhooks in this run: %d event(s) scheduled, %d drawn for a second delivery, %d delivered late", c.Events, c.Duplicated, c.Reordered))

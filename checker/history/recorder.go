@@ -3,6 +3,7 @@ package history
 import (
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -184,6 +185,30 @@ func (r *Recorder) History() History {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return append(History(nil), r.ops...)
+}
+
+// Forget drops the ops that began and ended (or ended unknown) before t,
+// with the spans and return times kept to order and refuse ops of their
+// processes: a long run judges its history in rounds and writes each to
+// disk, and an op of a judged round is not needed in memory. Process names
+// are per intent, so these maps grow with the run unless pruned too.
+func (r *Recorder) Forget(t int64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.ops = slices.DeleteFunc(slices.Clone(r.ops), func(op Op) bool { return op.Call < t && (op.Return == nil || *op.Return < t) })
+	for p, list := range r.spans {
+		list = slices.DeleteFunc(list, func(s span) bool { return s.ret < t })
+		if len(list) == 0 {
+			delete(r.spans, p)
+			continue
+		}
+		r.spans[p] = list
+	}
+	for p, last := range r.last {
+		if _, busy := r.open[p]; !busy && last < t {
+			delete(r.last, p)
+		}
+	}
 }
 
 // Errors returns the refusals of Begin/End so far (Record returns its own).

@@ -41,6 +41,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	duration := fs.Duration("duration", 10*time.Second, "length of --chaos traffic")
 	maxWait := fs.Duration("max-wait", 30*time.Second, "longest wait for a key window or retry horizon")
 	quiet := fs.Bool("quiet", false, "no per-request log lines")
+	resFile := fs.String("resources", "", "write idemcheck's and the started target's rss, open descriptors, Go heap and goroutines to the CSV `FILE` every --resources-every, and print their growth after the warm-up (a soak)")
+	resEvery := fs.Duration("resources-every", time.Minute, "with --resources: the sampling interval")
+	window := fs.Duration("chaos-window", time.Minute, "with --chaos: a --duration longer than this runs in rounds of this length over the same deployment, each judged and then forgotten (its history appended to chaos-history.jsonl in the report directory)")
 	ref := fs.Bool("reference", false, "the main job: start the reference stack on local servers and run every check against it")
 	mut := fs.String("mutant", "", "with --reference: switch guards off (comma-separated names of package targets/mutant)")
 	kill := fs.Bool("kill-matrix", false, "with --reference --chaos: run every switch chaos accepts (or those of --mutant, each alone) and no switch, --kill-seeds seeds each, and print the kill matrix")
@@ -105,6 +108,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	o := conform.Options{
 		Config: *cfgPath, Strict: *strict, RequireAllSafety: *allSafety, JSON: *jsonOut, JUnit: *junitOut, HTML: *htmlOut, Only: ids, Skip: skipIDs,
 		Seed: seed, Chaos: *chaos, Duration: *duration, MaxWait: *maxWait, Stdout: stdout, Stderr: stderr, Quiet: *quiet,
+		Resources: *resFile, ResourceEvery: *resEvery, ChaosWindow: *window,
 	}
 	if err := conform.ValidateIDs(o); err != nil {
 		fmt.Fprintln(stderr, "idemcheck run:", err)

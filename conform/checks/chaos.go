@@ -33,7 +33,9 @@ func ChaosCheckPlan(d time.Duration, onSchedule func([]string), cp ChaosPlan) *s
 		d = 10 * time.Second
 	}
 	return &scenario.Check{ID: "chaos", Title: fmt.Sprintf("randomized faults with concurrent traffic (%s)", d), Level: scenario.Safety,
-		Rule: "HISTORY.md (whole history, checker)", Run: func(ctx context.Context, e *scenario.Env, t *scenario.T) { runChaos(ctx, e, t, d, onSchedule, cp) }}
+		Rule: "HISTORY.md (whole history, checker)", Run: func(ctx context.Context, e *scenario.Env, t *scenario.T) {
+			runChaosRounds(ctx, e, t, d, onSchedule, cp)
+		}}
 }
 
 // tally counts, per fault, how often it was planned and how often it fired.
@@ -58,11 +60,13 @@ func (tl *tally) note(name string, fired bool, err error) {
 	}
 }
 
-func runChaos(ctx context.Context, e *scenario.Env, t *scenario.T, d time.Duration, onSchedule func([]string), cp ChaosPlan) {
+// runChaos runs one window of chaos and returns its tally (nil when it
+// could not start).
+func runChaos(ctx context.Context, e *scenario.Env, t *scenario.T, d time.Duration, onSchedule func([]string), cp ChaosPlan) *tally {
 	if e.Hooks != nil {
 		if err := e.Hooks.Registered(); err != nil {
 			t.Errorf("register the webhook endpoint with fakepsp: %v", err)
-			return
+			return nil
 		}
 	}
 	sys := e.System()
@@ -81,11 +85,11 @@ func runChaos(ctx context.Context, e *scenario.Env, t *scenario.T, d time.Durati
 	for _, n := range e.ChaosFaults {
 		if faults.Lookup(n) == nil {
 			t.Errorf("chaos fault %q is not in the catalogue (have %s)", n, strings.Join(faults.Names(faults.All()), ", "))
-			return
+			return nil
 		}
 		if why, ok := not[n]; ok {
 			t.NotApplicable("chaos fault %s does not apply: %s", n, why)
-			return
+			return nil
 		}
 	}
 	n := max(8, int(d/(250*time.Millisecond)))
@@ -101,7 +105,7 @@ func runChaos(ctx context.Context, e *scenario.Env, t *scenario.T, d time.Durati
 				cp.Refused(err)
 			}
 			t.Errorf("%v", err)
-			return
+			return nil
 		}
 		plan = cp.Given
 	}
@@ -193,6 +197,7 @@ func runChaos(ctx context.Context, e *scenario.Env, t *scenario.T, d time.Durati
 	if e.Behind != nil {
 		t.Counted("%d credits, %d notifications, %d sink rows behind the API", credits, notes, sink)
 	}
+	return tl
 }
 
 // chaosVerdict makes the run honest: a fault the schedule drew that never

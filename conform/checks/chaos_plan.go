@@ -18,6 +18,12 @@ type ChaosPlan struct {
 	// Refused receives why Given cannot run on this target: bad input, not
 	// a verdict.
 	Refused func(error)
+	// Window is the longest stretch judged in one piece (DefaultChaosWindow
+	// when 0); a longer run goes in rounds (chaos_rounds.go).
+	Window time.Duration
+	// HistoryFile, when set, receives a multi-round run's judged history
+	// (JSONL), and the rounds' schedules beside it.
+	HistoryFile string
 }
 
 // PlanSchema is the version of a schedule file's JSON shape.

@@ -68,7 +68,10 @@ type Driver struct {
 	mu       sync.Mutex
 	seq      int
 	attempts []*Attempt
-	offset   time.Duration
+	// forgotten counts the attempts Forget dropped, so a seq stays the
+	// attempt's place in the whole run.
+	forgotten int
+	offset    time.Duration
 }
 
 // SetClockOffset moves the {{now_ns}} idemcheck sends by d: after the
@@ -299,8 +302,27 @@ func (d *Driver) nextProc() int {
 func (d *Driver) keep(a *Attempt) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	a.Seq = len(d.attempts) + 1
+	a.Seq = d.forgotten + len(d.attempts) + 1
 	d.attempts = append(d.attempts, a)
+}
+
+// NextSeq is the seq the next attempt kept will have.
+func (d *Driver) NextSeq() int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.forgotten + len(d.attempts) + 1
+}
+
+// Forget drops the attempts up to seq upTo: a long chaos run's rounds that
+// were judged with no finding need them no more (chaos_rounds.go), and
+// keeping every copy of an hour's traffic is what made a soak grow.
+func (d *Driver) Forget(upTo int) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	n := min(max(upTo-d.forgotten, 0), len(d.attempts))
+	clear(d.attempts[:n])
+	d.attempts = slices.Clone(d.attempts[n:])
+	d.forgotten += n
 }
 
 func (d *Driver) do(req *http.Request, a *Attempt, timeout time.Duration) {

@@ -3,6 +3,7 @@ package driver
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"reflect"
@@ -112,5 +113,27 @@ func TestNaiveClientResendsOnTheSameServer(t *testing.T) {
 	}
 	if got := n.Load(); got != 3 {
 		t.Fatalf("server saw %d requests; the pitfall this package guards against did not reproduce", got)
+	}
+}
+
+// TestForgetKeepsSeqsTheRunsPlaces: after Forget, what is left and what
+// comes next keep the seqs they would have had (findings cite them).
+func TestForgetKeepsSeqsTheRunsPlaces(t *testing.T) {
+	d := &Driver{}
+	for range 5 {
+		d.keep(&Attempt{})
+	}
+	d.Forget(3)
+	d.keep(&Attempt{})
+	var seqs []int
+	for _, a := range d.Attempts() {
+		seqs = append(seqs, a.Seq)
+	}
+	if fmt.Sprint(seqs) != "[4 5 6]" || d.NextSeq() != 7 {
+		t.Fatalf("seqs %v next %d, want [4 5 6] and 7", seqs, d.NextSeq())
+	}
+	d.Forget(2) // already gone: nothing changes
+	if n := len(d.Attempts()); n != 3 {
+		t.Fatalf("%d attempts after forgetting again what was gone, want 3", n)
 	}
 }

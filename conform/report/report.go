@@ -36,7 +36,10 @@ type Report struct {
 	// ScheduleFile is the schedule file the chaos run replayed (run
 	// --schedule), which the seed alone does not.
 	ScheduleFile string `json:"chaos_schedule_file,omitempty"`
-	ExitCode     int    `json:"exit_code"`
+	// Resources is where run --resources wrote its samples and the growth
+	// it measured after the warm-up.
+	Resources []string `json:"resources,omitempty"`
+	ExitCode  int      `json:"exit_code"`
 	// HTMLPath is set once the HTML report was written.
 	HTMLPath string `json:"html,omitempty"`
 	// Rerun is the command that reruns this run, without --seed and --only

@@ -166,6 +166,23 @@ func (e *Env) NoteFault(name string, start, end int64) {
 	e.faults = append(e.faults, checker.FaultWindow{Name: name, Start: start, End: end})
 }
 
+// ForgetFaults drops the fault windows that ended before t and returns
+// them: a long chaos run's judged rounds need them no more (rounds.go).
+func (e *Env) ForgetFaults(t int64) []checker.FaultWindow {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var gone, left []checker.FaultWindow
+	for _, w := range e.faults {
+		if w.End < t {
+			gone = append(gone, w)
+		} else {
+			left = append(left, w)
+		}
+	}
+	e.faults = left
+	return gone
+}
+
 // FaultWindows lists the faults injected so far.
 func (e *Env) FaultWindows() []checker.FaultWindow {
 	e.mu.Lock()

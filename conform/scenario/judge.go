@@ -232,7 +232,9 @@ func (t *T) hasFinding(kind, intent string) bool {
 
 // Attempts are the copies this check sent.
 func (t *T) Attempts() []*driver.Attempt {
-	var out []*driver.Attempt
+	t.mu.Lock()
+	out := slices.Clone(t.kept)
+	t.mu.Unlock()
 	for _, a := range t.Env.D.Attempts() {
 		if a.Seq >= t.first {
 			out = append(out, a)

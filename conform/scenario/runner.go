@@ -33,7 +33,7 @@ func RunCheck(ctx context.Context, e *Env, c *Check) (r Result) {
 	}
 	start := time.Now()
 	t := &T{Check: c, Env: e, Intents: map[string]bool{}, finals: map[string]*driver.Attempt{}, start: history.Now()}
-	t.first = len(e.D.Attempts()) + 1
+	t.first = e.D.NextSeq()
 	_ = takeReadError(e)
 	t.countBefore = e.Count(ctx)
 	func() {
@@ -58,7 +58,7 @@ func RunCheck(ctx context.Context, e *Env, c *Check) (r Result) {
 	attachTruth(e, t.Findings, r.Attempts)
 	truthErr := takeReadError(e)
 	r.Findings, r.Coverage = t.Findings, t.Coverage
-	r.History, r.Ops, r.Faults = t.History, t.ops, e.FaultWindows()
+	r.History, r.Ops, r.Faults = t.History, t.ops, append(t.keptFaults, e.FaultWindows()...)
 	if len(r.Ops) == 0 && len(t.Findings) > 0 {
 		// A check that judged no history (a protocol vector) still gets its
 		// findings pictured: its client ops as recorded.

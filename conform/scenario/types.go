@@ -145,6 +145,11 @@ type T struct {
 	// together is the most PSP requests of one intent the front's gate held
 	// at one moment while its copies were in flight (execution.go).
 	together int
+	// kept are the attempts of a long check's rounds that had a finding,
+	// which the driver has forgotten (rounds.go).
+	kept []*driver.Attempt
+	// keptFaults are those rounds' fault windows, which the Env forgot.
+	keptFaults []checker.FaultWindow
 }
 
 // Safety records a safety violation of a given kind.

@@ -1,0 +1,113 @@
+package conform
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime/pprof"
+	"testing"
+	"time"
+
+	"github.com/idemcheck/idemcheck/internal/resources"
+)
+
+// TestSoakCorrectFixture is the soak, not a CI test: IDEMCHECK_SOAK=10m
+// (or 1h) runs chaos that long in rounds (of IDEMCHECK_SOAK_WINDOW, default
+// the run's) against the correct fixture with
+// resources sampled every IDEMCHECK_SOAK_EVERY (default 1m), and fails on a
+// finding, or on descriptors or goroutines of idemcheck that grew past a
+// bound after the warm-up (the heap is logged: see below). The samples are logged and kept in
+// IDEMCHECK_SOAK_DIR (default a temp dir) with the report.
+func TestSoakCorrectFixture(t *testing.T) {
+	d, err := time.ParseDuration(os.Getenv("IDEMCHECK_SOAK"))
+	if err != nil || d <= 0 {
+		t.Skip("IDEMCHECK_SOAK unset: the soak runs only when asked (go test -run TestSoak -timeout 3h with IDEMCHECK_SOAK=1h)")
+	}
+	every := time.Minute
+	if e, err := time.ParseDuration(os.Getenv("IDEMCHECK_SOAK_EVERY")); err == nil && e > 0 {
+		every = e
+	}
+	window := time.Duration(0) // the default window
+	if w, err := time.ParseDuration(os.Getenv("IDEMCHECK_SOAK_WINDOW")); err == nil && w > 0 {
+		window = w
+	}
+	dir := os.Getenv("IDEMCHECK_SOAK_DIR")
+	if dir == "" {
+		dir = t.TempDir()
+	}
+	seed := uint64(time.Now().UnixNano())>>1 | 1
+	t.Logf("soak seed %d (rerun with the same seed to replay its rounds' schedules)", seed)
+	f := fixture{flaw: "none", env: `PSP_URL: "http://${PSP_ADDR}"`, extra: pspLink}
+	o := Options{Config: f.config(t), Chaos: true, Seed: seed, Duration: d, ChaosWindow: window, Quiet: true, JSON: filepath.Join(dir, "report.json"),
+		Resources: filepath.Join(dir, "resources.csv"), ResourceEvery: every, Stdout: os.Stderr, Stderr: os.Stderr}
+	ctx, cancel := context.WithTimeout(context.Background(), 4*d+10*time.Minute)
+	defer cancel()
+	stopProfiles := heapProfiles(dir, every)
+	code, rep := Run(ctx, o)
+	stopProfiles()
+	if rep == nil {
+		t.Fatalf("the run did not start (exit %d)", code)
+	}
+	for _, r := range rep.Results {
+		t.Logf("%s %s: %.600s", r.ID, r.Verdict, r.Why)
+	}
+	for _, l := range rep.Resources {
+		t.Logf("resources: %s", l)
+	}
+	if code != ExitPass {
+		t.Errorf("exit %d against the correct service, want 0", code)
+	}
+	b, err := os.ReadFile(o.Resources)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("samples (%s):\n%s", o.Resources, b)
+	ss, err := resources.ParseCSV(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := resources.GrowthAfter(ss, min(2*time.Minute, d/4))
+	if !g.OK {
+		t.Fatalf("too few samples: %d", len(ss))
+	}
+	// The Go heap is logged, not bounded: fakepsp runs in this process and
+	// keeps what Stripe keeps (every PaymentIntent with each version search
+	// may show, its events, its idempotent replies), a few KiB an intent
+	// for the whole run; heap-N.pprof says which part grew. Descriptors and
+	// goroutines are idemcheck's and the service's connections and workers:
+	// they must not grow with the traffic.
+	t.Logf("go heap after the warm-up: %+.1f MiB over %s", float64(int64(g.To.Heap)-int64(g.From.Heap))/(1<<20), g.To.Elapsed-g.From.Elapsed)
+	if grew := g.To.Goroutines - g.From.Goroutines; grew > 64 {
+		t.Errorf("goroutines grew by %d after the warm-up: %s", grew, g)
+	}
+	if grew := g.To.FDs - g.From.FDs; grew > 32 {
+		t.Errorf("descriptors grew by %d after the warm-up: %s", grew, g)
+	}
+}
+
+// heapProfiles writes a heap profile to dir each interval (heap-N.pprof,
+// N the minute), so what grew is named by `go tool pprof -base`.
+func heapProfiles(dir string, every time.Duration) (stop func()) {
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		tick := time.NewTicker(every)
+		defer tick.Stop()
+		for n := 1; ; n++ {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+			}
+			f, err := os.Create(filepath.Join(dir, fmt.Sprintf("heap-%d.pprof", n)))
+			if err != nil {
+				return
+			}
+			_ = pprof.WriteHeapProfile(f)
+			f.Close()
+		}
+	}()
+	return func() { close(done); <-finished }
+}

@@ -1,0 +1,117 @@
+// Package resources samples what a long run holds (resident memory, open
+// descriptors, the Go heap after a collection, goroutines) for itself and
+// the processes it started, so a soak shows growth as numbers, not claims.
+package resources
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Sample is one reading. Children are summed over the processes whose pids
+// the sampler was given that were still alive; ChildProcs says how many.
+type Sample struct {
+	Elapsed    time.Duration
+	RSS        int64 // bytes
+	FDs        int
+	Heap       uint64 // HeapInuse after runtime.GC, bytes
+	Goroutines int
+	ChildProcs int
+	ChildRSS   int64
+	ChildFDs   int
+}
+
+// Header is the CSV's first line; Sample.CSV writes the others.
+const Header = "elapsed_s,rss_bytes,fds,go_heap_bytes,goroutines,child_procs,child_rss_bytes,child_fds"
+
+// CSV is the sample as one line of Header's columns.
+func (s Sample) CSV() string {
+	return fmt.Sprintf("%.0f,%d,%d,%d,%d,%d,%d,%d", s.Elapsed.Seconds(), s.RSS, s.FDs, s.Heap, s.Goroutines, s.ChildProcs, s.ChildRSS, s.ChildFDs)
+}
+
+// Take reads this process and the given children now. The collection first
+// makes Heap what is live, not what the collector has yet to free.
+func Take(elapsed time.Duration, children []int) Sample {
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	s := Sample{Elapsed: elapsed, Heap: m.HeapInuse, Goroutines: runtime.NumGoroutine()}
+	s.RSS, _ = rss("self")
+	s.FDs, _ = fds("self")
+	for _, pid := range children {
+		p := strconv.Itoa(pid)
+		r, err := rss(p)
+		if err != nil {
+			continue // gone (killed by a fault and restarted under a new pid)
+		}
+		n, _ := fds(p)
+		s.ChildProcs++
+		s.ChildRSS += r
+		s.ChildFDs += n
+	}
+	return s
+}
+
+// rss reads VmRSS from /proc/PID/status, in bytes.
+func rss(pid string) (int64, error) {
+	b, err := os.ReadFile("/proc/" + pid + "/status")
+	if err != nil {
+		return 0, err
+	}
+	return parseRSS(b)
+}
+
+func parseRSS(status []byte) (int64, error) {
+	sc := bufio.NewScanner(bytes.NewReader(status))
+	for sc.Scan() {
+		line := sc.Text()
+		if !strings.HasPrefix(line, "VmRSS:") {
+			continue
+		}
+		f := strings.Fields(strings.TrimPrefix(line, "VmRSS:"))
+		if len(f) != 2 || f[1] != "kB" {
+			return 0, fmt.Errorf("VmRSS line %q: want \"N kB\"", line)
+		}
+		kb, err := strconv.ParseInt(f[0], 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("VmRSS line %q: %v", line, err)
+		}
+		return kb * 1024, nil
+	}
+	return 0, fmt.Errorf("no VmRSS line (a kernel thread, or not Linux)")
+}
+
+// fds counts the entries of /proc/PID/fd.
+func fds(pid string) (int, error) {
+	es, err := os.ReadDir("/proc/" + pid + "/fd")
+	if err != nil {
+		return 0, err
+	}
+	return len(es), nil
+}
+
+// ParseCSV reads what a Sampler wrote back (a soak's file, judged after).
+func ParseCSV(b []byte) ([]Sample, error) {
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if len(lines) == 0 || lines[0] != Header {
+		return nil, fmt.Errorf("resources: line 1: want the header %q", Header)
+	}
+	var out []Sample
+	for i, l := range lines[1:] {
+		var s Sample
+		var secs float64
+		n, err := fmt.Sscanf(l, "%g,%d,%d,%d,%d,%d,%d,%d", &secs, &s.RSS, &s.FDs, &s.Heap, &s.Goroutines, &s.ChildProcs, &s.ChildRSS, &s.ChildFDs)
+		if err != nil || n != 8 {
+			return nil, fmt.Errorf("resources: line %d: %q: want %d numbers (%v)", i+2, l, 8, err)
+		}
+		s.Elapsed = time.Duration(secs * float64(time.Second))
+		out = append(out, s)
+	}
+	return out, nil
+}
