@@ -140,8 +140,12 @@ func (f CrashAt) Inject(ctx context.Context, sys *System, _ Scope) (Injection, e
 	undo := func() {
 		waitExit(ts, f.Wait)
 		var errs []error
+		var restarted []Tier
 		for _, t := range ts {
-			hit, terr := f.settle(ctx, t, f.Point)
+			hit, back, terr := f.settle(ctx, t, f.Point)
+			if back {
+				restarted = append(restarted, t)
+			}
 			if terr != nil {
 				errs = append(errs, terr)
 			}
@@ -158,6 +162,13 @@ func (f CrashAt) Inject(ctx context.Context, sys *System, _ Scope) (Injection, e
 			}
 			if hit {
 				crashed.Add(1)
+			}
+		}
+		for _, t := range restarted {
+			// After the Then crash too: its point is to meet the first
+			// redelivery, which a settle before it would have finished.
+			if serr := t.settled(ctx); serr != nil {
+				errs = append(errs, fmt.Errorf("%s: %w", f.Name(), serr))
 			}
 		}
 		err = errors.Join(errs...)
@@ -177,7 +188,7 @@ func (f CrashAt) Inject(ctx context.Context, sys *System, _ Scope) (Injection, e
 func (f CrashAt) unarm(ctx context.Context, ts []Tier, armErr error) error {
 	errs := []error{armErr}
 	for _, t := range ts {
-		if _, err := f.settle(ctx, t, f.Point); errors.Is(err, ErrSystemBroken) {
+		if _, _, err := f.settle(ctx, t, f.Point); errors.Is(err, ErrSystemBroken) {
 			errs = append(errs, err)
 		}
 	}
@@ -190,7 +201,8 @@ func (f CrashAt) thenCrash(ctx context.Context, t Tier) (bool, error) {
 		return false, fmt.Errorf("%s: arm %s on %s: %w", f.Name(), f.Then, t.Name, err)
 	}
 	waitExit([]Tier{t}, f.Wait)
-	return f.settle(ctx, t, f.Then)
+	hit, _, err := f.settle(ctx, t, f.Then)
+	return hit, err
 }
 
 // waitExit waits up to d for any of ts to exit.
@@ -209,8 +221,9 @@ func waitExit(ts []Tier, d time.Duration) {
 }
 
 // settle disarms point on t and, if t died, restarts it; hit says it died
-// of the point's own crash, and any other death is an error.
-func (f CrashAt) settle(ctx context.Context, t Tier, point string) (hit bool, err error) {
+// of the point's own crash, and any other death is an error; restarted says
+// a new incarnation runs.
+func (f CrashAt) settle(ctx context.Context, t Tier, point string) (hit, restarted bool, err error) {
 	derr := pointCall(http.MethodDelete, t.AdminURL(), point, "")
 	// A crash between the last pass and the disarm shows as a refused
 	// disarm: give the dying process a moment to be reaped.
@@ -223,9 +236,9 @@ func (f CrashAt) settle(ctx context.Context, t Tier, point string) (hit bool, er
 		if derr != nil {
 			// Still armed on a live process: it crashes later, when no
 			// undo is left to restart it.
-			return false, fmt.Errorf("%w: %s: %s may still be armed on %s: %w", ErrSystemBroken, f.Name(), point, t.Name, derr)
+			return false, false, fmt.Errorf("%w: %s: %s may still be armed on %s: %w", ErrSystemBroken, f.Name(), point, t.Name, derr)
 		}
-		return false, nil
+		return false, false, nil
 	}
 	var errs []error
 	if hit = crashedAtPoint(t); !hit {
@@ -237,10 +250,11 @@ func (f CrashAt) settle(ctx context.Context, t Tier, point string) (hit bool, er
 	}
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
 	defer cancel()
-	if rerr := t.Proc.Restart(rctx); rerr != nil {
+	rerr := t.Proc.Restart(rctx)
+	if rerr != nil {
 		errs = append(errs, fmt.Errorf("%s: %w", f.Name(), restartFailed(t.Name, rerr)))
 	}
-	return hit, errors.Join(errs...)
+	return hit, rerr == nil, errors.Join(errs...)
 }
 
 // pointCall speaks the tiers' failpoint admin API (targets/failpoint's

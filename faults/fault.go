@@ -118,6 +118,25 @@ type Tier struct {
 	Name  string // the process's own name (api-1)
 	Admin string // its failpoint admin URL; "" when it has none
 	Proc  Proc
+	// Settle, when set, returns once what the tier had in flight when it
+	// died has been handled again by its restarted process (the worker's
+	// redelivered batch pushed and committed). A fault that restarted the
+	// tier waits for it before it ends: the next fault of the run would
+	// otherwise strike that redelivery too, and two deaths in one batch's
+	// push-to-SENT window alert the buyer three times, which no worker
+	// can avoid and SCENARIOS E1's bound (one repeat alert) does not allow.
+	Settle func(ctx context.Context) error
+}
+
+// settled waits for t's Settle after the harness restarted it.
+func (t Tier) settled(ctx context.Context) error {
+	if t.Settle == nil {
+		return nil
+	}
+	if err := t.Settle(ctx); err != nil {
+		return fmt.Errorf("%s restarted but did not settle: %w", t.Name, err)
+	}
+	return nil
 }
 
 // Admined is a Proc whose admin URL moves when it restarts (a fresh port

@@ -50,6 +50,9 @@ func (f KillRestart) Inject(ctx context.Context, sys *System, s Scope) (Injectio
 		if err := t.Proc.Restart(rctx); err != nil {
 			return fmt.Errorf("%s: %w", f.Name(), restartFailed(t.Name, err))
 		}
+		if err := t.settled(rctx); err != nil {
+			return fmt.Errorf("%s: %w", f.Name(), err)
+		}
 		return nil
 	}}, nil
 }

@@ -137,7 +137,7 @@ func (f *full) startDelivery(ctx context.Context, st *refstack.Stack) error {
 		"-mutants", mutant.Of(relay.TierName, st.Cfg.Mutants).String()}); err != nil {
 		return err
 	}
-	wargs := []string{"-name", "worker", "-postgres", st.TierDSN, "-brokers", brokers, "-topic", payments, "-group", "workers-" + f.st.Cfg.Name,
+	wargs := []string{"-name", "worker", "-postgres", st.TierDSN, "-brokers", brokers, "-topic", payments, "-group", f.workerGroup(),
 		"-push", f.pushURL, "-valkey", st.TierValkey(), "-mutants", mutant.Of(worker.TierName, st.Cfg.Mutants).String()}
 	_, err := st.StartTier(ctx, worker.TierName, "worker", "", wargs)
 	return err
@@ -146,6 +146,9 @@ func (f *full) startDelivery(ctx context.Context, st *refstack.Stack) error {
 // paymentsTopic is the topic both Regions' relays publish the payment
 // events to.
 func (f *full) paymentsTopic() string { return "payments-" + f.st.Cfg.Name }
+
+// workerGroup is the consumer group of both Regions' workers.
+func (f *full) workerGroup() string { return "workers-" + f.st.Cfg.Name }
 
 // registerWebhook has fakepsp deliver its events to st's webhook tier.
 func (f *full) registerWebhook(st *refstack.Stack) error {

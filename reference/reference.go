@@ -297,6 +297,9 @@ func RunStack(ctx context.Context, o conform.Options, sk Stack) (int, *report.Re
 		fmt.Fprintf(o.Stderr, "idemcheck run: standby Region R2 follows R1 %.1f story s behind (Postgres %s, Valkey %s), router %s\n",
 			region.Lag, f.rg.svc2.Postgres.Endpoint(), f.rg.svc2.Valkey.Endpoint(), f.rg.router.URL)
 	}
+	if f != nil {
+		o.Tiers = f.withWorkerSettle(o.Tiers)
+	}
 	return conform.Run(ctx, o)
 }
 

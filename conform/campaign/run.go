@@ -78,7 +78,7 @@ func fromReport(r *report.Report, replay map[string]string, source string) SeedR
 		}
 		steps := map[int]attemptAt{}
 		for _, a := range res.Attempts {
-			steps[a.Seq] = attemptAt{a.Step, a.Call}
+			steps[a.Seq] = attemptAt{a.Step, a.Intent, a.Call}
 		}
 		for _, f := range res.Findings {
 			mech, at := mechanism(res.ID, f, steps, sched)
@@ -102,8 +102,9 @@ func fromReport(r *report.Report, replay map[string]string, source string) SeedR
 }
 
 type attemptAt struct {
-	step string
-	call int64
+	step   string
+	intent string
+	call   int64
 }
 
 // chaosStep is how a chaos request names its intent ("intent 12 copy 1
@@ -140,10 +141,10 @@ func scheduleByIntent(lines []string) map[int]string {
 
 // mechanism names what preceded a finding, and when its earliest request
 // was sent: for chaos, the schedule's fault and shape of the intent of the
-// finding's first request; for a named check, the check (its story is the
-// mechanism).
+// finding's first request (of its own intent's, when it names one); for a
+// named check, the check (its story is the mechanism).
 func mechanism(check string, f scenario.Finding, steps map[int]attemptAt, sched map[int]string) (string, int64) {
-	seqs := append([]int(nil), f.Seqs...)
+	seqs := ownSeqs(f, steps)
 	sort.Ints(seqs)
 	var at int64
 	mech := ""
@@ -172,4 +173,24 @@ func mechanism(check string, f scenario.Finding, steps map[int]attemptAt, sched 
 		}
 	}
 	return mech, at
+}
+
+// ownSeqs are the finding's requests of its own intent, when it names one
+// and any of them is: a finding of the whole history carries every request
+// of the run, and the run's first request (another intent's) named its
+// mechanism and its time (seed 36: a notification-stacked on intent 1's
+// payment was put down to intent 2's psp-slow-after-charge).
+func ownSeqs(f scenario.Finding, steps map[int]attemptAt) []int {
+	var own []int
+	if f.Intent != "" {
+		for _, s := range f.Seqs {
+			if a, ok := steps[s]; ok && a.intent == f.Intent {
+				own = append(own, s)
+			}
+		}
+	}
+	if len(own) == 0 {
+		return append([]int(nil), f.Seqs...)
+	}
+	return own
 }
