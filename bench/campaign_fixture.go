@@ -37,21 +37,9 @@ func runFixtureCampaign(ctx context.Context, r *runner, dir string, lf *os.File)
 	if err := os.MkdirAll(work, 0o755); err != nil {
 		return err
 	}
-	svc := filepath.Join(work, "paysvc")
-	build := exec.CommandContext(ctx, "go", "build", "-o", svc, paysvcPkg)
-	build.Dir = root
-	if out, err := build.CombinedOutput(); err != nil {
-		return fmt.Errorf("go build %s: %v\n%s", paysvcPkg, err, out)
-	}
-	exe, err := os.Executable()
+	exe, cfg, err := probedPaysvc(ctx, root, work, fixtureFlaw)
 	if err != nil {
 		return err
-	}
-	cfg := filepath.Join(work, "idemcheck.yaml")
-	if _, _, err := childIn(ctx, work, exe, "init", "--probe", "http://127.0.0.1:${PORT}", "--ready", "/healthz",
-		"--caller", "Authorization: Bearer secret-token-u1", "--caller", "Authorization: Bearer secret-token-u2",
-		"--config", cfg, "--", svc, "--flaw", fixtureFlaw); err != nil {
-		return fmt.Errorf("idemcheck init --probe: %w", err)
 	}
 	reports := filepath.Join(work, "reports")
 	last := first + uint64(seeds) - 1

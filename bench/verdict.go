@@ -35,21 +35,9 @@ func runVerdict(ctx context.Context, r *runner) error {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	svc := filepath.Join(dir, "paysvc")
-	build := exec.CommandContext(ctx, "go", "build", "-o", svc, paysvcPkg)
-	build.Dir = root
-	if out, err := build.CombinedOutput(); err != nil {
-		return fmt.Errorf("go build %s: %v\n%s", paysvcPkg, err, out)
-	}
-	exe, err := os.Executable()
+	exe, cfg, err := probedPaysvc(ctx, root, dir, "none")
 	if err != nil {
 		return err
-	}
-	cfg := filepath.Join(dir, "idemcheck.yaml")
-	if _, _, err := childIn(ctx, dir, exe, "init", "--probe", "http://127.0.0.1:${PORT}", "--ready", "/healthz",
-		"--caller", "Authorization: Bearer secret-token-u1", "--caller", "Authorization: Bearer secret-token-u2",
-		"--config", cfg, "--", svc, "--flaw", "none"); err != nil {
-		return fmt.Errorf("idemcheck init --probe: %w", err)
 	}
 	args := []string{"run", "--config", cfg, "--json", filepath.Join(dir, "run.json"), "--html", filepath.Join(dir, "html")}
 	if r.o.Seed != 0 {
@@ -84,6 +72,28 @@ func runVerdict(ctx context.Context, r *runner) error {
 	r.key("run_other_s", "%.1f", max(wall-wait, 0).Seconds())
 	r.key("run_seed", "%s", v.Seed)
 	return nil
+}
+
+// probedPaysvc builds paysvc with flaw into dir and writes its config there
+// with `init --probe`, as a new user would; it returns this binary, which
+// runs the children, and the config.
+func probedPaysvc(ctx context.Context, root, dir, flaw string) (exe, cfg string, err error) {
+	svc := filepath.Join(dir, "paysvc")
+	build := exec.CommandContext(ctx, "go", "build", "-o", svc, paysvcPkg)
+	build.Dir = root
+	if out, err := build.CombinedOutput(); err != nil {
+		return "", "", fmt.Errorf("go build %s: %v\n%s", paysvcPkg, err, out)
+	}
+	if exe, err = os.Executable(); err != nil {
+		return "", "", err
+	}
+	cfg = filepath.Join(dir, "idemcheck.yaml")
+	if _, _, err := childIn(ctx, dir, exe, "init", "--probe", "http://127.0.0.1:${PORT}", "--ready", "/healthz",
+		"--caller", "Authorization: Bearer secret-token-u1", "--caller", "Authorization: Bearer secret-token-u2",
+		"--config", cfg, "--", svc, "--flaw", flaw); err != nil {
+		return "", "", fmt.Errorf("idemcheck init --probe: %w", err)
+	}
+	return exe, cfg, nil
 }
 
 // verdictRun is what the bench reads of a run's JSON report.
