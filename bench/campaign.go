@@ -51,21 +51,10 @@ func runCampaign(ctx context.Context, r *runner) error {
 		paths = append(paths, o.JSON)
 	}
 	wall, cpu := time.Since(t0), treeCPU()-before
-	runs, _, err := campaign.Read(paths)
-	if err != nil {
+	label := fmt.Sprintf("campaign on the reference (%s off), %d seeds of %s", campaignSwitch, seeds, d)
+	if err := campaignFigures(r, label, "campaign_", paths, seeds, wall, cpu); err != nil {
 		return err
 	}
-	c := campaign.Merge(runs)
-	if cpu <= 0 {
-		return fmt.Errorf("no CPU time was read for the campaign (is /proc readable?)")
-	}
-	perCoreHour := float64(seeds) / cpu.Hours()
-	r.row(fmt.Sprintf("campaign on the reference (%s off), %d seeds of %s", campaignSwitch, seeds, d),
-		fmt.Sprintf("%.0f seeds/core-hour", perCoreHour),
-		fmt.Sprintf("%.0f seeds/hour wall; %d distinct finding(s) in %d failing seed(s)", float64(seeds)/wall.Hours(), len(c.Findings), c.FailedRuns), "")
-	r.key("campaign_seeds_per_core_hour", "%.0f", perCoreHour)
-	r.key("campaign_seeds_per_wall_hour", "%.0f", float64(seeds)/wall.Hours())
-	r.key("campaign_distinct_findings", "%d", len(c.Findings))
 	ms, size, err := mergeThousand(paths, filepath.Join(dir, "merge1000"))
 	if err != nil {
 		return err
@@ -73,6 +62,32 @@ func runCampaign(ctx context.Context, r *runner) error {
 	r.row("merge of 1,000 reports of this campaign's size", fmt.Sprintf("%.2f s", ms), fmt.Sprintf("%.0f KiB a report", size/1024), "")
 	r.key("campaign_merge_1000_s", "%.2f", ms)
 	return runFixtureCampaign(ctx, r, dir, lf)
+}
+
+// campaignFigures reads and merges a campaign's reports from paths and
+// records its row and its keys (prefix + seeds_per_core_hour, ...): seeds
+// per core-hour over cpu, per wall hour, and the distinct findings. A
+// campaign that reported fewer seeds than it ran, or read no CPU, is a
+// failed measurement.
+func campaignFigures(r *runner, label, prefix string, paths []string, seeds int, wall, cpu time.Duration) error {
+	runs, _, err := campaign.Read(paths)
+	if err != nil {
+		return err
+	}
+	c := campaign.Merge(runs)
+	if c.Seeds != seeds {
+		return fmt.Errorf("%s: %d of its %d seeds reported", label, c.Seeds, seeds)
+	}
+	if cpu <= 0 {
+		return fmt.Errorf("%s: no CPU time was read (is /proc readable?)", label)
+	}
+	perCoreHour := float64(seeds) / cpu.Hours()
+	r.row(label, fmt.Sprintf("%.0f seeds/core-hour", perCoreHour),
+		fmt.Sprintf("%.0f seeds/hour wall; %d distinct finding(s) in %d failing seed(s)", float64(seeds)/wall.Hours(), len(c.Findings), c.FailedRuns), "")
+	r.key(prefix+"seeds_per_core_hour", "%.0f", perCoreHour)
+	r.key(prefix+"seeds_per_wall_hour", "%.0f", float64(seeds)/wall.Hours())
+	r.key(prefix+"distinct_findings", "%d", len(c.Findings))
+	return nil
 }
 
 // mergeThousand writes 1,000 copies of the campaign's reports, each under

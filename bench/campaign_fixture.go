@@ -8,8 +8,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"time"
-
-	"github.com/idemcheck/idemcheck/conform/campaign"
 )
 
 // fixtureFlaw is the purpose-built service's flaw the fixture campaign
@@ -56,23 +54,6 @@ func runFixtureCampaign(ctx context.Context, r *runner, dir string, lf *os.File)
 	if err != nil && (!errors.As(err, &ee) || ee.ExitCode() != 1) {
 		return fmt.Errorf("the fixture campaign did not run: %v; log %s", err, lf.Name())
 	}
-	runs, _, err := campaign.Read([]string{reports})
-	if err != nil {
-		return err
-	}
-	c := campaign.Merge(runs)
-	if c.Seeds != seeds {
-		return fmt.Errorf("the fixture campaign reported %d of its %d seeds; log %s", c.Seeds, seeds, lf.Name())
-	}
-	if cpu <= 0 {
-		return errors.New("no CPU time was read for the fixture campaign (is /proc readable?)")
-	}
-	perCoreHour := float64(seeds) / cpu.Hours()
-	r.row(fmt.Sprintf("campaign on a fixture (paysvc --flaw %s, probed config), %d seeds of %s", fixtureFlaw, seeds, d),
-		fmt.Sprintf("%.0f seeds/core-hour", perCoreHour),
-		fmt.Sprintf("%.0f seeds/hour wall; %d distinct finding(s) in %d failing seed(s)", float64(seeds)/wall.Hours(), len(c.Findings), c.FailedRuns), "")
-	r.key("fixture_campaign_seeds_per_core_hour", "%.0f", perCoreHour)
-	r.key("fixture_campaign_seeds_per_wall_hour", "%.0f", float64(seeds)/wall.Hours())
-	r.key("fixture_campaign_distinct_findings", "%d", len(c.Findings))
-	return nil
+	label := fmt.Sprintf("campaign on a fixture (paysvc --flaw %s, probed config), %d seeds of %s", fixtureFlaw, seeds, d)
+	return campaignFigures(r, label, "fixture_campaign_", []string{reports}, seeds, wall, cpu)
 }
