@@ -3,7 +3,6 @@ package scenario
 import (
 	"context"
 	"slices"
-	"strings"
 
 	"github.com/idemcheck/idemcheck/checker/history"
 	"github.com/idemcheck/idemcheck/conform/pspfront"
@@ -36,17 +35,26 @@ type Attribution struct {
 // Attribute assigns each charge to the order whose id the charge's metadata
 // carries, else to the order whose id was in the PSP request that made the
 // charge (same idempotency key, or the answer naming the charge), else to the
-// one order of the same amount. It needs no server.
+// one order of the same amount. When several orders' ids are in one text,
+// the first in orders wins; when several requests qualify, the first in ex.
+// It needs no server, and its cost grows with the size of its inputs, not
+// their product: the judge calls it on a whole run (attribute_naive_test.go
+// keeps the direct version it must agree with).
 func Attribute(charges []history.Op, ex []pspfront.Exchange, orders []Order) Attribution {
 	a := Attribution{By: map[string][]history.Op{}, How: map[string]int{}}
+	ids := make([]string, len(orders))
+	for i, o := range orders {
+		ids[i] = o.ID
+	}
+	byID := newTextIndex(ids)
 	inText := func(s string) string {
-		for _, o := range orders {
-			if strings.Contains(s, o.ID) {
-				return o.ID
-			}
+		if r := byID.first(s); r >= 0 {
+			return orders[r].ID
 		}
 		return ""
 	}
+	reqs := newRequestIndex(charges, ex, inText)
+	amounts := amountIndex(orders)
 	for _, c := range charges {
 		id, how := "", ""
 		for _, v := range sortedValues(c.Input.Metadata) {
@@ -56,26 +64,13 @@ func Attribute(charges []history.Op, ex []pspfront.Exchange, orders []Order) Att
 			}
 		}
 		if id == "" {
-			for _, x := range ex {
-				sameKey := c.Input.PSPKey != "" && x.Key == c.Input.PSPKey
-				names := c.Output != nil && c.Output.ChargeID != "" && strings.Contains(x.RespBody, c.Output.ChargeID)
-				if sameKey || names {
-					if id = inText(x.Body); id != "" {
-						how = ByRequest
-						break
-					}
-				}
+			if id = reqs.order(c); id != "" {
+				how = ByRequest
 			}
 		}
 		if id == "" && c.Input.Amount != nil {
-			var hits []string
-			for _, o := range orders {
-				if o.Amount == *c.Input.Amount || slices.Contains(o.Alt, *c.Input.Amount) {
-					hits = append(hits, o.ID)
-				}
-			}
-			if len(hits) == 1 {
-				id, how = hits[0], ByAmount
+			if h := amounts[*c.Input.Amount]; h.n == 1 {
+				id, how = h.id, ByAmount
 			}
 		}
 		if id == "" {
@@ -86,6 +81,104 @@ func Attribute(charges []history.Op, ex []pspfront.Exchange, orders []Order) Att
 		a.How[how]++
 	}
 	return a
+}
+
+// amountHits is how many orders sent an amount, and the first of them.
+type amountHits struct {
+	n  int
+	id string
+}
+
+func amountIndex(orders []Order) map[int64]amountHits {
+	m := map[int64]amountHits{}
+	for _, o := range orders {
+		seen := make(map[int64]bool, 1+len(o.Alt))
+		for _, v := range append([]int64{o.Amount}, o.Alt...) {
+			if seen[v] {
+				continue
+			}
+			seen[v] = true
+			h := m[v]
+			if h.n == 0 {
+				h.id = o.ID
+			}
+			h.n++
+			m[v] = h
+		}
+	}
+	return m
+}
+
+// requestIndex finds, for a charge, the first exchange that made it (its
+// idempotency key) or named it (its answer's body) and whose request names
+// an order.
+type requestIndex struct {
+	ex       []pspfront.Exchange
+	inText   func(string) string
+	byKey    map[string][]int
+	byCharge map[string][]int
+	// body memoizes inText of each exchange's request, done says which.
+	body []string
+	done []bool
+}
+
+func newRequestIndex(charges []history.Op, ex []pspfront.Exchange, inText func(string) string) *requestIndex {
+	r := &requestIndex{ex: ex, inText: inText, byKey: map[string][]int{}, byCharge: map[string][]int{},
+		body: make([]string, len(ex)), done: make([]bool, len(ex))}
+	var cids []string
+	seen := map[string]bool{}
+	for _, c := range charges {
+		if c.Output != nil && c.Output.ChargeID != "" && !seen[c.Output.ChargeID] {
+			seen[c.Output.ChargeID] = true
+			cids = append(cids, c.Output.ChargeID)
+		}
+	}
+	named := newTextIndex(cids)
+	for i, x := range ex {
+		r.byKey[x.Key] = append(r.byKey[x.Key], i)
+		if len(cids) == 0 {
+			continue
+		}
+		named.each(x.RespBody, func(rank int) {
+			l := r.byCharge[cids[rank]]
+			if len(l) == 0 || l[len(l)-1] != i {
+				r.byCharge[cids[rank]] = append(l, i)
+			}
+		})
+	}
+	return r
+}
+
+// order merges the charge's two lists of exchanges in log order and
+// returns the order named by the first whose request names one.
+func (r *requestIndex) order(c history.Op) string {
+	var byKey, byCharge []int
+	if c.Input.PSPKey != "" {
+		byKey = r.byKey[c.Input.PSPKey]
+	}
+	if c.Output != nil && c.Output.ChargeID != "" {
+		byCharge = r.byCharge[c.Output.ChargeID]
+	}
+	for len(byKey) > 0 || len(byCharge) > 0 {
+		var i int
+		switch {
+		case len(byCharge) == 0 || (len(byKey) > 0 && byKey[0] <= byCharge[0]):
+			i = byKey[0]
+			if len(byCharge) > 0 && byCharge[0] == i {
+				byCharge = byCharge[1:]
+			}
+			byKey = byKey[1:]
+		default:
+			i, byCharge = byCharge[0], byCharge[1:]
+		}
+		if !r.done[i] {
+			r.body[i], r.done[i] = r.inText(r.ex[i].Body), true
+		}
+		if r.body[i] != "" {
+			return r.body[i]
+		}
+	}
+	return ""
 }
 
 func sortedValues(m map[string]string) []string {
