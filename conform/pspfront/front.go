@@ -83,6 +83,14 @@ func (f *Front) Exchanges() []Exchange {
 	return append([]Exchange(nil), f.log...)
 }
 
+// Len is how many exchanges Exchanges would return, without copying them:
+// a judge asks it to tell whether what it derived from them still holds.
+func (f *Front) Len() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return len(f.log)
+}
+
 // Action is what a rule does to the requests it matches.
 type Action int
 

@@ -1,7 +1,6 @@
 package scenario
 
 import (
-	"context"
 	"slices"
 
 	"github.com/idemcheck/idemcheck/checker/history"
@@ -192,67 +191,4 @@ func sortedValues(m map[string]string) []string {
 		out[i] = m[k]
 	}
 	return out
-}
-
-// track registers what a check sent under an order id.
-func (e *Env) track(check string, in Intent, intent string) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if e.orders == nil {
-		e.orders = map[string]*tracked{}
-	}
-	order := in.Meaning.OrderID
-	if first, ok := e.orderOf[intent]; ok && intent != "" {
-		// Another meaning under a key already used (a mismatch): what it
-		// may have charged belongs to the key's first order.
-		order = first
-	}
-	tr, ok := e.orders[order]
-	if !ok {
-		tr = &tracked{check: check, amount: in.Meaning.Amount, intents: map[string]bool{}}
-		e.orders[order] = tr
-		e.order = append(e.order, order)
-	}
-	if intent != "" {
-		if e.orderOf == nil {
-			e.orderOf = map[string]string{}
-		}
-		if _, ok := e.orderOf[intent]; !ok {
-			e.orderOf[intent] = order
-		}
-	}
-	if in.Meaning.Amount != tr.amount && !slices.Contains(tr.alt, in.Meaning.Amount) {
-		tr.alt = append(tr.alt, in.Meaning.Amount)
-	}
-	if intent != "" {
-		tr.intents[intent] = true
-	}
-}
-
-// Orders lists every order the run sent, in first-sent order.
-func (e *Env) Orders() []Order {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	out := make([]Order, 0, len(e.order))
-	for _, id := range e.order {
-		tr := e.orders[id]
-		out = append(out, Order{ID: id, Amount: tr.amount, Alt: slices.Clone(tr.alt)})
-	}
-	return out
-}
-
-// attribute reads the PSP's charges and attributes them to the run's orders.
-func (e *Env) attribute(ctx context.Context) (Attribution, bool) {
-	if e.Effects == nil {
-		return Attribution{}, false
-	}
-	all, err := e.Effects.Charges(ctx)
-	if err != nil || all == nil {
-		return Attribution{}, false
-	}
-	var ex []pspfront.Exchange
-	if e.Front != nil {
-		ex = e.Front.Exchanges()
-	}
-	return Attribute(all, ex, e.Orders()), true
 }

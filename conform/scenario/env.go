@@ -105,6 +105,9 @@ type Env struct {
 	order   []string
 	// orderOf is the order id each intent (caller and key) first sent.
 	orderOf map[string]string
+	// ordersGen counts track's changes to orders (attribute_env.go).
+	ordersGen uint64
+	attr      attrCache
 	// badPath is set at the first success answer outcomes.payment_id
 	// matched nothing in (paymentid.go).
 	badPath     sync.Once
@@ -225,16 +228,6 @@ func (e *Env) Settle(ctx context.Context) {
 			return
 		}
 	}
-}
-
-// ChargesFor returns the PSP charges attributed to the intent's order. It
-// returns ok=false when the effects are a plain counter.
-func (e *Env) ChargesFor(ctx context.Context, in Intent) ([]history.Op, bool) {
-	a, ok := e.attribute(ctx)
-	if !ok {
-		return nil, false
-	}
-	return a.By[in.Meaning.OrderID], true
 }
 
 // Count is the effect count, or -1 without effects.

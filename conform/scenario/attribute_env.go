@@ -1,0 +1,158 @@
+package scenario
+
+import (
+	"context"
+	"slices"
+	"sync"
+
+	"github.com/idemcheck/idemcheck/checker/history"
+	"github.com/idemcheck/idemcheck/conform/pspfront"
+)
+
+// track registers what a check sent under an order id.
+func (e *Env) track(check string, in Intent, intent string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.orders == nil {
+		e.orders = map[string]*tracked{}
+	}
+	order := in.Meaning.OrderID
+	if first, ok := e.orderOf[intent]; ok && intent != "" {
+		// Another meaning under a key already used (a mismatch): what it
+		// may have charged belongs to the key's first order.
+		order = first
+	}
+	tr, ok := e.orders[order]
+	if !ok {
+		tr = &tracked{check: check, amount: in.Meaning.Amount, intents: map[string]bool{}}
+		e.orders[order] = tr
+		e.order = append(e.order, order)
+		e.ordersGen++
+	}
+	if intent != "" {
+		if e.orderOf == nil {
+			e.orderOf = map[string]string{}
+		}
+		if _, ok := e.orderOf[intent]; !ok {
+			e.orderOf[intent] = order
+		}
+	}
+	if in.Meaning.Amount != tr.amount && !slices.Contains(tr.alt, in.Meaning.Amount) {
+		tr.alt = append(tr.alt, in.Meaning.Amount)
+		e.ordersGen++
+	}
+	if intent != "" {
+		tr.intents[intent] = true
+	}
+}
+
+// Orders lists every order the run sent, in first-sent order.
+func (e *Env) Orders() []Order {
+	orders, _ := e.ordersAt()
+	return orders
+}
+
+// attrCache is the last Attribution and what it was made from. Judging a
+// round asks for the run's attribution once per intent; remaking it each
+// time made the judge's cost grow with the run's size squared (a soak's
+// rounds judged for minutes).
+type attrCache struct {
+	mu sync.Mutex
+	ok bool
+	in attrInputs
+	a  Attribution
+}
+
+// attrInputs says what an Attribution was made from. The PSP's charges
+// only grow and a logged charge never changes, so their count and the last
+// one tell a new log from an old one; the front's log only grows; track
+// bumps the orders' generation at every change it makes to them.
+type attrInputs struct {
+	charges   int
+	last      chargeMark
+	exchanges int
+	orders    uint64
+}
+
+type chargeMark struct {
+	call     int64
+	pspKey   string
+	chargeID string
+}
+
+func markOf(charges []history.Op) chargeMark {
+	if len(charges) == 0 {
+		return chargeMark{}
+	}
+	c := charges[len(charges)-1]
+	m := chargeMark{call: c.Call, pspKey: c.Input.PSPKey}
+	if c.Output != nil {
+		m.chargeID = c.Output.ChargeID
+	}
+	return m
+}
+
+// ordersGeneration is the orders' generation (see attrInputs).
+func (e *Env) ordersGeneration() uint64 {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.ordersGen
+}
+
+// ordersAt is Orders with the generation they are of.
+func (e *Env) ordersAt() ([]Order, uint64) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	out := make([]Order, 0, len(e.order))
+	for _, id := range e.order {
+		tr := e.orders[id]
+		out = append(out, Order{ID: id, Amount: tr.amount, Alt: slices.Clone(tr.alt)})
+	}
+	return out, e.ordersGen
+}
+
+// attribute reads the PSP's charges and attributes them to the run's
+// orders. The Attribution is shared with every caller until an input
+// changes: read it, never change it (ChargesFor hands out copies).
+func (e *Env) attribute(ctx context.Context) (Attribution, bool) {
+	if e.Effects == nil {
+		return Attribution{}, false
+	}
+	all, err := e.Effects.Charges(ctx)
+	if err != nil || all == nil {
+		return Attribution{}, false
+	}
+	in := attrInputs{charges: len(all), last: markOf(all), exchanges: -1, orders: e.ordersGeneration()}
+	if e.Front != nil {
+		in.exchanges = e.Front.Len()
+	}
+	c := &e.attr
+	// Held while attributing: the judges of one round ask at once, and
+	// one of them making it is enough.
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.ok && c.in == in {
+		return c.a, true
+	}
+	var ex []pspfront.Exchange
+	if e.Front != nil {
+		ex = e.Front.Exchanges()
+		in.exchanges = len(ex)
+	}
+	orders, gen := e.ordersAt()
+	in.orders = gen
+	c.a, c.in, c.ok = Attribute(all, ex, orders), in, true
+	return c.a, true
+}
+
+// ChargesFor returns the PSP charges attributed to the intent's order in a
+// slice of its own: a caller may append to it or change its ops' fields
+// (not the maps and outputs they point to, which the cache shares). It returns ok=false when the effects are a
+// plain counter.
+func (e *Env) ChargesFor(ctx context.Context, in Intent) ([]history.Op, bool) {
+	a, ok := e.attribute(ctx)
+	if !ok {
+		return nil, false
+	}
+	return slices.Clone(a.By[in.Meaning.OrderID]), true
+}
