@@ -24,7 +24,22 @@ import (
 type pspEffects struct{ psp scenario.PSP }
 
 func (p pspEffects) Charges(context.Context) ([]history.Op, error) { return p.psp.Charges(), nil }
-func (p pspEffects) Count(context.Context) (int64, error)          { return int64(len(p.psp.Charges())), nil }
+
+func (p pspEffects) Count(ctx context.Context) (int64, error) {
+	if n, ok := p.ChargeCount(ctx); ok {
+		return int64(n), nil
+	}
+	return int64(len(p.psp.Charges())), nil
+}
+
+// ChargeCount counts the charges without copying them when the PSP can
+// (the fakepsp idemcheck started; one reached by URL cannot).
+func (p pspEffects) ChargeCount(context.Context) (int, bool) {
+	if c, ok := p.psp.(interface{ ChargeCount() int }); ok {
+		return c.ChargeCount(), true
+	}
+	return 0, false
+}
 
 // httpCounter reads a JSON field of a GET endpoint the user exposes.
 type httpCounter struct{ c *config.HTTPCounter }

@@ -300,6 +300,10 @@ func (p *PSP) Faults() *Faults { return p.faults }
 // Charges returns the ground truth: every charge made, in order.
 func (p *PSP) Charges() []history.Op { return p.truth.Ops(history.OpCharge) }
 
+// ChargeCount is len(Charges()) without copying them; charges are only
+// ever added, so an unchanged count is an unchanged list.
+func (p *PSP) ChargeCount() int { return p.truth.Count(history.OpCharge) }
+
 // Refunds returns the ground truth: every refund made, in order.
 func (p *PSP) Refunds() []history.Op { return p.truth.Ops(history.OpRefund) }
 

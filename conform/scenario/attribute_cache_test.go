@@ -33,6 +33,20 @@ func (g *growingEffects) Charges(context.Context) ([]history.Op, error) {
 	return append([]history.Op{}, g.ops...), nil
 }
 
+// ChargeCount makes it a ChargeLog, as fakepsp's effects are.
+func (g *growingEffects) ChargeCount(context.Context) (int, bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return len(g.ops), true
+}
+
+// uncounted hides ChargeCount, as a PSP reached by URL does: the cache
+// then knows a new charge by reading them.
+type uncounted struct{ g *growingEffects }
+
+func (u uncounted) Charges(ctx context.Context) ([]history.Op, error) { return u.g.Charges(ctx) }
+func (u uncounted) Count(ctx context.Context) (int64, error)          { return u.g.Count(ctx) }
+
 func (g *growingEffects) Count(context.Context) (int64, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -40,7 +54,7 @@ func (g *growingEffects) Count(context.Context) (int64, error) {
 }
 
 // frontEnv is an Env whose PSP requests cross a real front to a stub PSP.
-func frontEnv(t *testing.T) (*Env, *growingEffects, func(key, body string)) {
+func frontEnv(t *testing.T, counted bool) (*Env, *growingEffects, func(key, body string)) {
 	t.Helper()
 	psp := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte(`{"id":"pi_1"}`)) }))
 	t.Cleanup(psp.Close)
@@ -65,6 +79,9 @@ func frontEnv(t *testing.T) (*Env, *growingEffects, func(key, body string)) {
 			t.Fatalf("the front logged %d exchanges, want %d", f.Len(), n+1)
 		}
 	}
+	if !counted {
+		return &Env{Effects: uncounted{fx}, Front: f}, fx, send
+	}
 	return &Env{Effects: fx, Front: f}, fx, send
 }
 
@@ -74,9 +91,16 @@ func sent(e *Env, order string, amount int64) {
 
 // TestAttributionCachedUntilAnInputChanges: an unchanged run gets the same
 // Attribution back (not remade); a new charge, a new exchange, a new order
-// and a new other amount each change the answer.
+// and a new other amount each change the answer; with charges counted
+// (fakepsp's) or read (a PSP reached by URL).
 func TestAttributionCachedUntilAnInputChanges(t *testing.T) {
-	e, fx, send := frontEnv(t)
+	for _, counted := range []bool{true, false} {
+		t.Run(fmt.Sprintf("counted=%v", counted), func(t *testing.T) { cachedUntilAnInputChanges(t, counted) })
+	}
+}
+
+func cachedUntilAnInputChanges(t *testing.T, counted bool) {
+	e, fx, send := frontEnv(t, counted)
 	ctx := context.Background()
 	sent(e, "ord-a", 10)
 	sent(e, "ord-b", 20)
@@ -120,7 +144,7 @@ func TestAttributionCachedUntilAnInputChanges(t *testing.T) {
 // TestChargesForHandsOutCopies: a caller changing what it got cannot change
 // what the next caller gets from the cache.
 func TestChargesForHandsOutCopies(t *testing.T) {
-	e, fx, _ := frontEnv(t)
+	e, fx, _ := frontEnv(t, true)
 	sent(e, "ord-a", 10)
 	fx.add(charge("k1", 10, map[string]string{"order": "ord-a"}, "ch_1"))
 	in := Intent{Meaning: driver.Meaning{OrderID: "ord-a"}}
@@ -137,7 +161,7 @@ func TestChargesForHandsOutCopies(t *testing.T) {
 // orders arrive (run with -race) each get a fresh-enough answer: every
 // charge that existed before a judge asked is in its answer.
 func TestAttributionConcurrentJudges(t *testing.T) {
-	e, fx, _ := frontEnv(t)
+	e, fx, _ := frontEnv(t, true)
 	var wg sync.WaitGroup
 	for w := range 8 {
 		wg.Add(1)

@@ -92,6 +92,14 @@ func markOf(charges []history.Op) chargeMark {
 	return m
 }
 
+// ChargeLog is Effects whose charges are only ever appended to and can be
+// counted without being read: attribute then knows its cached answer still
+// holds without copying the run's charges for every intent it judges. ok is
+// false when the count is not known that cheaply.
+type ChargeLog interface {
+	ChargeCount(ctx context.Context) (n int, ok bool)
+}
+
 // ordersGeneration is the orders' generation (see attrInputs).
 func (e *Env) ordersGeneration() uint64 {
 	e.mu.Lock()
@@ -118,17 +126,29 @@ func (e *Env) attribute(ctx context.Context) (Attribution, bool) {
 	if e.Effects == nil {
 		return Attribution{}, false
 	}
+	exchanges, gen := -1, e.ordersGeneration()
+	if e.Front != nil {
+		exchanges = e.Front.Len()
+	}
+	c := &e.attr
+	if log, ok := e.Effects.(ChargeLog); ok {
+		if n, known := log.ChargeCount(ctx); known {
+			c.mu.Lock()
+			a, hit := c.a, c.ok && n == c.in.charges && exchanges == c.in.exchanges && gen == c.in.orders
+			c.mu.Unlock()
+			if hit {
+				return a, true
+			}
+		}
+	}
+	// Read outside the lock: a PSP reached by URL answers slowly, and the
+	// judges of one round ask at once.
 	all, err := e.Effects.Charges(ctx)
 	if err != nil || all == nil {
 		return Attribution{}, false
 	}
-	in := attrInputs{charges: len(all), last: markOf(all), exchanges: -1, orders: e.ordersGeneration()}
-	if e.Front != nil {
-		in.exchanges = e.Front.Len()
-	}
-	c := &e.attr
-	// Held while attributing: the judges of one round ask at once, and
-	// one of them making it is enough.
+	in := attrInputs{charges: len(all), last: markOf(all), exchanges: exchanges, orders: gen}
+	// Held while attributing: one judge making it is enough for all.
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.ok && c.in == in {

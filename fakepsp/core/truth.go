@@ -20,8 +20,11 @@ type GroundTruth struct {
 	rec  OpRecorder
 	hook func(history.Op)
 
-	mu     sync.Mutex
-	log    []history.Op
+	mu  sync.Mutex
+	log []history.Op
+	// kinds counts the log's ops by kind: a judge asks how many charges
+	// there are far more often than they change.
+	kinds  map[string]int
 	recErr error
 }
 
@@ -55,6 +58,10 @@ func EffectOp(kind, pspKey string, amount int64, md map[string]string) history.O
 func (g *GroundTruth) Add(op history.Op) {
 	g.mu.Lock()
 	g.log = append(g.log, op)
+	if g.kinds == nil {
+		g.kinds = map[string]int{}
+	}
+	g.kinds[op.Op]++
 	g.mu.Unlock()
 	if g.rec != nil {
 		if err := g.rec.Record(op); err != nil {
@@ -74,13 +81,30 @@ func (g *GroundTruth) Add(op history.Op) {
 func (g *GroundTruth) Ops(kind string) []history.Op {
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	if kind != "" && g.kinds[kind] == 0 {
+		return nil
+	}
 	var out []history.Op
+	if kind != "" {
+		out = make([]history.Op, 0, g.kinds[kind])
+	}
 	for _, op := range g.log {
 		if kind == "" || op.Op == kind {
 			out = append(out, op)
 		}
 	}
 	return out
+}
+
+// Count is how many ops of kind ("" = all) Ops would return. The log is
+// only ever appended to, so an unchanged count is an unchanged log.
+func (g *GroundTruth) Count(kind string) int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if kind == "" {
+		return len(g.log)
+	}
+	return g.kinds[kind]
 }
 
 // RecorderErr is the first error the recorder returned, if any.
