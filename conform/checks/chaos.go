@@ -46,6 +46,7 @@ type tally struct {
 	failed  map[string]string // a fault that could not be injected: why
 	ok      atomic.Int64      // intents that ended succeeded
 	ran     atomic.Int64      // intents run before the time bound
+	judged  time.Duration     // settling and judging, after the traffic
 }
 
 func (tl *tally) note(name string, fired bool, err error) {
@@ -173,6 +174,7 @@ func runChaos(ctx context.Context, e *scenario.Env, t *scenario.T, d time.Durati
 	}
 	wg.Wait()
 	bursts := waitBursts()
+	judging := time.Now()
 	// The changed-meaning retries go last: the judge takes an order's first
 	// intent's amount as the order's and the others as its mismatches.
 	t.Judge(ctx, nil, append(intents, sr.changedIntents()...)...)
@@ -184,6 +186,7 @@ func runChaos(ctx context.Context, e *scenario.Env, t *scenario.T, d time.Durati
 		waitQueue()
 	}
 	credits, notes, sink := judgeBehind(ctx, e, t)
+	tl.judged = time.Since(judging)
 	sr.verdict(t, off)
 	allowed := slices.Clone(names)
 	for _, f := range once {

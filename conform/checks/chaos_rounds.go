@@ -165,7 +165,9 @@ func roundWords(tl *tally) string {
 	if tl == nil {
 		return "did not start"
 	}
-	return fmt.Sprintf("%d intents (%d succeeded)", tl.ran.Load(), tl.ok.Load())
+	// The judge's time, so a soak shows whether judging grows round
+	// over round with what the run has accumulated.
+	return fmt.Sprintf("%d intents (%d succeeded), judged in %s", tl.ran.Load(), tl.ok.Load(), tl.judged.Round(time.Millisecond))
 }
 
 // roundFiles are the history (HISTORY.md's JSONL, every round's judged ops
