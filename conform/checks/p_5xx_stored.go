@@ -30,7 +30,7 @@ func v5xx(ctx context.Context, e *scenario.Env, t *scenario.T) {
 		t.Inconclusive("the retry's PSP requests were seen", "idemcheck does not stand between this target and its PSP")
 		return
 	}
-	seen := len(e.Front.Exchanges())
+	seen := e.Front.Len()
 	b := t.Send(ctx, "retry", in, nil)
 	calls := scenario.OrderRequests(e.Front.Exchanges()[seen:], in)
 	var stored bool
