@@ -39,7 +39,9 @@ type Front struct {
 	srv *http.Server
 	hc  *http.Client
 
-	mu    sync.Mutex
+	mu sync.Mutex
+	// log is only ever appended to: the judge's attribution cache takes an
+	// unchanged Len for an unchanged log.
 	log   []Exchange
 	rules []*Rule
 }
