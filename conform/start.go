@@ -61,7 +61,7 @@ func startTarget(ctx context.Context, cfg *config.Config, o Options, tmp, logDir
 	}
 	e := &scenario.Env{Cfg: cfg, MaxWait: o.MaxWait, Seed: o.Seed, Advance: o.Advance, Links: o.Links, BurstLinks: o.BurstLinks,
 		Tiers: o.Tiers, PSPWebhooks: o.PSPWebhooks, Behind: o.Behind, ChaosFaults: o.ChaosFaults,
-		Regions: o.Regions, Run: runNonce()}
+		Regions: o.Regions, Run: runNonce(), Progress: o.Stderr}
 	if !o.Quiet {
 		e.Log = o.Stderr
 	}

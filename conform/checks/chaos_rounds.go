@@ -110,7 +110,7 @@ func runChaosRounds(ctx context.Context, e *scenario.Env, t *scenario.T, d time.
 			sum.failed = append(sum.failed, label)
 		}
 		kept := t.Absorb(label, sub)
-		e.Logf("chaos %s: %s; evidence kept: %v", label, roundWords(tl), kept)
+		e.Progressf("chaos %s: %s; evidence kept: %v", label, roundWords(tl), kept)
 		if tl == nil {
 			// It could not start (a fault not in the catalogue, the webhook
 			// endpoint not registered): no later round would either.

@@ -96,6 +96,9 @@ type Env struct {
 	// The seed alone decides the faults and their schedule.
 	Run uint32
 	Log io.Writer
+	// Progress takes the lines a long run writes as it goes (a chaos
+	// round's end), which --quiet keeps; nil drops them.
+	Progress io.Writer
 
 	mu      sync.Mutex
 	counter atomic.Int64
@@ -198,6 +201,15 @@ func (e *Env) Logf(format string, args ...any) {
 	if e.Log != nil {
 		e.mu.Lock()
 		fmt.Fprintf(e.Log, format+"\n", args...)
+		e.mu.Unlock()
+	}
+}
+
+// Progressf writes a progress line (Progress).
+func (e *Env) Progressf(format string, args ...any) {
+	if e.Progress != nil {
+		e.mu.Lock()
+		fmt.Fprintf(e.Progress, format+"\n", args...)
 		e.mu.Unlock()
 	}
 }
