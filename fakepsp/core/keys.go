@@ -28,7 +28,8 @@ type KeyEntry struct {
 	Created     time.Time
 	Executing   bool
 	Status      int
-	Body        []byte
+	Body        []byte // nil when it is on disk, at BodyRef (Keyed)
+	BodyRef     Ref
 	RequestID   string // the first request's id, which a replay names
 }
 
