@@ -1,10 +1,15 @@
 package fakepsp
 
 import (
+	"context"
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // What the PSP keeps on disk leaves no file behind: the file loses its name
@@ -48,4 +53,60 @@ func TestReplayThatCannotBeReadIs500(t *testing.T) {
 		t.Fatalf("replay answer: %s", again.raw)
 	}
 	wantCharges(t, p, 1)
+}
+
+// An event whose JSON cannot be read back is a 500 on the API, an error to
+// a harness resending it, and a failed attempt for a webhook endpoint: no
+// receiver gets a body the PSP cannot vouch for.
+func TestEventThatCannotBeReadIsNeverSent(t *testing.T) {
+	p := start(t, Config{WebhookSchedule: WebhookSchedule{Horizon: time.Millisecond}})
+	var received atomic.Int32
+	recv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { received.Add(1) }))
+	defer recv.Close()
+	if _, err := p.RegisterWebhook(recv.URL); err != nil {
+		t.Fatal(err)
+	}
+	hold := p.HoldWebhooks(func(WebhookEvent) bool { return true })
+	a := form(t, p, "/v1/payment_intents", "k1", payment("1000", "pm_card_visa", "pay_1"))
+	wantStatus(t, "create", a, 200)
+	held := hold.Events()
+	if len(held) == 0 || held[0].Err != nil || len(held[0].Raw) == 0 {
+		t.Fatalf("held events before the failure: %+v", held)
+	}
+	if err := p.spill.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if l := get(t, p, "/v1/events"); l.status != 500 || !strings.Contains(l.errField("message"), "cannot be read back") {
+		t.Fatalf("events list: %d %s", l.status, l.raw)
+	}
+	if e := get(t, p, "/v1/events/"+held[0].ID); e.status != 500 || !strings.Contains(e.errField("message"), "event "+held[0].ID) {
+		t.Fatalf("event retrieve: %d %s", e.status, e.raw)
+	}
+	if _, err := p.Send(context.Background(), held[0].ID, SendOptions{URL: recv.URL, Via: "test"}); err == nil {
+		t.Fatal("Send of an unreadable event did not fail")
+	}
+	if ev := p.WebhookEvents(a.str("id")); len(ev) == 0 || ev[0].Err == nil || ev[0].Raw != nil {
+		t.Fatalf("WebhookEvents after the failure: %+v", ev)
+	}
+	hold.Release()
+	waitFor(t, "every held event's one attempt to fail", 5*time.Second, func() bool {
+		gaveUp := 0
+		for _, d := range p.Deliveries() {
+			if d.GaveUp {
+				gaveUp++
+			}
+		}
+		return gaveUp == len(held)
+	})
+	if ds := p.Deliveries(); len(ds) != len(held) {
+		t.Fatalf("%d delivery attempts for %d held events, want one each: %+v", len(ds), len(held), ds)
+	}
+	for _, d := range p.Deliveries() {
+		if d.Status != 0 || !strings.Contains(d.Err, "cannot be read back") {
+			t.Fatalf("delivery %+v: want a failed attempt naming the read", d)
+		}
+	}
+	if n := received.Load(); n != 0 {
+		t.Fatalf("the receiver got %d deliveries of unreadable events", n)
+	}
 }
