@@ -5,7 +5,9 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
+	"reflect"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -108,5 +110,39 @@ func TestEventThatCannotBeReadIsNeverSent(t *testing.T) {
 	}
 	if n := received.Load(); n != 0 {
 		t.Fatalf("the receiver got %d deliveries of unreadable events", n)
+	}
+}
+
+// An older version of a PaymentIntent, which search shows while the lag
+// hides the newer, is read back from disk as it was answered; one that
+// cannot be read back is a 500 saying so.
+func TestSearchShowsAnOlderVersionFromDisk(t *testing.T) {
+	const lag = 2 * time.Second
+	p := start(t, Config{SearchLag: lag, SearchSeed: 11})
+	v := payment("1000", "pm_card_visa", "pay_old")
+	v.Del("confirm")
+	created := form(t, p, "/v1/payment_intents", "k1", v)
+	wantStatus(t, "create", created, 200)
+	q := "/v1/payment_intents/search?" + url.Values{"query": {"metadata['payment_id']:'pay_old'"}}.Encode()
+	waitFor(t, "search to see the first version", 3*lag, func() bool {
+		data, _ := get(t, p, q).body["data"].([]any)
+		return len(data) == 1
+	})
+	confirmedAt := time.Now()
+	wantStatus(t, "confirm", form(t, p, "/v1/payment_intents/"+created.str("id")+"/confirm", "k2", nil), 200)
+	res := get(t, p, q)
+	data, _ := res.body["data"].([]any)
+	if took := time.Since(confirmedAt); took >= lag/2 && (len(data) != 1 || !reflect.DeepEqual(data[0], created.body)) {
+		t.Skipf("the machine took %v, past the lag's lower bound: the newer version may be the visible one", took)
+	}
+	if len(data) != 1 || !reflect.DeepEqual(data[0], created.body) {
+		t.Fatalf("search inside the lag: %s\nwant the first version, as created: %s", res.raw, created.raw)
+	}
+	if err := p.spill.Close(); err != nil {
+		t.Fatal(err)
+	}
+	bad := get(t, p, q)
+	if bad.status != 500 || !strings.Contains(bad.errField("message"), "version 1 of PaymentIntent "+created.str("id")+" cannot be read back") {
+		t.Fatalf("search with the store gone: %d %s", bad.status, bad.raw)
 	}
 }

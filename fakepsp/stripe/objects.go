@@ -1,6 +1,8 @@
 package stripe
 
 import (
+	"encoding/json"
+	"fmt"
 	"strings"
 	"time"
 
@@ -23,12 +25,32 @@ type Intent struct {
 	CancelReason  string
 	LastError     *Error
 	Versions      []Version // what search may see, with its lag
+	// spill keeps older versions' JSON on disk (nil: in memory).
+	spill *core.Spill
 }
 
-// Version is the PaymentIntent as it was at one moment (real time).
+// Version is the PaymentIntent as it was at one moment (real time). The
+// newest keeps its rendering in Snap; an older one, which search shows only
+// while a lag hides the newer, has its JSON on disk (Ref) and keeps in
+// memory only the fields search reads (Fields), so a soak's thousands of
+// intents do not each hold every rendering they ever had (issue 54).
 type Version struct {
-	At   time.Time
-	Snap map[string]any
+	At     time.Time
+	Snap   map[string]any // nil once on disk
+	Ref    core.Ref
+	Fields map[string]any // searchFields of Snap
+}
+
+// searchFields are the fields of a rendering that search matches on
+// (Query.Matches) and compares versions by (SameVersion).
+var searchFields = []string{"status", "currency", "amount", "created", "metadata", "latest_charge"}
+
+func searchView(snap map[string]any) map[string]any {
+	m := make(map[string]any, len(searchFields))
+	for _, k := range searchFields {
+		m[k] = snap[k]
+	}
+	return m
 }
 
 // Core is the core's part of the intent (core.Record).
@@ -70,9 +92,33 @@ func (pi *Intent) JSON() map[string]any {
 // Snapshot renders the intent and records it as a version for search;
 // call after every change.
 func (pi *Intent) Snapshot() map[string]any {
+	if n := len(pi.Versions); n > 0 && pi.spill != nil && pi.Versions[n-1].Snap != nil {
+		// No longer the newest: to disk, unless writing fails (then it
+		// stays in memory, the same bytes either way).
+		prev := &pi.Versions[n-1]
+		if b, err := json.Marshal(prev.Snap); err == nil {
+			if ref, err := pi.spill.Put(b); err == nil {
+				prev.Snap, prev.Ref = nil, ref
+			}
+		}
+	}
 	s := pi.JSON()
-	pi.Versions = append(pi.Versions, Version{At: time.Now(), Snap: s})
+	pi.Versions = append(pi.Versions, Version{At: time.Now(), Snap: s, Fields: searchView(s)})
 	return s
+}
+
+// versionJSON is version i as search answers it: the rendering in memory,
+// or the JSON read back from disk.
+func (pi *Intent) versionJSON(i int) (any, error) {
+	v := pi.Versions[i]
+	if v.Snap != nil {
+		return v.Snap, nil
+	}
+	b, err := pi.spill.Get(v.Ref)
+	if err != nil {
+		return nil, fmt.Errorf("fakepsp: version %d of PaymentIntent %s cannot be read back: %w", i+1, pi.ID, err)
+	}
+	return json.RawMessage(b), nil
 }
 
 // ChargeJSON is the Charge object behind an intent that was charged or
