@@ -29,11 +29,12 @@ type Intent struct {
 	spill *core.Spill
 }
 
-// Version is the PaymentIntent as it was at one moment (real time). The
-// newest keeps its rendering in Snap; an older one, which search shows only
-// while a lag hides the newer, has its JSON on disk (Ref) and keeps in
-// memory only the fields search reads (Fields), so a soak's thousands of
-// intents do not each hold every rendering they ever had (issue 54).
+// Version is the PaymentIntent as it was at one moment (real time). Its
+// JSON is on disk (Ref), read back only for a search that finds it; memory
+// keeps only the fields search matches on (Fields), so a soak's thousands
+// of intents do not each hold every rendering they ever had (issue 54).
+// Snap holds the rendering instead when there is no store or writing to it
+// failed.
 type Version struct {
 	At     time.Time
 	Snap   map[string]any // nil once on disk
@@ -92,18 +93,18 @@ func (pi *Intent) JSON() map[string]any {
 // Snapshot renders the intent and records it as a version for search;
 // call after every change.
 func (pi *Intent) Snapshot() map[string]any {
-	if n := len(pi.Versions); n > 0 && pi.spill != nil && pi.Versions[n-1].Snap != nil {
-		// No longer the newest: to disk, unless writing fails (then it
-		// stays in memory, the same bytes either way).
-		prev := &pi.Versions[n-1]
-		if b, err := json.Marshal(prev.Snap); err == nil {
+	s := pi.JSON()
+	v := Version{At: time.Now(), Snap: s, Fields: searchView(s)}
+	if pi.spill != nil {
+		// Encoded now, as it is now: the bytes a search would have sent
+		// from memory.
+		if b, err := json.Marshal(s); err == nil {
 			if ref, err := pi.spill.Put(b); err == nil {
-				prev.Snap, prev.Ref = nil, ref
+				v.Snap, v.Ref = nil, ref
 			}
 		}
 	}
-	s := pi.JSON()
-	pi.Versions = append(pi.Versions, Version{At: time.Now(), Snap: s, Fields: searchView(s)})
+	pi.Versions = append(pi.Versions, v)
 	return s
 }
 
