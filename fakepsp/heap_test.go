@@ -29,6 +29,11 @@ const heapIntents = 2000
 // one-hour soak's fakepsp grows by per intent (issue 54). Run with
 // -benchtime=1x.
 func BenchmarkHeapPerIntent(b *testing.B) {
+	if *heapProfile != "" {
+		// Every allocation sampled: the profile names bytes, not estimates.
+		defer func(r int) { runtime.MemProfileRate = r }(runtime.MemProfileRate)
+		runtime.MemProfileRate = 1
+	}
 	for b.Loop() {
 		p := start(b, Config{})
 		c := &http.Client{}
