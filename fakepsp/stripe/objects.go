@@ -39,19 +39,38 @@ type Version struct {
 	At     time.Time
 	Snap   map[string]any // nil once on disk
 	Ref    core.Ref
-	Fields map[string]any // searchFields of Snap
+	Fields SearchFields
 }
 
-// searchFields are the fields of a rendering that search matches on
-// (Query.Matches) and compares versions by (SameVersion).
-var searchFields = []string{"status", "currency", "amount", "created", "metadata", "latest_charge"}
+// SearchFields are the fields of a rendering that search matches on
+// (Query.Matches) and compares versions by (SameVersion), as the rendering
+// holds them: a struct, not a map, for it is kept per version.
+type SearchFields struct {
+	Status, Currency, Amount, Created, Metadata, LatestCharge any
+}
 
-func searchView(snap map[string]any) map[string]any {
-	m := make(map[string]any, len(searchFields))
-	for _, k := range searchFields {
-		m[k] = snap[k]
+func searchView(snap map[string]any) SearchFields {
+	return SearchFields{Status: snap["status"], Currency: snap["currency"], Amount: snap["amount"],
+		Created: snap["created"], Metadata: snap["metadata"], LatestCharge: snap["latest_charge"]}
+}
+
+// get is the field named k, as the rendering's map would give it.
+func (f SearchFields) get(k string) any {
+	switch k {
+	case "status":
+		return f.Status
+	case "currency":
+		return f.Currency
+	case "amount":
+		return f.Amount
+	case "created":
+		return f.Created
+	case "metadata":
+		return f.Metadata
+	case "latest_charge":
+		return f.LatestCharge
 	}
-	return m
+	return nil
 }
 
 // Core is the core's part of the intent (core.Record).

@@ -54,7 +54,7 @@ func (p *API) searchIntents(c *call) response {
 		if v < 0 || !SameVersion(pi.Versions[v].Fields, pi.Versions[len(pi.Versions)-1].Fields) {
 			stale = true
 		}
-		if v >= 0 && query.Matches(pi.Versions[v].Fields) {
+		if v >= 0 && query.MatchesFields(pi.Versions[v].Fields) {
 			hit, err := pi.versionJSON(v)
 			if err != nil {
 				p.mu.Unlock()
