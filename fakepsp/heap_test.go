@@ -4,6 +4,7 @@ import (
 	"flag"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"os"
 	"runtime"
@@ -11,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // heapProfile names a file for the heap profile BenchmarkHeapPerIntent
@@ -24,7 +26,8 @@ const heapIntents = 2000
 // BenchmarkHeapPerIntent measures what the PSP keeps in memory per
 // PaymentIntent a service drives through it as a soak does: a create under
 // an Idempotency-Key, a confirm under another, a retry of the create (a
-// replay), a retrieve, an events list and a search. The figure is the live
+// replay), a retrieve, an events list and a search, with a webhook endpoint
+// that takes every event (so delivery records count). The figure is the live
 // heap after a GC, grown over the run, divided by the intents; it is what a
 // one-hour soak's fakepsp grows by per intent (issue 54). Run with
 // -benchtime=1x.
@@ -36,15 +39,26 @@ func BenchmarkHeapPerIntent(b *testing.B) {
 	}
 	for b.Loop() {
 		p := start(b, Config{})
+		recv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+		if _, err := p.RegisterWebhook(recv.URL); err != nil {
+			b.Fatal(err)
+		}
 		c := &http.Client{}
 		before := liveHeap()
+		ids := make([]string, heapIntents)
 		for i := range heapIntents {
-			driveIntent(b, c, p, i)
+			ids[i] = driveIntent(b, c, p, i)
 		}
+		events := 0
+		for _, id := range ids {
+			events += len(p.WebhookEvents(id))
+		}
+		waitFor(b, "every event delivered once", 60*time.Second, func() bool { return len(p.Deliveries()) >= events })
 		after := liveHeap()
+		recv.Close()
 		c.CloseIdleConnections()
 		b.ReportMetric(float64(after-before)/heapIntents, "heapB/intent")
-		b.Logf("live heap %d -> %d bytes over %d intents: %d bytes per intent", before, after, heapIntents, (after-before)/heapIntents)
+		b.Logf("live heap %d -> %d bytes over %d intents (%d events delivered): %d bytes per intent", before, after, heapIntents, events, (after-before)/heapIntents)
 		if *heapProfile != "" {
 			writeHeapProfile(b, *heapProfile)
 		}
@@ -73,7 +87,7 @@ func writeHeapProfile(b *testing.B, path string) {
 
 // driveIntent takes one PaymentIntent through a service's calls, each
 // answer checked so that a figure is never measured over refusals.
-func driveIntent(b *testing.B, c *http.Client, p *PSP, i int) {
+func driveIntent(b *testing.B, c *http.Client, p *PSP, i int) string {
 	n := strconv.Itoa(i)
 	create := url.Values{"amount": {"1000"}, "currency": {"usd"}, "payment_method": {"pm_card_visa"},
 		"metadata[payment_id]": {"pay_" + n}, "metadata[intent]": {"/pay:phone-1:pay_" + n}}.Encode()
@@ -85,6 +99,7 @@ func driveIntent(b *testing.B, c *http.Client, p *PSP, i int) {
 	heapCall(b, c, p, http.MethodGet, "/v1/events?limit=3", "", "", false)
 	q := url.Values{"query": {"metadata['payment_id']:'pay_" + n + "'"}}.Encode()
 	heapCall(b, c, p, http.MethodGet, "/v1/payment_intents/search?"+q, "", "", false)
+	return id
 }
 
 func heapCall(b *testing.B, c *http.Client, p *PSP, method, path, key, body string, replay bool) string {
