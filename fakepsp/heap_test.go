@@ -58,6 +58,7 @@ func BenchmarkHeapPerIntent(b *testing.B) {
 		recv.Close()
 		c.CloseIdleConnections()
 		b.ReportMetric(float64(after-before)/heapIntents, "heapB/intent")
+		b.ReportMetric(float64(p.spill.Size())/heapIntents, "diskB/intent")
 		b.Logf("live heap %d -> %d bytes over %d intents (%d events delivered): %d bytes per intent", before, after, heapIntents, events, (after-before)/heapIntents)
 		if *heapProfile != "" {
 			writeHeapProfile(b, *heapProfile)

@@ -91,6 +91,13 @@ func (s *Spill) Path() string {
 	return s.path
 }
 
+// Size is how many bytes were written: what the PSP keeps on disk.
+func (s *Spill) Size() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.size
+}
+
 // Close closes the file and removes it; later Gets and Puts fail with
 // ErrSpillClosed.
 func (s *Spill) Close() error {

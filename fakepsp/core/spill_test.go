@@ -22,6 +22,9 @@ func TestSpillPutGet(t *testing.T) {
 		}
 		refs = append(refs, r)
 	}
+	if got, want := s.Size(), int64(10*len("blob-0")+90*len("blob-10")); got != want {
+		t.Fatalf("Size %d, want %d", got, want)
+	}
 	for i, r := range refs {
 		b, err := s.Get(r)
 		if err != nil {
