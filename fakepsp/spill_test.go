@@ -146,3 +146,41 @@ func TestSearchShowsAnOlderVersionFromDisk(t *testing.T) {
 		t.Fatalf("search with the store gone: %d %s", bad.status, bad.raw)
 	}
 }
+
+// Search and the events list read back only the page they answer, and
+// page as before: newest first, limit per page, the cursor to the next.
+func TestPagesReadBackFromDisk(t *testing.T) {
+	p := start(t, Config{})
+	var made []string
+	for i := range 5 {
+		v := payment("100", "pm_card_visa", "pay_pg")
+		v.Set("metadata[order_id]", "pg")
+		a := form(t, p, "/v1/payment_intents", "pg"+string(rune('a'+i)), v)
+		wantStatus(t, "create", a, 200)
+		made = append([]string{a.str("id")}, made...) // newest first
+	}
+	var got []string
+	page := ""
+	for range 3 {
+		q := url.Values{"query": {"metadata['order_id']:'pg'"}, "limit": {"2"}}
+		if page != "" {
+			q.Set("page", page)
+		}
+		res := get(t, p, "/v1/payment_intents/search?"+q.Encode())
+		wantStatus(t, "search", res, 200)
+		for _, d := range res.body["data"].([]any) {
+			got = append(got, d.(map[string]any)["id"].(string))
+		}
+		page, _ = res.body["next_page"].(string)
+	}
+	if !reflect.DeepEqual(got, made) || page != "" {
+		t.Fatalf("search pages: %v (next %q), want %v", got, page, made)
+	}
+	all := get(t, p, "/v1/events?limit=100")
+	first := get(t, p, "/v1/events?limit=2")
+	rest := get(t, p, "/v1/events?limit=100&starting_after="+first.body["data"].([]any)[1].(map[string]any)["id"].(string))
+	joined := append(first.body["data"].([]any), rest.body["data"].([]any)...)
+	if first.body["has_more"] != true || !reflect.DeepEqual(joined, all.body["data"]) || len(joined) < 5 {
+		t.Fatalf("events pages: %s + %s, want %s", first.raw, rest.raw, all.raw)
+	}
+}

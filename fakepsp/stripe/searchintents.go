@@ -45,7 +45,11 @@ func (p *API) searchIntents(c *call) response {
 	lag, lagFault := p.faults.LargestSearchLag()
 	now := time.Now()
 	stale := false
-	var hits []any
+	type hit struct {
+		pi *Intent
+		v  int
+	}
+	var hits []hit
 	p.mu.Lock()
 	all := c.acct.intents.All()
 	for i := len(all) - 1; i >= 0; i-- {
@@ -55,28 +59,28 @@ func (p *API) searchIntents(c *call) response {
 			stale = true
 		}
 		if v >= 0 && query.MatchesFields(pi.Versions[v].Fields) {
-			hit, err := pi.versionJSON(v)
-			if err != nil {
-				p.mu.Unlock()
-				return storageError(err)
-			}
-			hits = append(hits, hit)
+			hits = append(hits, hit{pi, v})
 		}
+	}
+	offset = min(offset, len(hits))
+	more := len(hits)-offset > limit
+	end := len(hits)
+	if more {
+		end = offset + limit
+	}
+	// Only the page's versions are read back from disk.
+	page := make([]any, 0, end-offset)
+	for _, h := range hits[offset:end] {
+		snap, err := h.pi.versionJSON(h.v)
+		if err != nil {
+			p.mu.Unlock()
+			return storageError(err)
+		}
+		page = append(page, snap)
 	}
 	p.mu.Unlock()
 	if stale && lagFault != nil {
 		lagFault.Bump()
-	}
-	if offset > len(hits) {
-		offset = len(hits)
-	}
-	page := hits[offset:]
-	more := len(page) > limit
-	if more {
-		page = page[:limit]
-	}
-	if page == nil {
-		page = []any{}
 	}
 	var next any
 	if more {
