@@ -15,10 +15,13 @@ type WebhookEvent struct {
 	PaymentIntent string          `json:"payment_intent,omitempty"`
 	Amount        int64           `json:"amount"` // the PaymentIntent's amount
 	Raw           json.RawMessage `json:"-"`
+	// Err says why Raw could not be read back from the PSP's store on
+	// disk (Raw is then nil).
+	Err error `json:"-"`
 }
 
 func webhookEvent(e core.EventInfo) WebhookEvent {
-	return WebhookEvent{ID: e.ID, Type: e.Type, PaymentIntent: e.Payment, Amount: e.Amount, Raw: e.Raw}
+	return WebhookEvent{ID: e.ID, Type: e.Type, PaymentIntent: e.Payment, Amount: e.Amount, Raw: e.Raw, Err: e.Err}
 }
 
 // Hold keeps matching events out of their endpoints' delivery schedule until

@@ -34,13 +34,17 @@ func (h host) WebhookSecret() string { return h.p.whSecret }
 // t the wall-clock time, not the PSP clock: receivers check it against
 // their own wall clock (stripe-go allows 300 s), whatever a suite did to
 // PSP time. The dialect calls it under p.mu; it takes no lock.
-func (h host) StartWorker(endpointID, url string, render func(core.Event) []byte) *core.Worker {
+func (h host) StartWorker(endpointID, url string, render func(core.Event) ([]byte, error)) *core.Worker {
 	p := h.p
 	w := core.NewWorker(p.ctx, core.WorkerConfig{EndpointID: endpointID, URL: url, Schedule: p.cfg.WebhookSchedule,
 		Faults: p.faults, Pause: p.pause, Log: p.dlog, Accepted: p.dialect.Webhooks().Accepted,
 		Freedoms: core.Freedoms(p.cfg.WebhookFreedoms), Counts: &p.freedoms,
 		Send: func(ctx context.Context, client *http.Client, e core.Event) (core.Answer, error) {
-			req, err := p.dialect.Webhooks().Request(ctx, url, render(e), p.whSecret, time.Now())
+			body, err := render(e)
+			if err != nil {
+				return core.Answer{}, err
+			}
+			req, err := p.dialect.Webhooks().Request(ctx, url, body, p.whSecret, time.Now())
 			if err != nil {
 				return core.Answer{}, err
 			}

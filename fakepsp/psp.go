@@ -104,6 +104,7 @@ type PSP struct {
 	limiter *core.RateLimiter
 	pause   *core.Pauser
 	dlog    *core.DeliveryLog
+	spill   *core.Spill  // saved answers, events, old search versions on disk; closed last
 	calls   core.CallLog // every API call answered: the PSP's own count
 
 	dialect core.Dialect
@@ -151,6 +152,7 @@ func Start(cfg Config) (*PSP, error) {
 		whSecret: cfg.WebhookSecret,
 		pause:    core.NewPauser(),
 		dlog:     &core.DeliveryLog{},
+		spill:    &core.Spill{},
 	}
 	p.idle = sync.NewCond(&p.life)
 	p.truth = core.NewGroundTruth(cfg.Recorder, cfg.OnOp)
@@ -269,7 +271,8 @@ func (p *PSP) Close() error {
 	if errors.Is(err, http.ErrServerClosed) {
 		err = nil
 	}
-	return err
+	// Last: no request or worker is left to read it.
+	return errors.Join(err, p.spill.Close())
 }
 
 // URL is the base URL: the dialect's API (Stripe's under /v1/), the control
@@ -338,5 +341,5 @@ func (p *PSP) nowLocked() time.Time { return p.cfg.Clock().Add(p.offset) }
 // ops are the core's payment operations over this PSP's lock, clock,
 // faults and ground truth.
 func (p *PSP) ops() core.Ops {
-	return core.Ops{Ctx: p.ctx, Lock: &p.mu, Now: p.nowLocked, Faults: p.faults, Truth: p.truth}
+	return core.Ops{Ctx: p.ctx, Lock: &p.mu, Now: p.nowLocked, Faults: p.faults, Truth: p.truth, Spill: p.spill}
 }

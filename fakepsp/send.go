@@ -44,6 +44,9 @@ func (p *PSP) Send(ctx context.Context, eventID string, o SendOptions) (Delivery
 	if !found {
 		return Delivery{}, fmt.Errorf("fakepsp: no event %s", eventID)
 	}
+	if ev.Err != nil {
+		return Delivery{}, ev.Err
+	}
 	if err := core.CheckEndpointURL(o.URL); err != nil {
 		return Delivery{}, err
 	}

@@ -51,6 +51,8 @@ func (Dialect) Refuse(r core.Refusal) core.Reply {
 		fallthrough
 	case core.RefuseKeyInUse:
 		return Err(http.StatusUnprocessableEntity, CodeInProgress, "request already processed or in progress", "validation")
+	case core.RefuseStorage:
+		return Err(http.StatusInternalServerError, CodeInternal, "fakepsp: "+r.Detail, "internal")
 	}
 	return Err(http.StatusInternalServerError, CodeInternal, "Internal server error", "internal")
 }

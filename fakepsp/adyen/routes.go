@@ -85,7 +85,7 @@ func (s *server) serve(endpoint string, h func(a *account, r *http.Request, body
 		}
 		var ans Answer
 		scope, fp := Bind(r, body)
-		out := core.Keyed{Rules: Keys, Window: s.h.KeyWindow(), Store: a.keys, Lock: s.mu, Now: s.ops.Now,
+		out := core.Keyed{Rules: Keys, Window: s.h.KeyWindow(), Store: a.keys, Spill: s.ops.Spill, Lock: s.mu, Now: s.ops.Now,
 			Key: c.key, Scope: scope, Fingerprint: fp}.Do(func() (int, []byte, string, bool) {
 			ans = h(a, r, body, c.key)
 			// A fault after the effect answers this client an internal

@@ -81,7 +81,7 @@ func (s *server) AddEndpoint(key, url string, events ...string) (string, error) 
 	defer s.mu.Unlock()
 	s.seq++
 	id := fmt.Sprintf("adyen_webhook_%d", s.seq)
-	a.hub.AddEndpoint(&core.HubEndpoint{ID: id, URL: url, Events: events, Worker: s.h.StartWorker(id, url, render)})
+	a.hub.AddEndpoint(&core.HubEndpoint{ID: id, URL: url, Events: events, Worker: s.h.StartWorker(id, url, func(e core.Event) ([]byte, error) { return render(e), nil })})
 	return id, nil
 }
 

@@ -27,6 +27,9 @@ func (Dialect) Refuse(r core.Refusal) core.Reply {
 		return Err(http.StatusUnprocessableEntity, "request_invalid", "idempotency_key_invalid")
 	case core.RefuseKeyMismatch, core.RefuseKeyInUse:
 		return Err(http.StatusConflict, "conflict")
+	case core.RefuseStorage:
+		// Checkout.com's error body has no message: the failure goes in its codes.
+		return Err(http.StatusInternalServerError, "fakepsp_storage_error", "fakepsp: "+r.Detail)
 	}
 	return Err(http.StatusBadGateway, "bad_gateway")
 }

@@ -55,7 +55,7 @@ func (s *server) serve(endpoint string, h func(a *account, r *http.Request, body
 			return
 		}
 		var ans answer
-		out := core.Keyed{Rules: Keys, Window: s.h.KeyWindow(), Store: a.keys, Lock: s.mu, Now: s.ops.Now, Key: key}.
+		out := core.Keyed{Rules: Keys, Window: s.h.KeyWindow(), Store: a.keys, Spill: s.ops.Spill, Lock: s.mu, Now: s.ops.Now, Key: key}.
 			Do(func() (int, []byte, string, bool) {
 				ans = h(a, r, body, key)
 				raw, _ := json.Marshal(ans.reply.Body)

@@ -71,7 +71,7 @@ func (s *server) AddEndpoint(key, url string, events ...string) (string, error) 
 	s.seq++
 	id := fmt.Sprintf("wh_%d", s.seq)
 	a.hub.AddEndpoint(&core.HubEndpoint{ID: id, URL: url, Events: events,
-		Worker: s.h.StartWorker(id, url, func(e core.Event) []byte { return e.(*Event).Raw })})
+		Worker: s.h.StartWorker(id, url, func(e core.Event) ([]byte, error) { return e.(*Event).Raw, nil })})
 	return id, nil
 }
 

@@ -70,6 +70,10 @@ const (
 	RefuseKeyTooLong                           // an idempotency key over KeyRules.MaxLen
 	RefuseKeyMismatch                          // a key reused with another scope or parameters
 	RefuseKeyInUse                             // a key whose first request still runs
+	// RefuseStorage: what the PSP kept on disk (Spill) could not be read
+	// back, so it answers a 500 naming the failure (Refusal.Detail) rather
+	// than a body it cannot vouch for.
+	RefuseStorage
 )
 
 // Refusal is one refusal with what its message needs.
@@ -80,6 +84,8 @@ type Refusal struct {
 	// Scope and FirstScope are this request's scope and the one the key was
 	// first used with (RefuseKeyMismatch).
 	Scope, FirstScope string
+	// Detail says what failed (RefuseStorage).
+	Detail string
 }
 
 // Reply is a status and a JSON-able body.

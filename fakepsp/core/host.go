@@ -40,7 +40,9 @@ type Host interface {
 	// StartWorker starts the delivery engine of one webhook endpoint, which
 	// sends render(ev) signed with the PSP's webhook secret as the dialect's
 	// WebhookWire signs; it runs until the PSP closes or it is stopped.
-	StartWorker(endpointID, url string, render func(Event) []byte) *Worker
+	// A render error (the event's JSON could not be read back) fails that
+	// attempt, which the schedule retries; no other body is ever sent.
+	StartWorker(endpointID, url string, render func(Event) ([]byte, error)) *Worker
 	// Dispatch hands ev to the workers of the endpoints that want it,
 	// unless a harness holds it.
 	Dispatch(ev Event, to []*Worker)
@@ -83,6 +85,9 @@ type EventInfo struct {
 	Payment string // the payment the event is about, "" if none
 	Amount  int64  // that payment's amount when the event was raised
 	Raw     []byte
+	// Err says why Raw could not be read back from the PSP's store on
+	// disk (Raw is then nil): nothing may send it.
+	Err error
 }
 
 // CheckEndpointURL accepts an absolute http(s) URL, where a webhook can go.

@@ -17,6 +17,7 @@ type Keyed struct {
 	Window time.Duration // the PSP's (KeyRules.Window unless configured)
 	Store  *KeyStore
 	Lock   sync.Locker      // guards Store
+	Spill  *Spill           // holds saved answers' bodies; nil: in memory
 	Now    func() time.Time // called under Lock
 	Key    string
 	// Scope and Fingerprint are the dialect's: what the key is bound to and
@@ -46,6 +47,14 @@ func (k Keyed) Do(run func() (status int, body []byte, requestID string, began b
 	k.Lock.Unlock()
 	switch res {
 	case ClaimReplay:
+		if saved.Body == nil && saved.BodyRef.Len() > 0 {
+			body, err := k.Spill.Get(saved.BodyRef)
+			if err != nil {
+				return KeyOutcome{Refusal: &Refusal{Kind: RefuseStorage, Key: k.Key,
+					Detail: "the saved answer of idempotency key " + k.Key + " cannot be read back: " + err.Error()}}
+			}
+			saved.Body = body
+		}
 		return KeyOutcome{Replay: &saved}
 	case ClaimMismatch:
 		return KeyOutcome{Refusal: &Refusal{Kind: RefuseKeyMismatch, Key: k.Key, Scope: k.Scope, FirstScope: first}}
@@ -53,9 +62,21 @@ func (k Keyed) Do(run func() (status int, body []byte, requestID string, began b
 		return KeyOutcome{Refusal: &Refusal{Kind: RefuseKeyInUse, Key: k.Key}}
 	}
 	status, body, requestID, began := run()
+	// Written before the lock: a replay finds the answer on disk or, when
+	// writing failed, still in memory; either way the same bytes.
+	var ref Ref
+	spilled := false
+	if began && k.Spill != nil && len(body) > 0 {
+		var err error
+		ref, err = k.Spill.Put(body)
+		spilled = err == nil
+	}
 	k.Lock.Lock()
 	if began {
 		k.Store.Save(e, status, body, requestID)
+		if spilled {
+			e.Body, e.BodyRef = nil, ref
+		}
 	} else {
 		k.Store.Release(k.Key, e)
 	}

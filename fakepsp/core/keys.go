@@ -1,6 +1,9 @@
 package core
 
-import "time"
+import (
+	"crypto/sha256"
+	"time"
+)
 
 // KeyRules are one dialect's idempotency-key rules, as its PSP documents
 // them; the record-keeping below is the same for every PSP. Which part of a
@@ -24,11 +27,12 @@ func (r KeyRules) TooLong(key string) bool { return len(key) > r.MaxLen }
 // the dialect's in-use answer; once saved, repeats get Status and Body back.
 type KeyEntry struct {
 	Scope       string // what the key is bound to, e.g. "POST /v1/payment_intents"
-	Fingerprint string // the request's canonical parameters
+	Fingerprint string // SHA-256 of the request's canonical parameters (fingerprint)
 	Created     time.Time
 	Executing   bool
 	Status      int
-	Body        []byte
+	Body        []byte // nil when it is on disk, at BodyRef (Keyed)
+	BodyRef     Ref
 	RequestID   string // the first request's id, which a replay names
 }
 
@@ -53,6 +57,7 @@ const (
 // Claim looks key up and, when it is absent or expired, records it as
 // executing so that a concurrent repeat sees it in use.
 func (s *KeyStore) Claim(key, scope, fp string, now time.Time, window time.Duration) (*KeyEntry, ClaimResult) {
+	fp = fingerprint(fp)
 	e, found := s.m[key]
 	if found && !e.Executing && now.Sub(e.Created) >= window {
 		delete(s.m, key) // expired: the key starts a new request
@@ -83,4 +88,13 @@ func (s *KeyStore) Release(key string, e *KeyEntry) {
 	if s.m[key] == e {
 		delete(s.m, key)
 	}
+}
+
+// fingerprint is what a key keeps of its request's canonical parameters:
+// only their equality is ever asked, and the parameters (a metadata-laden
+// form body) are many times the 32 bytes of their hash, kept per key for
+// the key's whole window.
+func fingerprint(params string) string {
+	h := sha256.Sum256([]byte(params))
+	return string(h[:])
 }

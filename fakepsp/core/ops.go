@@ -20,6 +20,9 @@ type Ops struct {
 	Now    func() time.Time // the PSP's clock; called under Lock
 	Faults *Faults
 	Truth  *GroundTruth
+	// Spill keeps on disk what the dialect must keep but need not hold in
+	// memory (spill.go); nil keeps everything in memory (unit tests).
+	Spill *Spill
 }
 
 // Hooks are the dialect's part of an operation.

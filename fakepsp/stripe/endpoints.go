@@ -46,7 +46,13 @@ func (p *API) addEndpoint(acct *account, rawURL string, events []string, version
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	ep := &webhookEndpoint{id: newID("we"), url: rawURL, events: events, created: p.nowLocked().Unix(), apiVersion: version}
-	ep.w = p.h.StartWorker(ep.id, ep.url, func(e core.Event) []byte { return EventFor(e.(*event).raw, ep.apiVersion) })
+	ep.w = p.h.StartWorker(ep.id, ep.url, func(e core.Event) ([]byte, error) {
+		raw, err := p.eventRaw(e.(*event))
+		if err != nil {
+			return nil, err
+		}
+		return EventFor(raw, ep.apiVersion), nil
+	})
 	acct.endpoints = append(acct.endpoints, ep)
 	return ep
 }

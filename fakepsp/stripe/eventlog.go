@@ -2,17 +2,21 @@ package stripe
 
 import (
 	"encoding/json"
+	"fmt"
 
 	"github.com/idemcheck/idemcheck/fakepsp/core"
 )
 
-// event is one Stripe Event; raw is its JSON, fixed at creation, as both the
-// API and every webhook delivery send it.
+// event is one Stripe Event. Its JSON is fixed at creation, as both the API
+// and every webhook delivery send it, and kept on the PSP's disk (rawRef),
+// or in raw when there is no store or writing to it failed: Stripe keeps
+// events 30 days, and a soak's thousands of them must not grow the heap.
 type event struct {
 	id      string
 	typ     string
 	created int64
-	raw     json.RawMessage
+	raw     json.RawMessage // nil once on disk
+	rawRef  core.Ref
 	target  core.Target // what webhook faults match on
 	// pi and piAmount name the PaymentIntent the event is about, so a
 	// harness can hold or resend every event of one payment.
@@ -25,8 +29,21 @@ func (ev *event) EventID() string          { return ev.id }
 func (ev *event) EventType() string        { return ev.typ }
 func (ev *event) FaultTarget() core.Target { return ev.target }
 
-func (ev *event) info() core.EventInfo {
-	return core.EventInfo{ID: ev.id, Type: ev.typ, Payment: ev.pi, Amount: ev.piAmount, Raw: ev.raw}
+// eventRaw is ev's JSON, read back from disk when it is there.
+func (p *API) eventRaw(ev *event) (json.RawMessage, error) {
+	if ev.raw != nil {
+		return ev.raw, nil
+	}
+	b, err := p.ops.Spill.Get(ev.rawRef)
+	if err != nil {
+		return nil, fmt.Errorf("fakepsp: the JSON of event %s cannot be read back: %w", ev.id, err)
+	}
+	return b, nil
+}
+
+func (p *API) info(ev *event) core.EventInfo {
+	raw, err := p.eventRaw(ev)
+	return core.EventInfo{ID: ev.id, Type: ev.typ, Payment: ev.pi, Amount: ev.piAmount, Raw: raw, Err: err}
 }
 
 // newEventLocked records an event about obj; the caller holds p.mu and
@@ -47,9 +64,20 @@ func (p *API) newEventLocked(c *call, typ string, obj map[string]any, t core.Tar
 		}
 	}
 	ev.raw = EventJSON(ev.id, typ, ev.created, obj, pending, c.requestID, c.idemKey)
+	if p.ops.Spill != nil {
+		if ref, err := p.ops.Spill.Put(ev.raw); err == nil {
+			ev.raw, ev.rawRef = nil, ref
+		}
+	}
 	c.acct.events = append(c.acct.events, ev)
 	c.acct.eventByID[ev.id] = ev
 	return ev
+}
+
+// storageError is the 500 of a read back from disk that failed: the
+// request gets no body the PSP cannot vouch for.
+func storageError(err error) response {
+	return refuse(core.Refusal{Kind: core.RefuseStorage, Detail: err.Error()})
 }
 
 func (p *API) listEvents(c *call) response {
@@ -59,14 +87,14 @@ func (p *API) listEvents(c *call) response {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	var items []any
+	var evs []*event
 	var ids []string
 	for i := len(c.acct.events) - 1; i >= 0; i-- {
 		if ev := c.acct.events[i]; TypeMatches(types, ev.typ) {
-			items, ids = append(items, ev.raw), append(ids, ev.id)
+			evs, ids = append(evs, ev), append(ids, ev.id)
 		}
 	}
-	return paginate(c, "/v1/events", ids, items)
+	return paginateLazy(c, "/v1/events", ids, func(i int) (any, error) { return p.eventRaw(evs[i]) })
 }
 
 func (p *API) retrieveEvent(c *call) response {
@@ -77,5 +105,9 @@ func (p *API) retrieveEvent(c *call) response {
 	if ev == nil {
 		return notFound("id", "event", id)
 	}
-	return ok(ev.raw)
+	raw, err := p.eventRaw(ev)
+	if err != nil {
+		return storageError(err)
+	}
+	return ok(raw)
 }

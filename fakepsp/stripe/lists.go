@@ -30,6 +30,13 @@ func ListLimit(p Params) (int, *core.Reply) {
 // more lie beyond the page in the direction of travel. A cursor that names
 // no object of the list gives an empty page.
 func Paginate(prm Params, url string, ids []string, items []any) core.Reply {
+	return PaginateLazy(prm, url, ids, func(i int) (any, error) { return items[i], nil })
+}
+
+// PaginateLazy is Paginate over items fetched one by one, only those on the
+// page (item(i) for ids[i]); a fetch that fails is the page's 500
+// (RefuseStorage), never a page without it.
+func PaginateLazy(prm Params, url string, ids []string, item func(int) (any, error)) core.Reply {
 	limit, bad := ListLimit(prm)
 	if bad != nil {
 		return *bad
@@ -39,7 +46,7 @@ func Paginate(prm Params, url string, ids []string, items []any) core.Reply {
 		return ErrorReply(http.StatusBadRequest, Error{Type: "invalid_request_error", Param: "ending_before",
 			Message: "You may only specify one of these parameters: ending_before, starting_after."})
 	}
-	lo, hi, more := 0, len(items), false
+	lo, hi, more := 0, len(ids), false
 	switch {
 	case after != "":
 		if i := slices.Index(ids, after); i >= 0 {
@@ -60,6 +67,13 @@ func Paginate(prm Params, url string, ids []string, items []any) core.Reply {
 			hi, more = limit, true
 		}
 	}
-	data := append([]any{}, items[lo:hi]...)
+	data := make([]any, 0, hi-lo)
+	for i := lo; i < hi; i++ {
+		it, err := item(i)
+		if err != nil {
+			return Dialect{}.Refuse(core.Refusal{Kind: core.RefuseStorage, Detail: err.Error()})
+		}
+		data = append(data, it)
+	}
 	return core.Reply{Status: http.StatusOK, Body: map[string]any{"object": "list", "url": url, "has_more": more, "data": data}}
 }

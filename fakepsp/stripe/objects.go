@@ -1,6 +1,8 @@
 package stripe
 
 import (
+	"encoding/json"
+	"fmt"
 	"strings"
 	"time"
 
@@ -23,12 +25,52 @@ type Intent struct {
 	CancelReason  string
 	LastError     *Error
 	Versions      []Version // what search may see, with its lag
+	// spill keeps older versions' JSON on disk (nil: in memory).
+	spill *core.Spill
 }
 
-// Version is the PaymentIntent as it was at one moment (real time).
+// Version is the PaymentIntent as it was at one moment (real time). Its
+// JSON is on disk (Ref), read back only for a search that finds it; memory
+// keeps only the fields search matches on (Fields), so a soak's thousands
+// of intents do not each hold every rendering they ever had (issue 54).
+// Snap holds the rendering instead when there is no store or writing to it
+// failed.
 type Version struct {
-	At   time.Time
-	Snap map[string]any
+	At     time.Time
+	Snap   map[string]any // nil once on disk
+	Ref    core.Ref
+	Fields SearchFields
+}
+
+// SearchFields are the fields of a rendering that search matches on
+// (Query.Matches) and compares versions by (SameVersion), as the rendering
+// holds them: a struct, not a map, for it is kept per version.
+type SearchFields struct {
+	Status, Currency, Amount, Created, Metadata, LatestCharge any
+}
+
+func searchView(snap map[string]any) SearchFields {
+	return SearchFields{Status: snap["status"], Currency: snap["currency"], Amount: snap["amount"],
+		Created: snap["created"], Metadata: snap["metadata"], LatestCharge: snap["latest_charge"]}
+}
+
+// get is the field named k, as the rendering's map would give it.
+func (f SearchFields) get(k string) any {
+	switch k {
+	case "status":
+		return f.Status
+	case "currency":
+		return f.Currency
+	case "amount":
+		return f.Amount
+	case "created":
+		return f.Created
+	case "metadata":
+		return f.Metadata
+	case "latest_charge":
+		return f.LatestCharge
+	}
+	return nil
 }
 
 // Core is the core's part of the intent (core.Record).
@@ -71,8 +113,32 @@ func (pi *Intent) JSON() map[string]any {
 // call after every change.
 func (pi *Intent) Snapshot() map[string]any {
 	s := pi.JSON()
-	pi.Versions = append(pi.Versions, Version{At: time.Now(), Snap: s})
+	v := Version{At: time.Now(), Snap: s, Fields: searchView(s)}
+	if pi.spill != nil {
+		// Encoded now, as it is now: the bytes a search would have sent
+		// from memory.
+		if b, err := json.Marshal(s); err == nil {
+			if ref, err := pi.spill.Put(b); err == nil {
+				v.Snap, v.Ref = nil, ref
+			}
+		}
+	}
+	pi.Versions = append(pi.Versions, v)
 	return s
+}
+
+// versionJSON is version i as search answers it: the rendering in memory,
+// or the JSON read back from disk.
+func (pi *Intent) versionJSON(i int) (any, error) {
+	v := pi.Versions[i]
+	if v.Snap != nil {
+		return v.Snap, nil
+	}
+	b, err := pi.spill.Get(v.Ref)
+	if err != nil {
+		return nil, fmt.Errorf("fakepsp: version %d of PaymentIntent %s cannot be read back: %w", i+1, pi.ID, err)
+	}
+	return json.RawMessage(b), nil
 }
 
 // ChargeJSON is the Charge object behind an intent that was charged or

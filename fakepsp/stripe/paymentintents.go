@@ -50,7 +50,7 @@ func (p *API) createIntent(c *call) response {
 	}
 	c.begin()
 	pi := &Intent{Payment: core.Payment{ID: newID("pi"), Amount: amount, Currency: currency, Method: pm, Metadata: md},
-		Description: c.params.Str("description"), Customer: cus}
+		Description: c.params.Str("description"), Customer: cus, spill: p.ops.Spill}
 	pi.SetCapture(capture)
 	var snap map[string]any
 	var ev *event

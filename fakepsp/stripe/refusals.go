@@ -30,6 +30,8 @@ func (Dialect) Refuse(r core.Refusal) core.Reply {
 	case core.RefuseKeyInUse:
 		return reply(http.StatusConflict, Error{Type: "invalid_request_error", Code: "idempotency_key_in_use",
 			Message: "There is currently another in-progress request using this Idempotent Key ('" + r.Key + "'); please try again later."})
+	case core.RefuseStorage:
+		return reply(http.StatusInternalServerError, Error{Type: "api_error", Message: "fakepsp: " + r.Detail})
 	}
 	// RefuseInternal, and any refusal a newer core adds: Stripe's 500.
 	return reply(http.StatusInternalServerError, Error{Type: "api_error", Message: "An unknown error occurred while processing your request."})

@@ -157,7 +157,7 @@ func (p *API) api(endpoint string, h func(*call) response) http.Handler {
 // key rules (fakepsp/core/keyed.go), with Stripe's scope: the concrete path, so a key
 // used to confirm pi_1 cannot confirm pi_2.
 func (p *API) idempotent(w http.ResponseWriter, c *call, h func(*call) response) {
-	out := core.Keyed{Rules: Keys, Window: p.h.KeyWindow(), Store: c.acct.keys, Lock: p.mu, Now: p.nowLocked,
+	out := core.Keyed{Rules: Keys, Window: p.h.KeyWindow(), Store: c.acct.keys, Spill: p.ops.Spill, Lock: p.mu, Now: p.nowLocked,
 		Key: c.idemKey, Scope: c.r.Method + " " + c.r.URL.Path, Fingerprint: c.params.Fingerprint()}.
 		Do(func() (int, []byte, string, bool) {
 			resp := withLogURL(c, h(c))

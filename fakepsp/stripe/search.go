@@ -107,17 +107,17 @@ func unquote(s string) (string, bool) {
 	return "", false
 }
 
-func (c clause) matches(snap map[string]any) bool {
+func (c clause) matches(f SearchFields) bool {
 	var got bool
 	switch c.field {
 	case "metadata":
-		md, _ := snap["metadata"].(map[string]string)
+		md, _ := f.Metadata.(map[string]string)
 		v, has := md[c.key]
 		got = has && v == c.value
 	case "status", "currency":
-		got = snap[c.field] == c.value
+		got = f.get(c.field) == c.value
 	case "amount", "created":
-		have, _ := snap[c.field].(int64)
+		have, _ := f.get(c.field).(int64)
 		want, err := strconv.ParseInt(c.value, 10, 64)
 		if err != nil {
 			return false
@@ -140,14 +140,18 @@ func (c clause) matches(snap map[string]any) bool {
 
 // SameVersion says whether two renderings of a PaymentIntent are the same
 // version as search sees it (its status and latest charge).
-func SameVersion(a, b map[string]any) bool {
-	return a["status"] == b["status"] && a["latest_charge"] == b["latest_charge"]
+func SameVersion(a, b SearchFields) bool {
+	return a.Status == b.Status && a.LatestCharge == b.LatestCharge
 }
 
 // Matches says whether a PaymentIntent rendered as snap matches q.
-func (q Query) Matches(snap map[string]any) bool {
+func (q Query) Matches(snap map[string]any) bool { return q.MatchesFields(searchView(snap)) }
+
+// MatchesFields says whether a PaymentIntent whose rendering has fields f
+// matches q.
+func (q Query) MatchesFields(f SearchFields) bool {
 	for _, c := range q.clauses {
-		if c.matches(snap) == q.or {
+		if c.matches(f) == q.or {
 			return q.or
 		}
 	}

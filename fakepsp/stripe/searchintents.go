@@ -7,19 +7,19 @@ import (
 	"time"
 )
 
-// visibleAt is the newest version of pi search shows at now, when each
-// version waits its search delay (the host's, drawn per object and version)
-// and at least faultLag (an armed SearchLag fault); nil when none is
-// visible yet.
-func (p *API) visibleAt(pi *Intent, now time.Time, faultLag time.Duration) map[string]any {
-	var snap map[string]any
+// visibleAt is the index of the newest version of pi search shows at now,
+// when each version waits its search delay (the host's, drawn per object
+// and version) and at least faultLag (an armed SearchLag fault); -1 when
+// none is visible yet.
+func (p *API) visibleAt(pi *Intent, now time.Time, faultLag time.Duration) int {
+	visible := -1
 	for i, v := range pi.Versions {
 		if v.At.Add(max(faultLag, p.h.SearchDelay(pi.ID, i))).After(now) {
 			continue // a later version may already be visible
 		}
-		snap = v.Snap
+		visible = i
 	}
-	return snap
+	return visible
 }
 
 // searchIntents answers from each PaymentIntent's newest version that has
@@ -45,33 +45,42 @@ func (p *API) searchIntents(c *call) response {
 	lag, lagFault := p.faults.LargestSearchLag()
 	now := time.Now()
 	stale := false
-	var hits []any
+	type hit struct {
+		pi *Intent
+		v  int
+	}
+	var hits []hit
 	p.mu.Lock()
 	all := c.acct.intents.All()
 	for i := len(all) - 1; i >= 0; i-- {
 		pi := all[i]
-		snap := p.visibleAt(pi, now, lag)
-		if snap == nil || len(pi.Versions) > 0 && !SameVersion(snap, pi.Versions[len(pi.Versions)-1].Snap) {
+		v := p.visibleAt(pi, now, lag)
+		if v < 0 || !SameVersion(pi.Versions[v].Fields, pi.Versions[len(pi.Versions)-1].Fields) {
 			stale = true
 		}
-		if snap != nil && query.Matches(snap) {
-			hits = append(hits, snap)
+		if v >= 0 && query.MatchesFields(pi.Versions[v].Fields) {
+			hits = append(hits, hit{pi, v})
 		}
+	}
+	offset = min(offset, len(hits))
+	more := len(hits)-offset > limit
+	end := len(hits)
+	if more {
+		end = offset + limit
+	}
+	// Only the page's versions are read back from disk.
+	page := make([]any, 0, end-offset)
+	for _, h := range hits[offset:end] {
+		snap, err := h.pi.versionJSON(h.v)
+		if err != nil {
+			p.mu.Unlock()
+			return storageError(err)
+		}
+		page = append(page, snap)
 	}
 	p.mu.Unlock()
 	if stale && lagFault != nil {
 		lagFault.Bump()
-	}
-	if offset > len(hits) {
-		offset = len(hits)
-	}
-	page := hits[offset:]
-	more := len(page) > limit
-	if more {
-		page = page[:limit]
-	}
-	if page == nil {
-		page = []any{}
 	}
 	var next any
 	if more {

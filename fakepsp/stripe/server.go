@@ -77,14 +77,14 @@ func (p *API) Event(id string) (core.EventInfo, bool) {
 	defer p.mu.Unlock()
 	for _, acct := range p.accounts {
 		if ev := acct.eventByID[id]; ev != nil {
-			return ev.info(), true
+			return p.info(ev), true
 		}
 	}
 	return core.EventInfo{}, false
 }
 
 // Describe says what an event the delivery engine holds is about.
-func (p *API) Describe(e core.Event) core.EventInfo { return e.(*event).info() }
+func (p *API) Describe(e core.Event) core.EventInfo { return p.info(e.(*event)) }
 
 // EventsAbout lists the events raised about one PaymentIntent, in order.
 func (p *API) EventsAbout(paymentIntent string) []core.EventInfo {
@@ -94,7 +94,7 @@ func (p *API) EventsAbout(paymentIntent string) []core.EventInfo {
 	for _, acct := range p.accounts {
 		for _, ev := range acct.events {
 			if ev.pi == paymentIntent {
-				out = append(out, ev.info())
+				out = append(out, p.info(ev))
 			}
 		}
 	}

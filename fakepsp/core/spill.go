@@ -1,0 +1,136 @@
+package core
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+)
+
+// Spill is an append-only store on disk for what the PSP must keep, as the
+// PSP it imitates keeps it, but need not hold in memory: saved idempotent
+// answers, events' JSON, a PaymentIntent's older search versions. A soak
+// drives thousands of intents through one PSP; in memory these grew its
+// heap without bound (issue 54). Each blob is written once and read back by
+// its Ref, a fixed-size handle.
+//
+// The file is created on the first Put under os.TempDir and unlinked at
+// once where the system allows it (it lives on while open), so that no file
+// is left behind even when the process is killed; Close closes it (and
+// removes it where unlinking an open file failed). Safe for concurrent use.
+type Spill struct {
+	mu       sync.Mutex
+	f        *os.File
+	path     string
+	unlinked bool
+	size     int64
+	closed   bool
+}
+
+// Ref names one blob of a Spill. The zero Ref is the empty blob.
+type Ref struct {
+	off int64
+	n   int32
+}
+
+// Len is the blob's length.
+func (r Ref) Len() int { return int(r.n) }
+
+// ErrSpillClosed is a read or write after Close: the PSP is gone and what it
+// kept on disk with it.
+var ErrSpillClosed = errors.New("fakepsp: its store on disk is closed (the PSP was closed)")
+
+// Put appends b and returns its handle.
+func (s *Spill) Put(b []byte) (Ref, error) {
+	if len(b) == 0 {
+		return Ref{}, nil
+	}
+	if len(b) > 1<<31-1 {
+		return Ref{}, fmt.Errorf("fakepsp: store on disk: a blob of %d bytes is too large", len(b))
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.openLocked(); err != nil {
+		return Ref{}, err
+	}
+	if _, err := s.f.WriteAt(b, s.size); err != nil {
+		return Ref{}, fmt.Errorf("fakepsp: store on disk %s: write: %w", s.path, err)
+	}
+	r := Ref{off: s.size, n: int32(len(b))}
+	s.size += int64(len(b))
+	return r, nil
+}
+
+// Get reads the blob r names. The error says what failed; a caller answers
+// it as an error, never as a body.
+func (s *Spill) Get(r Ref) ([]byte, error) {
+	if r.n == 0 {
+		return []byte{}, nil
+	}
+	s.mu.Lock()
+	f, closed, size := s.f, s.closed, s.size
+	s.mu.Unlock()
+	if closed {
+		return nil, ErrSpillClosed
+	}
+	if f == nil || r.off < 0 || r.off+int64(r.n) > size {
+		return nil, fmt.Errorf("fakepsp: store on disk %s: no blob at %d+%d", s.path, r.off, r.n)
+	}
+	b := make([]byte, r.n)
+	if _, err := f.ReadAt(b, r.off); err != nil {
+		return nil, fmt.Errorf("fakepsp: store on disk %s: read %d bytes at %d: %w", s.path, r.n, r.off, err)
+	}
+	return b, nil
+}
+
+// Path is the file's name ("" before the first Put); it no longer exists
+// once unlinked.
+func (s *Spill) Path() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.path
+}
+
+// Size is how many bytes were written: what the PSP keeps on disk.
+func (s *Spill) Size() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.size
+}
+
+// Close closes the file and removes it; later Gets and Puts fail with
+// ErrSpillClosed.
+func (s *Spill) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil
+	}
+	s.closed = true
+	if s.f == nil {
+		return nil
+	}
+	err := s.f.Close()
+	if !s.unlinked {
+		if rerr := os.Remove(s.path); rerr != nil && !errors.Is(rerr, os.ErrNotExist) && err == nil {
+			err = rerr
+		}
+	}
+	return err
+}
+
+func (s *Spill) openLocked() error {
+	if s.closed {
+		return ErrSpillClosed
+	}
+	if s.f != nil {
+		return nil
+	}
+	f, err := os.CreateTemp("", "idemcheck-fakepsp-*.spill")
+	if err != nil {
+		return fmt.Errorf("fakepsp: store on disk: %w", err)
+	}
+	s.f, s.path = f, f.Name()
+	s.unlinked = os.Remove(s.path) == nil
+	return nil
+}

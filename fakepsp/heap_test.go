@@ -1,0 +1,138 @@
+package fakepsp
+
+import (
+	"flag"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"runtime"
+	"runtime/pprof"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// heapProfile names a file for the heap profile BenchmarkHeapPerIntent
+// writes once its intents are in (go tool pprof -top FILE).
+var heapProfile = flag.String("heapprof", "", "write the heap profile of BenchmarkHeapPerIntent to this file")
+
+// heapIntents is how many PaymentIntents one iteration drives: enough that
+// the per-intent figure is not the PSP's fixed cost.
+const heapIntents = 2000
+
+// BenchmarkHeapPerIntent measures what the PSP keeps in memory per
+// PaymentIntent a service drives through it as a soak does: a create under
+// an Idempotency-Key, a confirm under another, a retry of the create (a
+// replay), a retrieve, an events list and a search, with a webhook endpoint
+// that takes every event (so delivery records count). The figure is the live
+// heap after a GC, grown over the run, divided by the intents; it is what a
+// one-hour soak's fakepsp grows by per intent (issue 54). Run with
+// -benchtime=1x.
+func BenchmarkHeapPerIntent(b *testing.B) {
+	if *heapProfile != "" {
+		// Every allocation sampled: the profile names bytes, not estimates.
+		defer func(r int) { runtime.MemProfileRate = r }(runtime.MemProfileRate)
+		runtime.MemProfileRate = 1
+	}
+	for b.Loop() {
+		p := start(b, Config{})
+		recv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+		if _, err := p.RegisterWebhook(recv.URL); err != nil {
+			b.Fatal(err)
+		}
+		c := &http.Client{}
+		before := liveHeap()
+		ids := make([]string, heapIntents)
+		for i := range heapIntents {
+			ids[i] = driveIntent(b, c, p, i)
+		}
+		events := 0
+		for _, id := range ids {
+			events += len(p.WebhookEvents(id))
+		}
+		waitFor(b, "every event delivered once", 60*time.Second, func() bool { return len(p.Deliveries()) >= events })
+		after := liveHeap()
+		recv.Close()
+		c.CloseIdleConnections()
+		b.ReportMetric(float64(after-before)/heapIntents, "heapB/intent")
+		b.ReportMetric(float64(p.spill.Size())/heapIntents, "diskB/intent")
+		b.Logf("live heap %d -> %d bytes over %d intents (%d events delivered): %d bytes per intent", before, after, heapIntents, events, (after-before)/heapIntents)
+		if *heapProfile != "" {
+			writeHeapProfile(b, *heapProfile)
+		}
+		runtime.KeepAlive(p)
+	}
+}
+
+func liveHeap() uint64 {
+	runtime.GC()
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return ms.HeapAlloc
+}
+
+func writeHeapProfile(b *testing.B, path string) {
+	f, err := os.Create(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	if err := pprof.Lookup("heap").WriteTo(f, 0); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// driveIntent takes one PaymentIntent through a service's calls, each
+// answer checked so that a figure is never measured over refusals.
+func driveIntent(b *testing.B, c *http.Client, p *PSP, i int) string {
+	n := strconv.Itoa(i)
+	create := url.Values{"amount": {"1000"}, "currency": {"usd"}, "payment_method": {"pm_card_visa"},
+		"metadata[payment_id]": {"pay_" + n}, "metadata[intent]": {"/pay:phone-1:pay_" + n}}.Encode()
+	body := heapCall(b, c, p, http.MethodPost, "/v1/payment_intents", "create-"+n, create, false)
+	id := jsonField(b, body, "id")
+	heapCall(b, c, p, http.MethodPost, "/v1/payment_intents/"+id+"/confirm", "confirm-"+n, "", false)
+	heapCall(b, c, p, http.MethodPost, "/v1/payment_intents", "create-"+n, create, true)
+	heapCall(b, c, p, http.MethodGet, "/v1/payment_intents/"+id, "", "", false)
+	heapCall(b, c, p, http.MethodGet, "/v1/events?limit=3", "", "", false)
+	q := url.Values{"query": {"metadata['payment_id']:'pay_" + n + "'"}}.Encode()
+	heapCall(b, c, p, http.MethodGet, "/v1/payment_intents/search?"+q, "", "", false)
+	return id
+}
+
+func heapCall(b *testing.B, c *http.Client, p *PSP, method, path, key, body string, replay bool) string {
+	req, _ := http.NewRequest(method, p.URL()+path, strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+p.SecretKey())
+	if method == http.MethodPost {
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	}
+	if key != "" {
+		req.Header.Set("Idempotency-Key", key)
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		b.Fatal(err)
+	}
+	raw, err := io.ReadAll(resp.Body)
+	_ = resp.Body.Close()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if resp.StatusCode != http.StatusOK || (resp.Header.Get("Idempotent-Replayed") == "true") != replay {
+		b.Fatalf("%s %s: status %d, replayed %q, want 200 replayed %v: %s", method, path, resp.StatusCode,
+			resp.Header.Get("Idempotent-Replayed"), replay, raw)
+	}
+	return string(raw)
+}
+
+func jsonField(b *testing.B, body, k string) string {
+	i := strings.Index(body, `"`+k+`":"`)
+	if i < 0 {
+		b.Fatalf("no %q in %s", k, body)
+	}
+	rest := body[i+len(k)+4:]
+	return rest[:strings.IndexByte(rest, '"')]
+}
