@@ -33,6 +33,7 @@ import (
 
 	"github.com/idemcheck/idemcheck/checker/history"
 	"github.com/idemcheck/idemcheck/fakepsp/core"
+	"github.com/idemcheck/idemcheck/internal/spill"
 )
 
 // WebhookSchedule is the retry schedule of a failing webhook delivery
@@ -104,7 +105,7 @@ type PSP struct {
 	limiter *core.RateLimiter
 	pause   *core.Pauser
 	dlog    *core.DeliveryLog
-	spill   *core.Spill  // saved answers, events, old search versions on disk; closed last
+	spill   *spill.Store // saved answers, events, old search versions on disk; closed last
 	calls   core.CallLog // every API call answered: the PSP's own count
 
 	dialect core.Dialect
@@ -152,7 +153,7 @@ func Start(cfg Config) (*PSP, error) {
 		whSecret: cfg.WebhookSecret,
 		pause:    core.NewPauser(),
 		dlog:     &core.DeliveryLog{},
-		spill:    &core.Spill{},
+		spill:    &spill.Store{Owner: "fakepsp"},
 	}
 	p.idle = sync.NewCond(&p.life)
 	p.truth = core.NewGroundTruth(cfg.Recorder, cfg.OnOp)

@@ -3,6 +3,8 @@ package core
 import (
 	"sync"
 	"time"
+
+	"github.com/idemcheck/idemcheck/internal/spill"
 )
 
 // Keyed is one request under an idempotency key, taken through the rules
@@ -17,7 +19,7 @@ type Keyed struct {
 	Window time.Duration // the PSP's (KeyRules.Window unless configured)
 	Store  *KeyStore
 	Lock   sync.Locker      // guards Store
-	Spill  *Spill           // holds saved answers' bodies; nil: in memory
+	Spill  *spill.Store     // holds saved answers' bodies; nil: in memory
 	Now    func() time.Time // called under Lock
 	Key    string
 	// Scope and Fingerprint are the dialect's: what the key is bound to and
@@ -64,7 +66,7 @@ func (k Keyed) Do(run func() (status int, body []byte, requestID string, began b
 	status, body, requestID, began := run()
 	// Written before the lock: a replay finds the answer on disk or, when
 	// writing failed, still in memory; either way the same bytes.
-	var ref Ref
+	var ref spill.Ref
 	spilled := false
 	if began && k.Spill != nil && len(body) > 0 {
 		var err error

@@ -3,6 +3,8 @@ package core
 import (
 	"crypto/sha256"
 	"time"
+
+	"github.com/idemcheck/idemcheck/internal/spill"
 )
 
 // KeyRules are one dialect's idempotency-key rules, as its PSP documents
@@ -32,7 +34,7 @@ type KeyEntry struct {
 	Executing   bool
 	Status      int
 	Body        []byte // nil when it is on disk, at BodyRef (Keyed)
-	BodyRef     Ref
+	BodyRef     spill.Ref
 	RequestID   string // the first request's id, which a replay names
 }
 

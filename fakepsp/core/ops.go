@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/idemcheck/idemcheck/checker/history"
+	"github.com/idemcheck/idemcheck/internal/spill"
 )
 
 // Ops runs the payment operations every PSP has (create, confirm, capture,
@@ -22,7 +23,7 @@ type Ops struct {
 	Truth  *GroundTruth
 	// Spill keeps on disk what the dialect must keep but need not hold in
 	// memory (spill.go); nil keeps everything in memory (unit tests).
-	Spill *Spill
+	Spill *spill.Store
 }
 
 // Hooks are the dialect's part of an operation.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/idemcheck/idemcheck/fakepsp/core"
+	"github.com/idemcheck/idemcheck/internal/spill"
 )
 
 // event is one Stripe Event. Its JSON is fixed at creation, as both the API
@@ -16,7 +17,7 @@ type event struct {
 	typ     string
 	created int64
 	raw     json.RawMessage // nil once on disk
-	rawRef  core.Ref
+	rawRef  spill.Ref
 	target  core.Target // what webhook faults match on
 	// pi and piAmount name the PaymentIntent the event is about, so a
 	// harness can hold or resend every event of one payment.

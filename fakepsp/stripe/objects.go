@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/idemcheck/idemcheck/fakepsp/core"
+	"github.com/idemcheck/idemcheck/internal/spill"
 )
 
 // The objects of a payment as Stripe shows them: the PaymentIntent (the
@@ -26,7 +27,7 @@ type Intent struct {
 	LastError     *Error
 	Versions      []Version // what search may see, with its lag
 	// spill keeps older versions' JSON on disk (nil: in memory).
-	spill *core.Spill
+	spill *spill.Store
 }
 
 // Version is the PaymentIntent as it was at one moment (real time). Its
@@ -38,7 +39,7 @@ type Intent struct {
 type Version struct {
 	At     time.Time
 	Snap   map[string]any // nil once on disk
-	Ref    core.Ref
+	Ref    spill.Ref
 	Fields SearchFields
 }
 

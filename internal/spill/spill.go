@@ -1,4 +1,4 @@
-package core
+package spill
 
 import (
 	"errors"
@@ -7,18 +7,21 @@ import (
 	"sync"
 )
 
-// Spill is an append-only store on disk for what the PSP must keep, as the
-// PSP it imitates keeps it, but need not hold in memory: saved idempotent
-// answers, events' JSON, a PaymentIntent's older search versions. A soak
-// drives thousands of intents through one PSP; in memory these grew its
-// heap without bound (issue 54). Each blob is written once and read back by
-// its Ref, a fixed-size handle.
+// Store is an append-only store on disk for what a long run must keep but
+// need not hold in memory: fakepsp's saved idempotent answers, events' JSON
+// and search versions, the recording front's exchanged bodies. A soak drives
+// thousands of intents through one process; in memory these grew its heap
+// without bound (issue 54). Each blob is written once and read back by its
+// Ref, a fixed-size handle. The zero Store is ready to use.
 //
 // The file is created on the first Put under os.TempDir and unlinked at
 // once where the system allows it (it lives on while open), so that no file
 // is left behind even when the process is killed; Close closes it (and
 // removes it where unlinking an open file failed). Safe for concurrent use.
-type Spill struct {
+type Store struct {
+	// Owner names the store in its errors and its file (default "idemcheck").
+	Owner string
+
 	mu       sync.Mutex
 	f        *os.File
 	path     string
@@ -27,7 +30,7 @@ type Spill struct {
 	closed   bool
 }
 
-// Ref names one blob of a Spill. The zero Ref is the empty blob.
+// Ref names one blob of a Store. The zero Ref is the empty blob.
 type Ref struct {
 	off int64
 	n   int32
@@ -36,17 +39,17 @@ type Ref struct {
 // Len is the blob's length.
 func (r Ref) Len() int { return int(r.n) }
 
-// ErrSpillClosed is a read or write after Close: the PSP is gone and what it
+// ErrClosed is a read or write after Close: the PSP is gone and what it
 // kept on disk with it.
-var ErrSpillClosed = errors.New("fakepsp: its store on disk is closed (the PSP was closed)")
+var ErrClosed = errors.New("the store on disk is closed (its owner was closed)")
 
 // Put appends b and returns its handle.
-func (s *Spill) Put(b []byte) (Ref, error) {
+func (s *Store) Put(b []byte) (Ref, error) {
 	if len(b) == 0 {
 		return Ref{}, nil
 	}
 	if len(b) > 1<<31-1 {
-		return Ref{}, fmt.Errorf("fakepsp: store on disk: a blob of %d bytes is too large", len(b))
+		return Ref{}, fmt.Errorf("%s: store on disk: a blob of %d bytes is too large", s.owner(), len(b))
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -54,7 +57,7 @@ func (s *Spill) Put(b []byte) (Ref, error) {
 		return Ref{}, err
 	}
 	if _, err := s.f.WriteAt(b, s.size); err != nil {
-		return Ref{}, fmt.Errorf("fakepsp: store on disk %s: write: %w", s.path, err)
+		return Ref{}, fmt.Errorf("%s: store on disk %s: write: %w", s.owner(), s.path, err)
 	}
 	r := Ref{off: s.size, n: int32(len(b))}
 	s.size += int64(len(b))
@@ -63,7 +66,7 @@ func (s *Spill) Put(b []byte) (Ref, error) {
 
 // Get reads the blob r names. The error says what failed; a caller answers
 // it as an error, never as a body.
-func (s *Spill) Get(r Ref) ([]byte, error) {
+func (s *Store) Get(r Ref) ([]byte, error) {
 	if r.n == 0 {
 		return []byte{}, nil
 	}
@@ -71,36 +74,36 @@ func (s *Spill) Get(r Ref) ([]byte, error) {
 	f, closed, size := s.f, s.closed, s.size
 	s.mu.Unlock()
 	if closed {
-		return nil, ErrSpillClosed
+		return nil, ErrClosed
 	}
 	if f == nil || r.off < 0 || r.off+int64(r.n) > size {
-		return nil, fmt.Errorf("fakepsp: store on disk %s: no blob at %d+%d", s.path, r.off, r.n)
+		return nil, fmt.Errorf("%s: store on disk %s: no blob at %d+%d", s.owner(), s.path, r.off, r.n)
 	}
 	b := make([]byte, r.n)
 	if _, err := f.ReadAt(b, r.off); err != nil {
-		return nil, fmt.Errorf("fakepsp: store on disk %s: read %d bytes at %d: %w", s.path, r.n, r.off, err)
+		return nil, fmt.Errorf("%s: store on disk %s: read %d bytes at %d: %w", s.owner(), s.path, r.n, r.off, err)
 	}
 	return b, nil
 }
 
 // Path is the file's name ("" before the first Put); it no longer exists
 // once unlinked.
-func (s *Spill) Path() string {
+func (s *Store) Path() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.path
 }
 
 // Size is how many bytes were written: what the PSP keeps on disk.
-func (s *Spill) Size() int64 {
+func (s *Store) Size() int64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.size
 }
 
 // Close closes the file and removes it; later Gets and Puts fail with
-// ErrSpillClosed.
-func (s *Spill) Close() error {
+// ErrClosed.
+func (s *Store) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
@@ -119,18 +122,25 @@ func (s *Spill) Close() error {
 	return err
 }
 
-func (s *Spill) openLocked() error {
+func (s *Store) openLocked() error {
 	if s.closed {
-		return ErrSpillClosed
+		return ErrClosed
 	}
 	if s.f != nil {
 		return nil
 	}
-	f, err := os.CreateTemp("", "idemcheck-fakepsp-*.spill")
+	f, err := os.CreateTemp("", "idemcheck-"+s.owner()+"-*.spill")
 	if err != nil {
-		return fmt.Errorf("fakepsp: store on disk: %w", err)
+		return fmt.Errorf("%s: store on disk: %w", s.owner(), err)
 	}
 	s.f, s.path = f, f.Name()
 	s.unlinked = os.Remove(s.path) == nil
 	return nil
+}
+
+func (s *Store) owner() string {
+	if s.Owner == "" {
+		return "idemcheck"
+	}
+	return s.Owner
 }

@@ -1,4 +1,4 @@
-package core
+package spill
 
 import (
 	"bytes"
@@ -9,7 +9,7 @@ import (
 )
 
 func TestSpillPutGet(t *testing.T) {
-	var s Spill
+	var s Store
 	defer s.Close()
 	if s.Path() != "" {
 		t.Fatalf("a file before the first Put: %s", s.Path())
@@ -46,7 +46,7 @@ func TestSpillPutGet(t *testing.T) {
 // The file is unlinked at once: nothing is left behind, even by a killed
 // process; after Close the handles answer an error, never a body.
 func TestSpillLeavesNoFileAndFailsAfterClose(t *testing.T) {
-	var s Spill
+	var s Store
 	r, err := s.Put([]byte("answer"))
 	if err != nil {
 		t.Fatal(err)
@@ -60,16 +60,16 @@ func TestSpillLeavesNoFileAndFailsAfterClose(t *testing.T) {
 	if _, err := os.Stat(s.Path()); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("spill file %s exists after Close: %v", s.Path(), err)
 	}
-	if b, err := s.Get(r); !errors.Is(err, ErrSpillClosed) || b != nil {
-		t.Fatalf("Get after Close: %q, %v; want ErrSpillClosed", b, err)
+	if b, err := s.Get(r); !errors.Is(err, ErrClosed) || b != nil {
+		t.Fatalf("Get after Close: %q, %v; want ErrClosed", b, err)
 	}
-	if _, err := s.Put([]byte("x")); !errors.Is(err, ErrSpillClosed) {
-		t.Fatalf("Put after Close: %v; want ErrSpillClosed", err)
+	if _, err := s.Put([]byte("x")); !errors.Is(err, ErrClosed) {
+		t.Fatalf("Put after Close: %v; want ErrClosed", err)
 	}
 }
 
 func TestSpillRefusesARefItNeverGave(t *testing.T) {
-	var s Spill
+	var s Store
 	defer s.Close()
 	if _, err := s.Put([]byte("abc")); err != nil {
 		t.Fatal(err)
