@@ -17,6 +17,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/idemcheck/idemcheck/internal/spill"
 )
 
 // Exchange is one request the target sent to its PSP and the PSP's answer.
@@ -42,8 +44,12 @@ type Front struct {
 	mu sync.Mutex
 	// log is only ever appended to: the judge's attribution cache takes an
 	// unchanged Len for an unchanged log.
-	log   []Exchange
+	log   []kept
 	rules []*Rule
+	// disk holds the exchanges' bodies (log.go); readErr is the first that
+	// could not be read back.
+	disk    spill.Store
+	readErr error
 }
 
 // Start listens on listen ("" = a free loopback port) and forwards to upstream (a base URL).
@@ -57,6 +63,7 @@ func Start(upstream, listen string) (*Front, error) {
 	}
 	f := &Front{up: strings.TrimRight(upstream, "/"), ln: ln,
 		hc: &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}}
+	f.disk.Owner = "pspfront"
 	f.srv = &http.Server{Handler: http.HandlerFunc(f.serve), ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = f.srv.Serve(ln) }()
 	return f, nil
@@ -68,29 +75,19 @@ func (f *Front) URL() string { return "http://" + f.ln.Addr().String() }
 // Addr is the listening host:port.
 func (f *Front) Addr() string { return f.ln.Addr().String() }
 
-// Close stops the proxy and releases every held answer.
+// Close stops the proxy, releases every held answer and drops the
+// exchanges' bodies kept on disk.
 func (f *Front) Close() error {
 	f.mu.Lock()
 	for _, r := range f.rules {
 		r.stopLocked()
 	}
 	f.mu.Unlock()
-	return f.srv.Close()
-}
-
-// Exchanges returns every exchange so far, in arrival order of the answers.
-func (f *Front) Exchanges() []Exchange {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return append([]Exchange(nil), f.log...)
-}
-
-// Len is how many exchanges Exchanges would return, without copying them:
-// a judge asks it to tell whether what it derived from them still holds.
-func (f *Front) Len() int {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return len(f.log)
+	err := f.srv.Close()
+	if derr := f.disk.Close(); err == nil {
+		err = derr
+	}
+	return err
 }
 
 // Action is what a rule does to the requests it matches.
@@ -342,12 +339,6 @@ func (f *Front) serve(w http.ResponseWriter, req *http.Request) {
 	}
 	w.WriteHeader(resp.StatusCode)
 	_, _ = w.Write(rb)
-}
-
-func (f *Front) keep(x Exchange) {
-	f.mu.Lock()
-	f.log = append(f.log, x)
-	f.mu.Unlock()
 }
 
 // hijackClose drops the target's connection without an answer: it sees EOF.

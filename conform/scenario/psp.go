@@ -2,6 +2,8 @@ package scenario
 
 import (
 	"context"
+	"errors"
+	"fmt"
 
 	"github.com/idemcheck/idemcheck/checker/history"
 	"github.com/idemcheck/idemcheck/fakepsp"
@@ -24,10 +26,20 @@ type TruthReader interface {
 }
 
 func takeReadError(e *Env) error {
+	var errs []error
 	if tr, ok := e.PSP.(TruthReader); ok {
-		return tr.ReadError()
+		if err := tr.ReadError(); err != nil {
+			errs = append(errs, fmt.Errorf("fakepsp's ground truth: %w", err))
+		}
 	}
-	return nil
+	if e.Front != nil {
+		// The front's exchanges are what attribution reads: one that came
+		// back without its bodies could hide whose charge a charge is.
+		if err := e.Front.ReadError(); err != nil {
+			errs = append(errs, fmt.Errorf("the recording front's exchanges: %w", err))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // LocalPSP is a fake PSP idemcheck started in this process, whatever

@@ -81,7 +81,7 @@ func RunCheck(ctx context.Context, e *Env, c *Check) (r Result) {
 	// hidden behind a (non-gating) protocol deviation or an n/a.
 	switch {
 	case truthErr != nil:
-		r.Verdict, r.Why = Errored, fmt.Sprintf("fakepsp's ground truth could not be read (%v): no verdict stands on charges it did not see", truthErr)
+		r.Verdict, r.Why = Errored, fmt.Sprintf("the PSP's evidence could not be read (%v): no verdict stands on charges it did not see", truthErr)
 		if len(safety) > 0 {
 			r.Why += "; not findings: " + strings.Join(safety, "; ")
 		}
