@@ -12,38 +12,54 @@ import (
 	"github.com/idemcheck/idemcheck/faults"
 )
 
+// left is what one leave struck: in words (with "outside the window"
+// when the leaving member held nothing uncommitted), and how many records
+// it held uncommitted and how many of those were credited.
+type left struct {
+	word               string
+	outside            bool
+	held, heldCredited int
+}
+
+// late says a leave aimed inside the processing came after it: every
+// record it held was already credited, so it struck as an after-credit
+// leave does (a loaded machine processes at another pace than the first
+// record's).
+func (r left) late(l leave) bool {
+	return !l.afterCredit && !r.outside && r.held > 0 && r.heldCredited == r.held
+}
+
 // leaveOnce waits until the group is quiet (n members, every record so
 // far committed), produces a wave, aims the leave l at it, brings the
 // instance back and waits until the group has n members again without
-// the one that left. It returns the wave's records, what happened in
-// words (with "outside the window" when the leaving member held nothing
-// uncommitted), and false when the check ended (said).
-func leaveOnce(ctx context.Context, e *scenario.Env, t *scenario.T, recs []*scenario.QRecord, l leave, seen time.Duration) ([]*scenario.QRecord, string, bool) {
+// the one that left. It returns the wave's records, what the leave struck,
+// and false when the check ended (said).
+func leaveOnce(ctx context.Context, e *scenario.Env, t *scenario.T, recs []*scenario.QRecord, l leave, seen time.Duration) ([]*scenario.QRecord, left, bool) {
 	q := e.Queue
 	n := len(q.ConsumerProcs(e))
 	if !q.RequireCommitted(ctx, t, recs, scenario.RedeliveryWait(e)) {
-		return nil, "", false
+		return nil, left{}, false
 	}
 	members, ok := q.WaitGone(ctx, n, nil, scenario.RedeliveryWait(e))
 	if !ok {
 		t.Inconclusive(fmt.Sprintf("group %s did not have %d members within %s (members %v)", q.Group, n, scenario.RedeliveryWait(e), members),
 			"does each instance rejoin the group named by $%s?", q.Cfg.Env.Group)
-		return nil, "", false
+		return nil, left{}, false
 	}
 	assigned, err := q.Assignment(ctx)
 	if err != nil {
 		t.Errorf("read group %s's assignment: %v", q.Group, err)
-		return nil, "", false
+		return nil, left{}, false
 	}
 	w := scenario.Wave(ctx, e, t)
 	if w == nil {
-		return nil, "", false
+		return nil, left{}, false
 	}
 	undo := holdCommits(e)
 	defer undo()
 	if err := q.ProduceLog(ctx, e, false, w...); err != nil {
 		t.Errorf("%v", err)
-		return nil, "", false
+		return nil, left{}, false
 	}
 	if l.afterCredit {
 		q.AllSeen(ctx, e, w) // bounded; where it stood is read below
@@ -54,43 +70,43 @@ func leaveOnce(ctx context.Context, e *scenario.Env, t *scenario.T, recs []*scen
 	start := history.Now()
 	how, ok := leaveAndReturn(ctx, e, t, l)
 	if !ok {
-		return w, "", false
+		return w, left{}, false
 	}
 	now, joined := q.WaitMembers(ctx, n, members, scenario.RedeliveryWait(e))
 	e.NoteFault(fmt.Sprintf("instance %d leaves group %s by %s and rejoins", l.proc, q.Group, how), start, history.Now())
 	if !joined {
 		t.Inconclusive(fmt.Sprintf("after instance %d left and restarted, group %s did not get back to %d members within %s (members %v)", l.proc, q.Group, n, scenario.RedeliveryWait(e), now),
 			"does the restarted instance join the group named by $%s?", q.Cfg.Env.Group)
-		return w, "", false
+		return w, left{}, false
 	}
-	var left []string
+	var gone []string
 	for _, m := range members {
 		if !slices.Contains(now, m) {
-			left = append(left, m)
+			gone = append(gone, m)
 		}
 	}
-	word := fmt.Sprintf("instance %d left by %s", l.proc, how)
+	res := left{word: fmt.Sprintf("instance %d left by %s", l.proc, how), outside: true}
 	switch {
 	case !readOK:
-		word += ": outside the window (its records' credits and commits could not be read just before)"
-	case len(left) != 1:
-		word += fmt.Sprintf(": outside the window (%d members replaced, not one: which partitions it held is unknown)", len(left))
+		res.word += ": outside the window (its records' credits and commits could not be read just before)"
+	case len(gone) != 1:
+		res.word += fmt.Sprintf(": outside the window (%d members replaced, not one: which partitions it held is unknown)", len(gone))
 	default:
-		held := scenario.Held(w, assigned[left[0]], at)
+		held := scenario.Held(w, assigned[gone[0]], at)
 		if len(held) == 0 {
-			word += fmt.Sprintf(": outside the window (the group had committed past its records on partitions %v)", assigned[left[0]])
+			res.word += fmt.Sprintf(": outside the window (the group had committed past its records on partitions %v)", assigned[gone[0]])
 			break
 		}
-		nc := 0
+		res.outside, res.held = false, len(held)
 		for _, r := range held {
 			if credited[r] {
-				nc++
+				res.heldCredited++
 			}
 		}
-		word += fmt.Sprintf(" holding %d record(s) not committed (%s), %d of them credited", len(held), recordWords(held), nc)
+		res.word += fmt.Sprintf(" holding %d record(s) not committed (%s), %d of them credited", len(held), recordWords(held), res.heldCredited)
 	}
-	e.Logf("  %s", word)
-	return w, word, true
+	e.Logf("  %s", res.word)
+	return w, res, true
 }
 
 // leaveAndReturn stops instance l.proc as l says, starts it again and
