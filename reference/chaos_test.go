@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"os"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +11,7 @@ import (
 	"github.com/idemcheck/idemcheck/conform"
 	"github.com/idemcheck/idemcheck/conform/report"
 	"github.com/idemcheck/idemcheck/conform/scenario"
+	"github.com/idemcheck/idemcheck/internal/testseed"
 )
 
 // chaosRun runs `run --reference --chaos` against the full stack.
@@ -32,17 +32,6 @@ func chaosRun(t *testing.T, seed uint64, d time.Duration, sk Stack, only []strin
 	return code, rep
 }
 
-func chaosSeed(t *testing.T) uint64 {
-	if s := os.Getenv("IDEMCHECK_SEED"); s != "" {
-		n, err := strconv.ParseUint(s, 10, 64)
-		if err != nil {
-			t.Fatalf("IDEMCHECK_SEED=%q: %v", s, err)
-		}
-		return n
-	}
-	return uint64(time.Now().UnixNano())
-}
-
 // TestFullStackChaosPasses: any seed, the whole stack, every applicable fault
 // of the catalogue, no violation; every drawn fault fired (else the run is
 // inconclusive, which fails here). IDEMCHECK_CHAOS_DURATION=60s is the
@@ -60,7 +49,7 @@ func TestFullStackChaosPasses(t *testing.T) {
 		// Narrows the faults, to tell a shape's false alarm from a fault's.
 		only = strings.Split(v, ",")
 	}
-	code, rep := chaosRun(t, chaosSeed(t), d, Stack{}, only)
+	code, rep := chaosRun(t, testseed.Seed(t), d, Stack{}, only)
 	expectPass(t, code, rep)
 	expectShapes(t, rep)
 	expectTierBursts(t, rep)
@@ -118,7 +107,7 @@ func expectPass(t *testing.T, code int, rep *report.Report) {
 // over, with traffic before and after; the whole history is clean and the
 // failover fired.
 func TestFullStackFailoverHolds(t *testing.T) {
-	code, rep := chaosRun(t, chaosSeed(t), 8*time.Second, Stack{}, []string{"region-failover"})
+	code, rep := chaosRun(t, testseed.Seed(t), 8*time.Second, Stack{}, []string{"region-failover"})
 	expectPass(t, code, rep)
 	if why := rep.Results[0].Why; !strings.Contains(why, "R2 took over") {
 		t.Fatalf("the chaos verdict does not say R2 took over: %s", why)

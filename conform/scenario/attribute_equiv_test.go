@@ -3,28 +3,14 @@ package scenario
 import (
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"reflect"
-	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/idemcheck/idemcheck/checker/history"
 	"github.com/idemcheck/idemcheck/conform/pspfront"
+	"github.com/idemcheck/idemcheck/internal/testseed"
 )
-
-// attrSeed is IDEMCHECK_SEED when set (to replay a failure), else the clock.
-func attrSeed(t *testing.T) uint64 {
-	if s := os.Getenv("IDEMCHECK_SEED"); s != "" {
-		n, err := strconv.ParseUint(s, 10, 64)
-		if err != nil {
-			t.Fatalf("IDEMCHECK_SEED=%q: %v", s, err)
-		}
-		return n
-	}
-	return uint64(time.Now().UnixNano())
-}
 
 // attrCase draws a small run built to catch an index that differs from the
 // direct search: ids inside other ids, a "-changed" order, a one-byte and
@@ -86,7 +72,7 @@ func attrCase(r *rand.Rand) ([]history.Op, []pspfront.Exchange, []Order) {
 // TestAttributeAgreesWithNaive: the indexed Attribute gives exactly the
 // direct search's answer (By, How, Unattributed) on 2000 drawn runs.
 func TestAttributeAgreesWithNaive(t *testing.T) {
-	seed := attrSeed(t)
+	seed := testseed.Seed(t)
 	t.Logf("seed %d (IDEMCHECK_SEED=%d replays it)", seed, seed)
 	r := rand.New(rand.NewPCG(seed, 54))
 	how := map[string]int{}
