@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/idemcheck/idemcheck/internal/resources"
+	"github.com/idemcheck/idemcheck/internal/testseed"
 )
 
 // TestSoakCorrectFixture is the soak, not a CI test: IDEMCHECK_SOAK=10m
@@ -36,8 +37,8 @@ func TestSoakCorrectFixture(t *testing.T) {
 	if dir == "" {
 		dir = t.TempDir()
 	}
-	seed := uint64(time.Now().UnixNano())>>1 | 1
-	t.Logf("soak seed %d (rerun with the same seed to replay its rounds' schedules)", seed)
+	seed := max(testseed.Seed(t)&(1<<63-1), 1)
+	t.Logf("soak seed %d (IDEMCHECK_SEED=%d replays its rounds' schedules)", seed, seed)
 	f := fixture{flaw: "none", env: `PSP_URL: "http://${PSP_ADDR}"`, extra: pspLink}
 	o := Options{Config: f.config(t), Chaos: true, Seed: seed, Duration: d, ChaosWindow: window, Quiet: true, JSON: filepath.Join(dir, "report.json"),
 		Resources: filepath.Join(dir, "resources.csv"), ResourceEvery: every, Stdout: os.Stderr, Stderr: os.Stderr}
