@@ -44,15 +44,27 @@ type Version struct {
 }
 
 // SearchFields are the fields of a rendering that search matches on
-// (Query.Matches) and compares versions by (SameVersion), as the rendering
-// holds them: a struct, not a map, for it is kept per version.
+// (Query.Matches) and compares versions by (SameVersion): typed, not
+// boxed, for they are kept per version. Metadata is the intent's map,
+// shared (Payment.UpdateMetadata replaces it, never changes it), nil when
+// empty; LatestCharge is "" when the rendering has none (null).
 type SearchFields struct {
-	Status, Currency, Amount, Created, Metadata, LatestCharge any
+	Status, Currency, LatestCharge string
+	Amount, Created                int64
+	Metadata                       map[string]string
 }
 
 func searchView(snap map[string]any) SearchFields {
-	return SearchFields{Status: snap["status"], Currency: snap["currency"], Amount: snap["amount"],
-		Created: snap["created"], Metadata: snap["metadata"], LatestCharge: snap["latest_charge"]}
+	f := SearchFields{}
+	f.Status, _ = snap["status"].(string)
+	f.Currency, _ = snap["currency"].(string)
+	f.LatestCharge, _ = snap["latest_charge"].(string)
+	f.Amount, _ = snap["amount"].(int64)
+	f.Created, _ = snap["created"].(int64)
+	if md, _ := snap["metadata"].(map[string]string); len(md) > 0 {
+		f.Metadata = md
+	}
+	return f
 }
 
 // get is the field named k, as the rendering's map would give it.
@@ -66,10 +78,6 @@ func (f SearchFields) get(k string) any {
 		return f.Amount
 	case "created":
 		return f.Created
-	case "metadata":
-		return f.Metadata
-	case "latest_charge":
-		return f.LatestCharge
 	}
 	return nil
 }

@@ -171,8 +171,12 @@ func (p Params) CaptureMethod(dflt string) (string, *core.Reply) {
 	switch m := p.Str("capture_method"); m {
 	case "":
 		return dflt, nil
-	case "automatic", "automatic_async", "manual":
-		return m, nil
+	case "automatic":
+		return "automatic", nil // the constant, not the request's copy: kept per intent
+	case "automatic_async":
+		return "automatic_async", nil
+	case "manual":
+		return "manual", nil
 	default:
 		e := InvalidParam("capture_method", "Invalid capture_method: must be one of automatic, automatic_async, or manual")
 		return "", &e

@@ -20,6 +20,7 @@ type API struct {
 	faults *core.Faults
 
 	accounts map[string]*account // by secret key
+	rawMem   eventsInMemory      // events' JSON not on disk
 }
 
 // Serve is Stripe's API over h (core.Dialect).
@@ -76,7 +77,7 @@ func (p *API) Event(id string) (core.EventInfo, bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for _, acct := range p.accounts {
-		if ev := acct.eventByID[id]; ev != nil {
+		if ev := acct.eventFor(id); ev != nil {
 			return p.info(ev), true
 		}
 	}
