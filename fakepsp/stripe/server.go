@@ -21,6 +21,7 @@ type API struct {
 
 	accounts map[string]*account // by secret key
 	rawMem   eventsInMemory      // events' JSON not on disk
+	versions versionStore        // intents' versions' JSON
 }
 
 // Serve is Stripe's API over h (core.Dialect).
@@ -28,7 +29,7 @@ func (Dialect) Serve(h core.Host) core.Server { return newAPI(h) }
 
 func newAPI(h core.Host) *API {
 	ops := h.Ops()
-	return &API{h: h, ops: ops, mu: ops.Lock, faults: ops.Faults, accounts: map[string]*account{}}
+	return &API{h: h, ops: ops, mu: ops.Lock, faults: ops.Faults, accounts: map[string]*account{}, versions: versionStore{disk: ops.Spill}}
 }
 
 // nowLocked is the PSP's clock, for callers holding p.mu.
