@@ -17,11 +17,10 @@ import (
 // heap. No map finds one by id: ids sort by creation (newID), so a binary
 // search of the account's events does (eventFor).
 type event struct {
-	id      string
-	typ     string
-	created int64
-	rawRef  spill.Ref
-	target  core.Target // what webhook faults match on
+	id     string
+	typ    string
+	rawRef spill.Ref
+	target core.Target // what webhook faults match on
 	// pi and piAmount name the PaymentIntent the event is about, so a
 	// harness can hold or resend every event of one payment.
 	pi       string
@@ -53,7 +52,8 @@ func (p *API) info(ev *event) core.EventInfo {
 // newEventLocked records an event about obj; the caller holds p.mu and
 // dispatches it after unlocking.
 func (p *API) newEventLocked(c *call, typ string, obj map[string]any, t core.Target) *event {
-	ev := &event{id: newID("evt"), typ: typ, created: p.nowLocked().Unix(), target: t}
+	ev := &event{id: newID("evt"), typ: typ, target: t}
+	created := p.nowLocked().Unix() // in the JSON only: 112 bytes an event, not 128
 	ev.pi, _ = obj["payment_intent"].(string)
 	if obj["object"] == "payment_intent" {
 		ev.pi, _ = obj["id"].(string)
@@ -67,7 +67,7 @@ func (p *API) newEventLocked(c *call, typ string, obj map[string]any, t core.Tar
 			pending++
 		}
 	}
-	raw := EventJSON(ev.id, typ, ev.created, obj, pending, c.requestID, c.idemKey)
+	raw := EventJSON(ev.id, typ, created, obj, pending, c.requestID, c.idemKey)
 	spilled := false
 	if p.ops.Spill != nil {
 		var err error
