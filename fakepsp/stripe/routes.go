@@ -178,10 +178,18 @@ func (p *API) idempotent(w http.ResponseWriter, c *call, h func(*call) response)
 
 // logCall logs c's answer in the PSP's call log.
 func (p *API) logCall(c *call, status int, replayed bool) {
-	// The path is cloned: a slice of the request line, it would keep the
-	// whole line alive in the call log.
-	p.h.LogCall(core.Call{Endpoint: c.endpoint, Path: strings.Clone(c.r.URL.Path), IdempotencyKey: c.idemKey,
+	p.h.LogCall(core.Call{Endpoint: c.endpoint, Path: loggedPath(c.endpoint, c.r.URL.Path), IdempotencyKey: c.idemKey,
 		Status: status, Replayed: replayed, Executed: c.started})
+}
+
+// loggedPath is what the call log keeps of path: the route's own string
+// when they are the same (no id in it), else a copy, for a slice of the
+// request line would keep the whole line alive.
+func loggedPath(endpoint, path string) string {
+	if _, pattern, ok := strings.Cut(endpoint, " "); ok && pattern == path {
+		return pattern
+	}
+	return strings.Clone(path)
 }
 
 func (p *API) replay(w http.ResponseWriter, c *call, e core.KeyEntry) {
