@@ -31,7 +31,17 @@ const heapIntents = 2000
 // heap after a GC, grown over the run, divided by the intents; it is what a
 // one-hour soak's fakepsp grows by per intent (issue 54). Run with
 // -benchtime=1x.
-func BenchmarkHeapPerIntent(b *testing.B) {
+func BenchmarkHeapPerIntent(b *testing.B) { heapPerIntent(b, false) }
+
+// BenchmarkHeapPerIntentFaulted is BenchmarkHeapPerIntent with faults armed
+// and undone around each intent, as a chaos soak arms them (3,048 over one
+// hour): a short delay before the confirm's charge that fires once (and is
+// spent), and a lost reply on a key no request uses, undone unfired. What
+// the fault set keeps of them counts in the figure; heapB/fault is the rest
+// over the plain benchmark's, divided by the two faults.
+func BenchmarkHeapPerIntentFaulted(b *testing.B) { heapPerIntent(b, true) }
+
+func heapPerIntent(b *testing.B, faulted bool) {
 	if *heapProfile != "" {
 		// Every allocation sampled: the profile names bytes, not estimates.
 		defer func(r int) { runtime.MemProfileRate = r }(runtime.MemProfileRate)
@@ -47,7 +57,18 @@ func BenchmarkHeapPerIntent(b *testing.B) {
 		before := liveHeap()
 		ids := make([]string, heapIntents)
 		for i := range heapIntents {
+			if !faulted {
+				ids[i] = driveIntent(b, c, p, i)
+				continue
+			}
+			n := strconv.Itoa(i)
+			delay := p.Faults().Arm(FaultSpec{Kind: DelayBeforeCharge, Delay: time.Microsecond, Match: Match{PSPKey: "confirm-" + n, Times: 1}})
+			unused := p.Faults().Arm(FaultSpec{Kind: LoseReply, Match: Match{PSPKey: "never-" + n}})
 			ids[i] = driveIntent(b, c, p, i)
+			if delay.Fired() != 1 || unused.Fired() != 0 {
+				b.Fatalf("intent %d: the delay fired %d times (want 1), the unused fault %d (want 0)", i, delay.Fired(), unused.Fired())
+			}
+			unused.Undo()
 		}
 		events := 0
 		for _, id := range ids {
@@ -59,7 +80,8 @@ func BenchmarkHeapPerIntent(b *testing.B) {
 		c.CloseIdleConnections()
 		b.ReportMetric(float64(after-before)/heapIntents, "heapB/intent")
 		b.ReportMetric(float64(p.spill.Size())/heapIntents, "diskB/intent")
-		b.Logf("live heap %d -> %d bytes over %d intents (%d events delivered): %d bytes per intent", before, after, heapIntents, events, (after-before)/heapIntents)
+		b.Logf("live heap %d -> %d bytes over %d intents (%d events delivered, faulted %v): %d bytes per intent",
+			before, after, heapIntents, events, faulted, (after-before)/heapIntents)
 		if *heapProfile != "" {
 			writeHeapProfile(b, *heapProfile)
 		}

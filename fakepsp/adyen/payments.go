@@ -22,8 +22,12 @@ func (a *API) Pay(body []byte, key string) Answer {
 	for k, v := range req.Metadata {
 		md[k] = v
 	}
+	merchant := req.MerchantAccount
+	if merchant == a.Merchant {
+		merchant = a.Merchant // the one configured string, not a copy per payment
+	}
 	p := &Payment{Payment: core.Payment{Amount: req.Amount.Value, Currency: req.Amount.Currency, Method: Method(req.PaymentMethod),
-		Manual: req.Manual(), Metadata: md}, Reference: req.Reference, MerchantAccount: req.MerchantAccount}
+		Manual: req.Manual(), Metadata: md}, Reference: req.Reference, MerchantAccount: merchant}
 	a.Ops.Create(&p.Payment, core.Hooks{Locked: func(core.Outcome) {
 		p.ID = NewPSPReference()
 		a.Book.Add(p)

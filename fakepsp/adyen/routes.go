@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 
 	"github.com/idemcheck/idemcheck/fakepsp/core"
 )
@@ -58,7 +59,9 @@ func (s *server) serve(endpoint string, h func(a *account, r *http.Request, body
 		if !s.h.Wait(r.Context()) {
 			return
 		}
-		c := call{endpoint: endpoint, path: r.URL.Path, key: r.Header.Get(Keys.Header)}
+		// Cloned: slices of the request's lines would keep whole lines
+		// alive in the call log and the key records (issue 54).
+		c := call{endpoint: endpoint, path: strings.Clone(r.URL.Path), key: strings.Clone(r.Header.Get(Keys.Header))}
 		cred, ok := Dialect{}.Credential(r)
 		if !ok {
 			s.write(w, c, Dialect{}.Refuse(core.Refusal{Kind: core.RefuseNoCredential}))

@@ -109,6 +109,8 @@ type Target struct {
 type Fault struct {
 	id   string
 	spec FaultSpec
+	set  *Faults // nil for an inert fault
+	seq  int     // its place in set (id "f<seq>")
 
 	mu      sync.Mutex
 	left    int
@@ -159,6 +161,9 @@ func (f *Fault) Undo() {
 	f.removed = true
 	f.mu.Unlock()
 	f.Release()
+	if f.set != nil {
+		f.set.forget(f)
+	}
 }
 
 // Released is closed when the fault is released (a gate opens, held replies go).
@@ -170,22 +175,23 @@ func (f *Fault) active() bool {
 	return !f.removed && (f.spec.Match.Times == 0 || f.left > 0)
 }
 
-// take fires the fault on t when it matches, counting it.
-func (f *Fault) take(t Target) bool {
+// take fires the fault on t when it matches, counting it; spent says that
+// was its last firing (Times reached).
+func (f *Fault) take(t Target) (took, spent bool) {
 	m := f.spec.Match
 	if (m.PSPKey != "" && m.PSPKey != t.Key) || (m.Amount != 0 && m.Amount != t.Amount) || (m.Op != "" && m.Op != t.Op) {
-		return false
+		return false, false
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.removed || (m.Times > 0 && f.left == 0) {
-		return false
+		return false, false
 	}
 	if m.Times > 0 {
 		f.left--
 	}
 	f.bumpLocked()
-	return true
+	return true, m.Times > 0 && f.left == 0
 }
 
 // Bump counts a firing that take did not count (search lag, reordering).
@@ -193,52 +199,17 @@ func (f *Fault) Bump() {
 	f.mu.Lock()
 	f.bumpLocked()
 	f.mu.Unlock()
+	if f.set != nil {
+		// A search that chose the lag before an Undo counts after it: the
+		// record the set keeps of an undone fault must say so too.
+		f.set.recount(f)
+	}
 }
 
 func (f *Fault) bumpLocked() {
 	f.fired.Add(1)
 	close(f.changed)
 	f.changed = make(chan struct{})
-}
-
-// Faults arms faults on a PSP.
-type Faults struct {
-	setPaused func(bool) // the PSP's pause switch, for Pause and Resume
-	mu        sync.Mutex
-	all       []*Fault
-	seq       int
-}
-
-// NewFaults makes an empty fault set; setPaused is the PSP's pause switch.
-func NewFaults(setPaused func(paused bool)) *Faults { return &Faults{setPaused: setPaused} }
-
-// Add arms a fault described by spec.
-func (fs *Faults) Add(spec FaultSpec) (*Fault, error) {
-	n, ok := kindTable[spec.Kind]
-	if !ok {
-		return nil, fmt.Errorf("fakepsp: unknown fault kind %q (have %v)", spec.Kind, Kinds())
-	}
-	if spec.Match.Times < 0 || spec.Delay < 0 || spec.Extra < 0 {
-		return nil, fmt.Errorf("fakepsp: fault %s: times, delay and extra must not be negative", spec.Kind)
-	}
-	switch spec.Match.Op {
-	case "", "charge", "refund", "authorize", "cancel":
-	default:
-		return nil, fmt.Errorf("fakepsp: fault %s: op must be \"charge\", \"refund\", \"authorize\", \"cancel\" or empty, got %q", spec.Kind, spec.Match.Op)
-	}
-	if n == needDelay && spec.Delay <= 0 {
-		return nil, fmt.Errorf("fakepsp: fault %s needs a positive delay", spec.Kind)
-	}
-	if n == needExtra && spec.Extra <= 0 {
-		return nil, fmt.Errorf("fakepsp: fault %s needs extra > 0", spec.Kind)
-	}
-	fs.mu.Lock()
-	defer fs.mu.Unlock()
-	fs.seq++
-	f := &Fault{id: fmt.Sprintf("f%d", fs.seq), spec: spec, left: spec.Match.Times,
-		changed: make(chan struct{}), release: make(chan struct{})}
-	fs.all = append(fs.all, f)
-	return f, nil
 }
 
 // Arm is Add for callers that want one value: an invalid spec (a
@@ -258,49 +229,3 @@ func (fs *Faults) Pause() { fs.setPaused(true) }
 
 // Resume ends a Pause.
 func (fs *Faults) Resume() { fs.setPaused(false) }
-
-// List returns every fault armed so far, removed ones included.
-func (fs *Faults) List() []*Fault {
-	fs.mu.Lock()
-	defer fs.mu.Unlock()
-	return append([]*Fault(nil), fs.all...)
-}
-
-// Get finds a fault by id.
-func (fs *Faults) Get(id string) *Fault {
-	for _, f := range fs.List() {
-		if f.id == id {
-			return f
-		}
-	}
-	return nil
-}
-
-// Clear removes every fault.
-func (fs *Faults) Clear() {
-	for _, f := range fs.List() {
-		f.Undo()
-	}
-}
-
-// Fire returns the first armed fault of kind that takes t.
-func (fs *Faults) Fire(kind FaultKind, t Target) *Fault {
-	for _, f := range fs.List() {
-		if f.spec.Kind == kind && f.take(t) {
-			return f
-		}
-	}
-	return nil
-}
-
-// LargestSearchLag is the largest active search lag and its fault.
-func (fs *Faults) LargestSearchLag() (time.Duration, *Fault) {
-	var lag time.Duration
-	var which *Fault
-	for _, f := range fs.List() {
-		if f.spec.Kind == SearchLag && f.active() && f.spec.Delay > lag {
-			lag, which = f.spec.Delay, f
-		}
-	}
-	return lag, which
-}

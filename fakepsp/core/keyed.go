@@ -1,6 +1,7 @@
 package core
 
 import (
+	"errors"
 	"sync"
 	"time"
 
@@ -44,21 +45,35 @@ func (k Keyed) Do(run func() (status int, body []byte, requestID string, began b
 		return KeyOutcome{Refusal: &Refusal{Kind: RefuseKeyTooLong, Key: k.Key}}
 	}
 	k.Lock.Lock()
-	e, res := k.Store.Claim(k.Key, k.Scope, k.Fingerprint, k.Now(), k.Window)
-	saved, first := *e, e.Scope
+	e, res := k.Store.claim(k.Key, k.Scope, k.Fingerprint, k.Now(), k.Window)
+	status, ref, mem := int(e.status), e.ref, e.mem
+	var saved KeyEntry
+	if mem != nil {
+		saved = KeyEntry{Status: status, Body: mem.body, RequestID: mem.requestID}
+	}
 	k.Lock.Unlock()
 	switch res {
 	case ClaimReplay:
-		if saved.Body == nil && saved.BodyRef.Len() > 0 {
-			body, err := k.Spill.Get(saved.BodyRef)
+		if mem == nil {
+			_, id, body, err := k.readBack(ref)
 			if err != nil {
 				return KeyOutcome{Refusal: &Refusal{Kind: RefuseStorage, Key: k.Key,
 					Detail: "the saved answer of idempotency key " + k.Key + " cannot be read back: " + err.Error()}}
 			}
-			saved.Body = body
+			saved = KeyEntry{Status: status, Body: body, RequestID: id}
 		}
 		return KeyOutcome{Replay: &saved}
 	case ClaimMismatch:
+		first := ""
+		if mem != nil {
+			first = mem.scope
+		} else {
+			var err error
+			if first, _, _, err = k.readBack(ref); err != nil {
+				return KeyOutcome{Refusal: &Refusal{Kind: RefuseStorage, Key: k.Key,
+					Detail: "the first request of idempotency key " + k.Key + " cannot be read back: " + err.Error()}}
+			}
+		}
 		return KeyOutcome{Refusal: &Refusal{Kind: RefuseKeyMismatch, Key: k.Key, Scope: k.Scope, FirstScope: first}}
 	case ClaimInUse:
 		return KeyOutcome{Refusal: &Refusal{Kind: RefuseKeyInUse, Key: k.Key}}
@@ -66,22 +81,31 @@ func (k Keyed) Do(run func() (status int, body []byte, requestID string, began b
 	status, body, requestID, began := run()
 	// Written before the lock: a replay finds the answer on disk or, when
 	// writing failed, still in memory; either way the same bytes.
-	var ref spill.Ref
 	spilled := false
-	if began && k.Spill != nil && len(body) > 0 {
+	if began && k.Spill != nil {
 		var err error
-		ref, err = k.Spill.Put(body)
+		ref, err = k.Spill.Put(keyBlob(mem.scope, requestID, body))
 		spilled = err == nil
 	}
 	k.Lock.Lock()
 	if began {
-		k.Store.Save(e, status, body, requestID)
-		if spilled {
-			e.Body, e.BodyRef = nil, ref
-		}
+		k.Store.save(e, status, body, requestID, ref, spilled)
 	} else {
-		k.Store.Release(k.Key, e)
+		k.Store.release(k.Key, e)
 	}
 	k.Lock.Unlock()
 	return KeyOutcome{Status: status, Body: body}
+}
+
+// readBack reads a saved answer from disk; what fails is the caller's
+// error to answer, never an empty answer.
+func (k Keyed) readBack(ref spill.Ref) (scope, requestID string, body []byte, err error) {
+	if k.Spill == nil {
+		return "", "", nil, errors.New("the PSP keeps no store on disk")
+	}
+	b, err := k.Spill.Get(ref)
+	if err != nil {
+		return "", "", nil, err
+	}
+	return parseKeyBlob(b)
 }

@@ -2,6 +2,8 @@ package core
 
 import (
 	"crypto/sha256"
+	"encoding/binary"
+	"strings"
 	"time"
 
 	"github.com/idemcheck/idemcheck/internal/spill"
@@ -25,30 +27,46 @@ type KeyRules struct {
 // TooLong reports a key the PSP refuses for its length.
 func (r KeyRules) TooLong(key string) bool { return len(key) > r.MaxLen }
 
-// KeyEntry is one idempotency key's record. While executing, repeats get
-// the dialect's in-use answer; once saved, repeats get Status and Body back.
+// KeyEntry is a key's saved answer, as a replay sends it back.
 type KeyEntry struct {
-	Scope       string // what the key is bound to, e.g. "POST /v1/payment_intents"
-	Fingerprint string // SHA-256 of the request's canonical parameters (fingerprint)
-	Created     time.Time
-	Executing   bool
-	Status      int
-	Body        []byte // nil when it is on disk, at BodyRef (Keyed)
-	BodyRef     spill.Ref
-	RequestID   string // the first request's id, which a replay names
+	Status    int
+	Body      []byte
+	RequestID string // the first request's id, which a replay names
+}
+
+// keyRec is one idempotency key's record, kept for the key's whole window
+// (24 h at Stripe), so a soak keeps thousands: in memory only what Claim
+// compares and what says where the rest is. While executing, repeats get
+// the dialect's in-use answer; once saved, repeats get the answer back.
+type keyRec struct {
+	fp        [sha256.Size]byte // of the scope and the canonical parameters
+	created   time.Duration     // since the store's base: Claim's clock, monotonic when it is
+	status    int32
+	executing bool
+	ref       spill.Ref // the scope, request id and body on disk (keyBlob)
+	mem       *keyMem   // while executing, or when there is no disk or writing failed
+}
+
+// keyMem is what a record holds in memory instead of on disk.
+type keyMem struct {
+	scope, requestID string
+	body             []byte
 }
 
 // KeyStore holds one account's keys. Not safe for concurrent use: the PSP
 // guards it with its own lock.
-type KeyStore struct{ m map[string]*KeyEntry }
+type KeyStore struct {
+	m    map[string]*keyRec
+	base time.Time // the first claim's time: records keep an offset from it
+}
 
 // NewKeyStore makes an empty store.
-func NewKeyStore() *KeyStore { return &KeyStore{m: map[string]*KeyEntry{}} }
+func NewKeyStore() *KeyStore { return &KeyStore{m: map[string]*keyRec{}} }
 
 // ClaimResult says what a request under a key must do.
 type ClaimResult int
 
-// The outcomes of Claim.
+// The outcomes of claim.
 const (
 	ClaimFresh    ClaimResult = iota // new entry, executing: this request runs
 	ClaimReplay                      // saved result: answer it
@@ -56,47 +74,66 @@ const (
 	ClaimInUse                       // the first request is still executing
 )
 
-// Claim looks key up and, when it is absent or expired, records it as
+// claim looks key up and, when it is absent or expired, records it as
 // executing so that a concurrent repeat sees it in use.
-func (s *KeyStore) Claim(key, scope, fp string, now time.Time, window time.Duration) (*KeyEntry, ClaimResult) {
-	fp = fingerprint(fp)
+func (s *KeyStore) claim(key, scope, params string, now time.Time, window time.Duration) (*keyRec, ClaimResult) {
+	if s.base.IsZero() {
+		s.base = now
+	}
+	at := now.Sub(s.base)
+	fp := fingerprint(scope, params)
 	e, found := s.m[key]
-	if found && !e.Executing && now.Sub(e.Created) >= window {
+	if found && !e.executing && at-e.created >= window {
 		delete(s.m, key) // expired: the key starts a new request
 		found = false
 	}
 	if !found {
-		e = &KeyEntry{Scope: scope, Fingerprint: fp, Created: now, Executing: true}
-		s.m[key] = e
+		// Cloned: a key sliced from a header line keeps the whole line.
+		e = &keyRec{fp: fp, created: at, executing: true, mem: &keyMem{scope: strings.Clone(scope)}}
+		s.m[strings.Clone(key)] = e
 		return e, ClaimFresh
 	}
-	if e.Scope != scope || e.Fingerprint != fp {
+	if e.fp != fp {
 		return e, ClaimMismatch
 	}
-	if e.Executing {
+	if e.executing {
 		return e, ClaimInUse
 	}
 	return e, ClaimReplay
 }
 
-// Save stores the first request's answer under the key.
-func (s *KeyStore) Save(e *KeyEntry, status int, body []byte, requestID string) {
-	e.Executing, e.Status, e.Body, e.RequestID = false, status, body, requestID
+// save records the first request's answer under the key: on disk at ref
+// when spilled, else in memory.
+func (s *KeyStore) save(e *keyRec, status int, body []byte, requestID string, ref spill.Ref, spilled bool) {
+	e.executing, e.status = false, int32(status)
+	if spilled {
+		e.ref, e.mem = ref, nil
+		return
+	}
+	e.mem.body, e.mem.requestID = body, strings.Clone(requestID)
 }
 
-// Release forgets a key whose request never began executing (validation
+// release forgets a key whose request never began executing (validation
 // failed), so a corrected request may reuse it.
-func (s *KeyStore) Release(key string, e *KeyEntry) {
+func (s *KeyStore) release(key string, e *keyRec) {
 	if s.m[key] == e {
 		delete(s.m, key)
 	}
 }
 
-// fingerprint is what a key keeps of its request's canonical parameters:
-// only their equality is ever asked, and the parameters (a metadata-laden
-// form body) are many times the 32 bytes of their hash, kept per key for
-// the key's whole window.
-func fingerprint(params string) string {
-	h := sha256.Sum256([]byte(params))
-	return string(h[:])
+// fingerprint is what a key keeps of its request's scope and canonical
+// parameters: only their equality is ever asked, and the parameters (a
+// metadata-laden form body) are many times the 32 bytes of their hash.
+// The scope's length goes first, so no scope and parameters run into
+// another pair's.
+func fingerprint(scope, params string) [sha256.Size]byte {
+	h := sha256.New()
+	var n [8]byte
+	binary.BigEndian.PutUint64(n[:], uint64(len(scope)))
+	h.Write(n[:])
+	h.Write([]byte(scope))
+	h.Write([]byte(params))
+	var fp [sha256.Size]byte
+	h.Sum(fp[:0])
+	return fp
 }

@@ -19,7 +19,6 @@ type account struct {
 	refunds   map[string]*Refund
 	refundSeq []*Refund // creation order, for the list
 	events    []*event  // creation order
-	eventByID map[string]*event
 	endpoints []*webhookEndpoint
 	customers map[string]*customer
 	cusSeq    []*customer // creation order, for the list
@@ -33,7 +32,6 @@ func newAccount() *account {
 		charges:   map[string]*Intent{},
 		failed:    map[string]*FailedCharge{},
 		refunds:   map[string]*Refund{},
-		eventByID: map[string]*event{},
 		customers: map[string]*customer{},
 	}
 }

@@ -95,7 +95,7 @@ func (p *API) cancelIntent(c *call) response {
 	var ev *event
 	out := p.ops.Cancel(&pi.Payment, c.idemKey, core.Hooks{
 		Locked: func(o core.Outcome) {
-			pi.CancelReason = reason
+			pi.setCancelReason(reason)
 			snap = pi.Snapshot()
 			ev = p.newEventLocked(c, "payment_intent.canceled", snap, o.Target)
 		},
@@ -156,7 +156,7 @@ func (p *API) updateIntent(c *call) response {
 				pi.SetCapture(capture)
 			}
 			if c.params.Has("description") {
-				pi.Description = c.params.Str("description")
+				pi.setDescription(c.params.Str("description"))
 			}
 			snap = pi.Snapshot()
 		},

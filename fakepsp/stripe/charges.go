@@ -35,7 +35,7 @@ func (p *API) declineLocked(c *call, pi *Intent, pm string, d Decline, t core.Ta
 	// last_payment_error carries no payment_intent (the intent holds it);
 	// the 402's error carries a fresh copy of the intent.
 	le := CardError(d, fc.ID, pm)
-	pi.LastError = &le
+	pi.setLastError(&le)
 	snap := pi.Snapshot()
 	e := CardError(d, fc.ID, pm)
 	e.PaymentIntent = snap

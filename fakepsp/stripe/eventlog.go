@@ -3,6 +3,8 @@ package stripe
 import (
 	"encoding/json"
 	"fmt"
+	"sort"
+	"sync"
 
 	"github.com/idemcheck/idemcheck/fakepsp/core"
 	"github.com/idemcheck/idemcheck/internal/spill"
@@ -10,15 +12,15 @@ import (
 
 // event is one Stripe Event. Its JSON is fixed at creation, as both the API
 // and every webhook delivery send it, and kept on the PSP's disk (rawRef),
-// or in raw when there is no store or writing to it failed: Stripe keeps
-// events 30 days, and a soak's thousands of them must not grow the heap.
+// or in API.rawMem when there is no store or writing to it failed: Stripe
+// keeps events 30 days, and a soak's thousands of them must not grow the
+// heap. No map finds one by id: ids sort by creation (newID), so a binary
+// search of the account's events does (eventFor).
 type event struct {
-	id      string
-	typ     string
-	created int64
-	raw     json.RawMessage // nil once on disk
-	rawRef  spill.Ref
-	target  core.Target // what webhook faults match on
+	id     string
+	typ    string
+	rawRef spill.Ref
+	target core.Target // what webhook faults match on
 	// pi and piAmount name the PaymentIntent the event is about, so a
 	// harness can hold or resend every event of one payment.
 	pi       string
@@ -32,8 +34,8 @@ func (ev *event) FaultTarget() core.Target { return ev.target }
 
 // eventRaw is ev's JSON, read back from disk when it is there.
 func (p *API) eventRaw(ev *event) (json.RawMessage, error) {
-	if ev.raw != nil {
-		return ev.raw, nil
+	if raw, ok := p.rawMem.get(ev); ok {
+		return raw, nil
 	}
 	b, err := p.ops.Spill.Get(ev.rawRef)
 	if err != nil {
@@ -50,7 +52,8 @@ func (p *API) info(ev *event) core.EventInfo {
 // newEventLocked records an event about obj; the caller holds p.mu and
 // dispatches it after unlocking.
 func (p *API) newEventLocked(c *call, typ string, obj map[string]any, t core.Target) *event {
-	ev := &event{id: newID("evt"), typ: typ, created: p.nowLocked().Unix(), target: t}
+	ev := &event{id: newID("evt"), typ: typ, target: t}
+	created := p.nowLocked().Unix() // in the JSON only: 112 bytes an event, not 128
 	ev.pi, _ = obj["payment_intent"].(string)
 	if obj["object"] == "payment_intent" {
 		ev.pi, _ = obj["id"].(string)
@@ -64,15 +67,53 @@ func (p *API) newEventLocked(c *call, typ string, obj map[string]any, t core.Tar
 			pending++
 		}
 	}
-	ev.raw = EventJSON(ev.id, typ, ev.created, obj, pending, c.requestID, c.idemKey)
+	raw := EventJSON(ev.id, typ, created, obj, pending, c.requestID, c.idemKey)
+	spilled := false
 	if p.ops.Spill != nil {
-		if ref, err := p.ops.Spill.Put(ev.raw); err == nil {
-			ev.raw, ev.rawRef = nil, ref
-		}
+		var err error
+		ev.rawRef, err = p.ops.Spill.Put(raw)
+		spilled = err == nil
+	}
+	if !spilled {
+		p.rawMem.put(ev, raw)
 	}
 	c.acct.events = append(c.acct.events, ev)
-	c.acct.eventByID[ev.id] = ev
 	return ev
+}
+
+// eventsInMemory holds the JSON of the events that are not on disk. Its
+// own lock: the delivery engine reads events without the PSP's.
+type eventsInMemory struct {
+	mu sync.Mutex
+	m  map[*event]json.RawMessage
+}
+
+func (r *eventsInMemory) put(ev *event, raw json.RawMessage) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.m == nil {
+		r.m = map[*event]json.RawMessage{}
+	}
+	r.m[ev] = raw
+}
+
+func (r *eventsInMemory) get(ev *event) (json.RawMessage, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	raw, ok := r.m[ev]
+	return raw, ok
+}
+
+// eventFor finds the account's event id. Events are appended under p.mu
+// as newID numbers them, so acct.events is sorted by id (fixed-width
+// hexadecimal sequence, then the random part).
+func (acct *account) eventFor(id string) *event {
+	evs := acct.events
+	i := sort.Search(len(evs), func(i int) bool { return evs[i].id >= id })
+	if i < len(evs) && evs[i].id == id {
+		return evs[i]
+	}
+	return nil
 }
 
 // storageError is the 500 of a read back from disk that failed: the
@@ -102,7 +143,7 @@ func (p *API) retrieveEvent(c *call) response {
 	id := c.r.PathValue("id")
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	ev := c.acct.eventByID[id]
+	ev := c.acct.eventFor(id)
 	if ev == nil {
 		return notFound("id", "event", id)
 	}

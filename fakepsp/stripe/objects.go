@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/idemcheck/idemcheck/fakepsp/core"
-	"github.com/idemcheck/idemcheck/internal/spill"
 )
 
 // The objects of a payment as Stripe shows them: the PaymentIntent (the
@@ -21,38 +20,34 @@ type Intent struct {
 	// CaptureMethod is Stripe's word for Payment.Manual: automatic,
 	// automatic_async (captured at once too) or manual; SetCapture sets both.
 	CaptureMethod string
-	Description   string
-	Customer      string
-	CancelReason  string
-	LastError     *Error
-	Versions      []Version // what search may see, with its lag
-	// spill keeps older versions' JSON on disk (nil: in memory).
-	spill *spill.Store
-}
-
-// Version is the PaymentIntent as it was at one moment (real time). Its
-// JSON is on disk (Ref), read back only for a search that finds it; memory
-// keeps only the fields search matches on (Fields), so a soak's thousands
-// of intents do not each hold every rendering they ever had (issue 54).
-// Snap holds the rendering instead when there is no store or writing to it
-// failed.
-type Version struct {
-	At     time.Time
-	Snap   map[string]any // nil once on disk
-	Ref    spill.Ref
-	Fields SearchFields
+	rare          *intentRare // nil while none is set
+	Versions      []Version   // what search may see, with its lag
+	// store keeps versions' JSON (on disk, or in memory without one).
+	store *versionStore
 }
 
 // SearchFields are the fields of a rendering that search matches on
-// (Query.Matches) and compares versions by (SameVersion), as the rendering
-// holds them: a struct, not a map, for it is kept per version.
+// (Query.Matches) and compares versions by (SameVersion): typed, not
+// boxed, for they are kept per version. Metadata is the intent's map,
+// shared (Payment.UpdateMetadata replaces it, never changes it), nil when
+// empty; LatestCharge is "" when the rendering has none (null).
 type SearchFields struct {
-	Status, Currency, Amount, Created, Metadata, LatestCharge any
+	Status, Currency, LatestCharge string
+	Amount, Created                int64
+	Metadata                       map[string]string
 }
 
 func searchView(snap map[string]any) SearchFields {
-	return SearchFields{Status: snap["status"], Currency: snap["currency"], Amount: snap["amount"],
-		Created: snap["created"], Metadata: snap["metadata"], LatestCharge: snap["latest_charge"]}
+	f := SearchFields{}
+	f.Status, _ = snap["status"].(string)
+	f.Currency, _ = snap["currency"].(string)
+	f.LatestCharge, _ = snap["latest_charge"].(string)
+	f.Amount, _ = snap["amount"].(int64)
+	f.Created, _ = snap["created"].(int64)
+	if md, _ := snap["metadata"].(map[string]string); len(md) > 0 {
+		f.Metadata = md
+	}
+	return f
 }
 
 // get is the field named k, as the rendering's map would give it.
@@ -66,10 +61,6 @@ func (f SearchFields) get(k string) any {
 		return f.Amount
 	case "created":
 		return f.Created
-	case "metadata":
-		return f.Metadata
-	case "latest_charge":
-		return f.LatestCharge
 	}
 	return nil
 }
@@ -89,20 +80,20 @@ func (pi *Intent) JSON() map[string]any {
 	if pi.AttemptID != "" {
 		latest = pi.AttemptID
 	}
-	if pi.LastError != nil {
-		lastErr = *pi.LastError
+	if le := pi.lastError(); le != nil {
+		lastErr = *le
 	}
 	if pi.CanceledAt != 0 {
 		canceledAt = pi.CanceledAt
 	}
-	if pi.CancelReason != "" {
-		reason = pi.CancelReason
+	if r := pi.cancelReason(); r != "" {
+		reason = r
 	}
 	return Fill(map[string]any{
 		"id": pi.ID, "object": "payment_intent", "amount": pi.Amount, "amount_received": pi.Received,
 		"amount_capturable": pi.Capturable, "currency": pi.Currency, "status": pi.Status(), "metadata": NonNil(pi.Metadata),
-		"payment_method": OrNull(pi.Method), "customer": OrNull(pi.Customer), "latest_charge": latest, "last_payment_error": lastErr,
-		"description": OrNull(pi.Description), "canceled_at": canceledAt, "cancellation_reason": reason,
+		"payment_method": OrNull(pi.Method), "customer": OrNull(pi.customer()), "latest_charge": latest, "last_payment_error": lastErr,
+		"description": OrNull(pi.description()), "canceled_at": canceledAt, "cancellation_reason": reason,
 		"created": pi.Created, "livemode": false, "capture_method": pi.CaptureMethod, "confirmation_method": "automatic",
 		"client_secret": pi.ID + "_secret_" + pi.ID[len(pi.ID)-6:], "payment_method_types": []string{"card"},
 		"payment_method_options": map[string]any{"card": map[string]any{"installments": nil, "mandate_options": nil,
@@ -114,15 +105,18 @@ func (pi *Intent) JSON() map[string]any {
 // call after every change.
 func (pi *Intent) Snapshot() map[string]any {
 	s := pi.JSON()
-	v := Version{At: time.Now(), Snap: s, Fields: searchView(s)}
-	if pi.spill != nil {
+	v := Version{at: time.Since(versionEpoch), Fields: searchView(s)}
+	spilled := false
+	if pi.store.disk != nil {
 		// Encoded now, as it is now: the bytes a search would have sent
 		// from memory.
 		if b, err := json.Marshal(s); err == nil {
-			if ref, err := pi.spill.Put(b); err == nil {
-				v.Snap, v.Ref = nil, ref
-			}
+			v.Ref, err = pi.store.disk.Put(b)
+			spilled = err == nil
 		}
+	}
+	if !spilled {
+		pi.store.keep(versionKey{pi, len(pi.Versions)}, s)
 	}
 	pi.Versions = append(pi.Versions, v)
 	return s
@@ -131,11 +125,10 @@ func (pi *Intent) Snapshot() map[string]any {
 // versionJSON is version i as search answers it: the rendering in memory,
 // or the JSON read back from disk.
 func (pi *Intent) versionJSON(i int) (any, error) {
-	v := pi.Versions[i]
-	if v.Snap != nil {
-		return v.Snap, nil
+	if snap, ok := pi.store.inMemory(versionKey{pi, i}); ok {
+		return snap, nil
 	}
-	b, err := pi.spill.Get(v.Ref)
+	b, err := pi.store.disk.Get(pi.Versions[i].Ref)
 	if err != nil {
 		return nil, fmt.Errorf("fakepsp: version %d of PaymentIntent %s cannot be read back: %w", i+1, pi.ID, err)
 	}
@@ -200,7 +193,7 @@ func chargeBase(id string, pi *Intent, pm string, amount int64, currency string,
 	return map[string]any{
 		"id": id, "object": "charge", "amount": amount, "currency": currency, "payment_intent": pi.ID,
 		"payment_method": pm, "metadata": NonNil(md), "created": created, "livemode": false,
-		"customer": OrNull(pi.Customer), "description": OrNull(pi.Description), "disputed": false,
+		"customer": OrNull(pi.customer()), "description": OrNull(pi.description()), "disputed": false,
 		"failure_code": nil, "failure_message": nil, "fraud_details": map[string]any{},
 		"billing_details": BillingDetails(), "calculated_statement_descriptor": "IDEMCHECK",
 		"receipt_url": "https://pay.stripe.com/receipts/payment/" + strings.TrimPrefix(id, "ch_"),

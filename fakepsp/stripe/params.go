@@ -30,7 +30,7 @@ func ReadParams(r *http.Request) (Params, *core.Reply) {
 			e := InvalidParam("", "Invalid query string: "+err.Error())
 			return Params{}, &e
 		}
-		return Params{v}, nil
+		return Params{own(v)}, nil
 	}
 	body, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
 	if err != nil {
@@ -53,7 +53,19 @@ func ReadParams(r *http.Request) (Params, *core.Reply) {
 		e := InvalidParam("", "Invalid form-encoded body: "+err.Error())
 		return Params{}, &e
 	}
-	return Params{v}, nil
+	return Params{own(v)}, nil
+}
+
+// own gives every value its own bytes: a value parsed without escapes is
+// a slice of the whole body (or request line), and an intent keeps some
+// (its metadata, method, currency) for the PSP's life (issue 54).
+func own(v url.Values) url.Values {
+	for _, vs := range v {
+		for i := range vs {
+			vs[i] = strings.Clone(vs[i])
+		}
+	}
+	return v
 }
 
 // unsupportedContentType is Stripe's answer to a body that is not form
@@ -119,7 +131,7 @@ func (p Params) Metadata() (map[string]string, *core.Reply) {
 			return nil, &e
 		}
 		if vs[0] != "" { // an empty value unsets a key in Stripe
-			md[name] = vs[0]
+			md[strings.Clone(name)] = vs[0] // not the whole parameter's name
 		}
 	}
 	if len(md) > 50 {
@@ -159,8 +171,12 @@ func (p Params) CaptureMethod(dflt string) (string, *core.Reply) {
 	switch m := p.Str("capture_method"); m {
 	case "":
 		return dflt, nil
-	case "automatic", "automatic_async", "manual":
-		return m, nil
+	case "automatic":
+		return "automatic", nil // the constant, not the request's copy: kept per intent
+	case "automatic_async":
+		return "automatic_async", nil
+	case "manual":
+		return "manual", nil
 	default:
 		e := InvalidParam("capture_method", "Invalid capture_method: must be one of automatic, automatic_async, or manual")
 		return "", &e

@@ -50,7 +50,9 @@ func (p *API) createIntent(c *call) response {
 	}
 	c.begin()
 	pi := &Intent{Payment: core.Payment{ID: newID("pi"), Amount: amount, Currency: currency, Method: pm, Metadata: md},
-		Description: c.params.Str("description"), Customer: cus, spill: p.ops.Spill}
+		store: &p.versions}
+	pi.setDescription(c.params.Str("description"))
+	pi.setCustomer(cus)
 	pi.SetCapture(capture)
 	var snap map[string]any
 	var ev *event
@@ -118,7 +120,7 @@ func (p *API) charge(c *call, pi *Intent, pm string) response {
 				resp, evs = p.declineLocked(c, pi, pm, d, t)
 				return
 			}
-			pi.LastError = nil
+			pi.setLastError(nil)
 			c.acct.charges[pi.AttemptID] = pi
 			c.acct.chargeSeq = append(c.acct.chargeSeq, pi.AttemptID)
 			snap := pi.Snapshot()
@@ -163,7 +165,7 @@ func (p *API) listIntents(c *call) response {
 	var ids []string
 	all := c.acct.intents.All()
 	for i := len(all) - 1; i >= 0; i-- {
-		if pi := all[i]; cus == "" || pi.Customer == cus {
+		if pi := all[i]; cus == "" || pi.customer() == cus {
 			items, ids = append(items, pi.JSON()), append(ids, pi.ID)
 		}
 	}

@@ -3,6 +3,7 @@ package stripe
 import (
 	"encoding/json"
 	"net/http"
+	"strings"
 
 	"github.com/idemcheck/idemcheck/fakepsp/core"
 	stripego "github.com/stripe/stripe-go/v85"
@@ -117,7 +118,9 @@ func (p *API) api(endpoint string, h func(*call) response) http.Handler {
 		if !p.h.Wait(r.Context()) {
 			return // client gave up or the PSP closed while paused
 		}
-		c := &call{p: p, r: r, endpoint: endpoint, requestID: "req_" + randToken(14), idemKey: r.Header.Get(Keys.Header),
+		// The key is cloned: sliced from its header line, it would keep the
+		// whole line alive in every record that keeps the key (issue 54).
+		c := &call{p: p, r: r, endpoint: endpoint, requestID: "req_" + randToken(14), idemKey: strings.Clone(r.Header.Get(Keys.Header)),
 			version: APIVersion}
 		key, hasKey := Dialect{}.Credential(r)
 		if !hasKey {
@@ -175,8 +178,18 @@ func (p *API) idempotent(w http.ResponseWriter, c *call, h func(*call) response)
 
 // logCall logs c's answer in the PSP's call log.
 func (p *API) logCall(c *call, status int, replayed bool) {
-	p.h.LogCall(core.Call{Endpoint: c.endpoint, Path: c.r.URL.Path, IdempotencyKey: c.idemKey,
+	p.h.LogCall(core.Call{Endpoint: c.endpoint, Path: loggedPath(c.endpoint, c.r.URL.Path), IdempotencyKey: c.idemKey,
 		Status: status, Replayed: replayed, Executed: c.started})
+}
+
+// loggedPath is what the call log keeps of path: the route's own string
+// when they are the same (no id in it), else a copy, for a slice of the
+// request line would keep the whole line alive.
+func loggedPath(endpoint, path string) string {
+	if _, pattern, ok := strings.Cut(endpoint, " "); ok && pattern == path {
+		return pattern
+	}
+	return strings.Clone(path)
 }
 
 func (p *API) replay(w http.ResponseWriter, c *call, e core.KeyEntry) {

@@ -111,8 +111,7 @@ func (c clause) matches(f SearchFields) bool {
 	var got bool
 	switch c.field {
 	case "metadata":
-		md, _ := f.Metadata.(map[string]string)
-		v, has := md[c.key]
+		v, has := f.Metadata[c.key]
 		got = has && v == c.value
 	case "status", "currency":
 		got = f.get(c.field) == c.value

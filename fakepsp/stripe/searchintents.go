@@ -14,7 +14,7 @@ import (
 func (p *API) visibleAt(pi *Intent, now time.Time, faultLag time.Duration) int {
 	visible := -1
 	for i, v := range pi.Versions {
-		if v.At.Add(max(faultLag, p.h.SearchDelay(pi.ID, i))).After(now) {
+		if v.At().Add(max(faultLag, p.h.SearchDelay(pi.ID, i))).After(now) {
 			continue // a later version may already be visible
 		}
 		visible = i

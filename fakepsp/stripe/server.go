@@ -20,6 +20,8 @@ type API struct {
 	faults *core.Faults
 
 	accounts map[string]*account // by secret key
+	rawMem   eventsInMemory      // events' JSON not on disk
+	versions versionStore        // intents' versions' JSON
 }
 
 // Serve is Stripe's API over h (core.Dialect).
@@ -27,7 +29,7 @@ func (Dialect) Serve(h core.Host) core.Server { return newAPI(h) }
 
 func newAPI(h core.Host) *API {
 	ops := h.Ops()
-	return &API{h: h, ops: ops, mu: ops.Lock, faults: ops.Faults, accounts: map[string]*account{}}
+	return &API{h: h, ops: ops, mu: ops.Lock, faults: ops.Faults, accounts: map[string]*account{}, versions: versionStore{disk: ops.Spill}}
 }
 
 // nowLocked is the PSP's clock, for callers holding p.mu.
@@ -76,7 +78,7 @@ func (p *API) Event(id string) (core.EventInfo, bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for _, acct := range p.accounts {
-		if ev := acct.eventByID[id]; ev != nil {
+		if ev := acct.eventFor(id); ev != nil {
 			return p.info(ev), true
 		}
 	}

@@ -1,0 +1,126 @@
+package core
+
+import (
+	"runtime"
+	"strconv"
+	"testing"
+)
+
+func heapNow() uint64 {
+	runtime.GC()
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return ms.HeapAlloc
+}
+
+// TestFaultsUndoneLeaveTheScan: a soak arms and undoes thousands of faults;
+// once undone they leave the list every request scans, their records stay
+// listable and gettable with their fired counts, and each costs a few dozen
+// bytes, not a Fault's mutex and channels.
+func TestFaultsUndoneLeaveTheScan(t *testing.T) {
+	const undone, kept = 10000, 10
+	fs := NewFaults(func(bool) {})
+	for i := range kept {
+		fs.Arm(FaultSpec{Kind: Error500AfterCharge, Match: Match{PSPKey: "kept-" + strconv.Itoa(i)}})
+	}
+	before := heapNow()
+	for i := range undone {
+		f, err := fs.Add(FaultSpec{Kind: LoseReply, Match: Match{PSPKey: "pay_" + strconv.Itoa(i) + ":charge", Op: "charge"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i%2 == 0 && fs.Fire(LoseReply, Target{Key: "pay_" + strconv.Itoa(i) + ":charge", Op: "charge"}) != f {
+			t.Fatalf("fault %s did not fire", f.ID())
+		}
+		f.Undo()
+	}
+	after := heapNow()
+	perFault := float64(int64(after)-int64(before)) / undone
+	t.Logf("heap %d -> %d over %d undone faults: %.1f bytes per undone fault", before, after, undone, perFault)
+	if perFault > 200 {
+		t.Errorf("%.1f bytes kept per undone fault, want at most 200", perFault)
+	}
+	if got := len(fs.scan()); got != kept {
+		t.Errorf("scan list holds %d faults after undoing %d, want the %d live ones", got, undone, kept)
+	}
+	if got := len(fs.List()); got != kept+undone {
+		t.Errorf("List has %d faults, want %d", got, kept+undone)
+	}
+	for _, c := range []struct {
+		id    string
+		fired int64
+		armed bool
+	}{{"f1", 0, true}, {"f11", 1, false}, {"f12", 0, false}, {"f10010", 0, false}} {
+		f := fs.Get(c.id)
+		if f == nil {
+			t.Fatalf("Get(%s) = nil", c.id)
+		}
+		if in := f.Info(); in.ID != c.id || in.Fired != c.fired || in.Armed != c.armed {
+			t.Errorf("Get(%s).Info() = %+v, want fired %d armed %v", c.id, in, c.fired, c.armed)
+		}
+	}
+	if in := fs.Get("f11").Info(); in.Kind != LoseReply || in.Match.PSPKey != "pay_0:charge" || in.Match.Op != "charge" {
+		t.Errorf("undone f11 lists as %+v, want lose_reply on pay_0:charge, op charge", in)
+	}
+	for _, id := range []string{"f0", "f10011", "f01", "x1", "f", ""} {
+		if fs.Get(id) != nil {
+			t.Errorf("Get(%q) found a fault", id)
+		}
+	}
+	runtime.KeepAlive(fs)
+}
+
+// TestFaultsSpentLeaveTheScan: a fault that reached its Times leaves the
+// scan; one that holds (a gate, held replies) stays the same Fault by id
+// until undone, so the control API's release reaches what it holds.
+func TestFaultsSpentLeaveTheScan(t *testing.T) {
+	fs := NewFaults(func(bool) {})
+	once := fs.Arm(FaultSpec{Kind: Error500AfterCharge, Match: Match{Times: 1}})
+	gate := fs.Arm(FaultSpec{Kind: GateBeforeCharge, Match: Match{Times: 1}})
+	if fs.Fire(Error500AfterCharge, Target{}) != once || fs.Fire(GateBeforeCharge, Target{}) != gate {
+		t.Fatal("the faults did not fire")
+	}
+	if fs.Fire(Error500AfterCharge, Target{}) != nil || fs.Fire(GateBeforeCharge, Target{}) != nil {
+		t.Fatal("a spent fault fired again")
+	}
+	if got := len(fs.scan()); got != 0 {
+		t.Errorf("scan list holds %d spent faults, want 0", got)
+	}
+	if in := fs.Get(once.ID()).Info(); in.Fired != 1 || in.Armed {
+		t.Errorf("spent %s lists as %+v, want fired 1, not armed", once.ID(), in)
+	}
+	if fs.Get(gate.ID()) != gate {
+		t.Fatal("a spent gate is not the same Fault by id")
+	}
+	fs.Get(gate.ID()).Release()
+	select {
+	case <-gate.Released():
+	default:
+		t.Fatal("releasing the spent gate by id did not open it")
+	}
+	gate.Undo()
+	if f := fs.Get(gate.ID()); f == gate || f.Info().Fired != 1 || f.Info().Armed {
+		t.Errorf("undone gate by id: same Fault %v, info %+v; want its record, fired 1, not armed", f == gate, f.Info())
+	}
+	// Undoing a fault by its record changes nothing; Bump on an undone
+	// fault is counted in its record.
+	fs.Get(once.ID()).Undo()
+	once.Bump()
+	if in := fs.Get(once.ID()).Info(); in.Fired != 2 {
+		t.Errorf("bumped undone fault lists fired %d, want 2", in.Fired)
+	}
+}
+
+// TestFireDoesNotCopy: the per-request path allocates nothing however many
+// faults are armed.
+func TestFireDoesNotCopy(t *testing.T) {
+	fs := NewFaults(func(bool) {})
+	for i := range 1000 {
+		fs.Arm(FaultSpec{Kind: LoseReply, Match: Match{PSPKey: strconv.Itoa(i)}})
+	}
+	tg := Target{Key: "none", Op: "charge"}
+	if n := testing.AllocsPerRun(100, func() { fs.Fire(RateLimit, tg); fs.Fire(LoseReply, tg) }); n != 0 {
+		t.Errorf("Fire allocates %v times a call, want 0", n)
+	}
+}

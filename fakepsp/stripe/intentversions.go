@@ -1,0 +1,55 @@
+package stripe
+
+import (
+	"sync"
+	"time"
+
+	"github.com/idemcheck/idemcheck/internal/spill"
+)
+
+// Version is the PaymentIntent as it was at one moment (real time). Its
+// JSON is on disk (Ref), read back only for a search that finds it; memory
+// keeps only the fields search matches on (Fields), so a soak's thousands
+// of intents do not each hold every rendering they ever had (issue 54).
+// The rendering stays in memory (versionStore) instead when there is no
+// store or writing to it failed.
+type Version struct {
+	Ref    spill.Ref
+	Fields SearchFields
+	at     time.Duration // since versionEpoch, on the monotonic clock
+}
+
+// versionEpoch is what versions' times count from: 8 bytes each, not a
+// time.Time's 24, and compared on the same monotonic clock as before.
+var versionEpoch = time.Now()
+
+// At is when the version was made.
+func (v Version) At() time.Time { return versionEpoch.Add(v.at) }
+
+// versionStore keeps the JSON of every intent's versions of one PSP.
+type versionStore struct {
+	disk *spill.Store // nil: in memory only
+	mu   sync.Mutex
+	mem  map[versionKey]map[string]any // the renderings not on disk
+}
+
+type versionKey struct {
+	pi *Intent
+	i  int
+}
+
+func (s *versionStore) keep(k versionKey, snap map[string]any) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.mem == nil {
+		s.mem = map[versionKey]map[string]any{}
+	}
+	s.mem[k] = snap
+}
+
+func (s *versionStore) inMemory(k versionKey) (map[string]any, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	snap, ok := s.mem[k]
+	return snap, ok
+}
