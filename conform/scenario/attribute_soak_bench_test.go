@@ -173,7 +173,7 @@ func judgeSoakHeap(b *testing.B) {
 	e.attr = attrCache{}
 	noAttr := heapNow()
 	e.mu.Lock()
-	e.orders, e.order, e.orderOf = nil, nil, nil
+	e.orders = orderState{}
 	e.mu.Unlock()
 	noOrders := heapNow()
 	exchanges := f.Len()
