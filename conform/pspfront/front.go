@@ -52,8 +52,10 @@ type Front struct {
 	// A soak arms rules for a run's every faulted intent.
 	rules []*Rule
 	spent map[*Rule]struct{}
-	// names interns the methods and paths the log keeps (log.go).
+	// names interns the methods and paths the log keeps, inMem the bodies
+	// of the exchanges the disk refused, by position (log.go).
 	names map[string]string
+	inMem map[int]bodies
 	// disk holds the exchanges' bodies (log.go); readErr is the first that
 	// could not be read back.
 	disk    spill.Store

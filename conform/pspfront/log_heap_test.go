@@ -28,7 +28,7 @@ func BenchmarkHeapPerExchange(b *testing.B) {
 	}))
 	defer up.Close()
 	for b.Loop() {
-		const orders = 1000
+		const orders = 3000
 		before := heapNow()
 		f, err := Start(up.URL, "")
 		if err != nil {
