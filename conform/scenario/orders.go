@@ -7,14 +7,14 @@ import "slices"
 // memory of each after its round was judged and forgotten (issue 54), so
 // it is one flat record, not a map of its intents.
 
-// tracked is one order id of the run: the check that made it, what it
-// sent, the least name of the intents that sent it (the recount's finding
-// names that one) and what the check's judge expected and counted.
+// tracked is one order id of the run: the check that made it, its amount
+// (other amounts sent under it, rare, are in orderState.alt), the least
+// name of the intents that sent it (the recount's finding names that one)
+// and what the check's judge expected and counted.
 type tracked struct {
 	id                      string
 	check                   string
 	amount                  int64
-	alt                     []int64
 	first                   string
 	judged                  bool
 	expect, charges, ledger int32
@@ -27,6 +27,9 @@ type orderState struct {
 	// of is the order id each intent (caller and key) first sent, for the
 	// intents of the rounds not yet judged (forgetIntents).
 	of map[string]string
+	// alt are the other amounts sent under an order (A5's mismatch), by
+	// its position in list.
+	alt map[int32][]int64
 	// gen counts track's changes to the orders (attrInputs).
 	gen uint64
 }
@@ -64,8 +67,11 @@ func (e *Env) track(check string, in Intent, intent string) {
 			tr.first = intent
 		}
 	}
-	if in.Meaning.Amount != tr.amount && !slices.Contains(tr.alt, in.Meaning.Amount) {
-		tr.alt = append(tr.alt, in.Meaning.Amount)
+	if in.Meaning.Amount != tr.amount && !slices.Contains(s.alt[i], in.Meaning.Amount) {
+		if s.alt == nil {
+			s.alt = map[int32][]int64{}
+		}
+		s.alt[i] = append(s.alt[i], in.Meaning.Amount)
 		s.gen++
 	}
 }
@@ -98,8 +104,8 @@ func (e *Env) ordersAt() ([]Order, uint64) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	out := make([]Order, 0, len(e.orders.list))
-	for _, tr := range e.orders.list {
-		out = append(out, Order{ID: tr.id, Amount: tr.amount, Alt: slices.Clone(tr.alt)})
+	for i, tr := range e.orders.list {
+		out = append(out, Order{ID: tr.id, Amount: tr.amount, Alt: slices.Clone(e.orders.alt[int32(i)])})
 	}
 	return out, e.orders.gen
 }
