@@ -14,6 +14,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -44,8 +45,17 @@ type Front struct {
 	mu sync.Mutex
 	// log is only ever appended to: the judge's attribution cache takes an
 	// unchanged Len for an unchanged log.
-	log   []kept
+	log []kept
+	// rules are the armed rules, the ones each request is matched against;
+	// a rule leaves when stopped, and a Once rule when it fired (spent keeps
+	// it until stopped: it may hold a request or an answer Close releases).
+	// A soak arms rules for a run's every faulted intent.
 	rules []*Rule
+	spent map[*Rule]struct{}
+	// names interns the methods and paths the log keeps, inMem the bodies
+	// of the exchanges the disk refused, by position (log.go).
+	names map[string]string
+	inMem map[int]bodies
 	// disk holds the exchanges' bodies (log.go); readErr is the first that
 	// could not be read back.
 	disk    spill.Store
@@ -79,7 +89,10 @@ func (f *Front) Addr() string { return f.ln.Addr().String() }
 // exchanges' bodies kept on disk.
 func (f *Front) Close() error {
 	f.mu.Lock()
-	for _, r := range f.rules {
+	for _, r := range slices.Clone(f.rules) {
+		r.stopLocked()
+	}
+	for r := range f.spent {
 		r.stopLocked()
 	}
 	f.mu.Unlock()
@@ -238,6 +251,15 @@ func (r *Rule) stopLocked() {
 	if !r.stopped {
 		r.stopped = true
 		close(r.done)
+		r.f.disarmLocked(r)
+	}
+	delete(r.f.spent, r)
+}
+
+// disarmLocked takes r out of the rules requests are matched against.
+func (f *Front) disarmLocked(r *Rule) {
+	if i := slices.Index(f.rules, r); i >= 0 {
+		f.rules = slices.Delete(f.rules, i, i+1)
 	}
 }
 
@@ -259,6 +281,13 @@ func (f *Front) match(key, body string, amount int64) *Rule {
 		}
 		r.fired++
 		r.changedLocked()
+		if r.once {
+			f.disarmLocked(r)
+			if f.spent == nil {
+				f.spent = map[*Rule]struct{}{}
+			}
+			f.spent[r] = struct{}{}
+		}
 		return r
 	}
 	return nil

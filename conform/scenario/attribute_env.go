@@ -9,49 +9,6 @@ import (
 	"github.com/idemcheck/idemcheck/conform/pspfront"
 )
 
-// track registers what a check sent under an order id.
-func (e *Env) track(check string, in Intent, intent string) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if e.orders == nil {
-		e.orders = map[string]*tracked{}
-	}
-	order := in.Meaning.OrderID
-	if first, ok := e.orderOf[intent]; ok && intent != "" {
-		// Another meaning under a key already used (a mismatch): what it
-		// may have charged belongs to the key's first order.
-		order = first
-	}
-	tr, ok := e.orders[order]
-	if !ok {
-		tr = &tracked{check: check, amount: in.Meaning.Amount, intents: map[string]bool{}}
-		e.orders[order] = tr
-		e.order = append(e.order, order)
-		e.ordersGen++
-	}
-	if intent != "" {
-		if e.orderOf == nil {
-			e.orderOf = map[string]string{}
-		}
-		if _, ok := e.orderOf[intent]; !ok {
-			e.orderOf[intent] = order
-		}
-	}
-	if in.Meaning.Amount != tr.amount && !slices.Contains(tr.alt, in.Meaning.Amount) {
-		tr.alt = append(tr.alt, in.Meaning.Amount)
-		e.ordersGen++
-	}
-	if intent != "" {
-		tr.intents[intent] = true
-	}
-}
-
-// Orders lists every order the run sent, in first-sent order.
-func (e *Env) Orders() []Order {
-	orders, _ := e.ordersAt()
-	return orders
-}
-
 // attrCache is the last Attribution and what it was made from. Judging a
 // round asks for the run's attribution once per intent; remaking it each
 // time made the judge's cost grow with the run's size squared (a soak's
@@ -100,25 +57,6 @@ type ChargeLog interface {
 	ChargeCount(ctx context.Context) (n int, ok bool)
 }
 
-// ordersGeneration is the orders' generation (see attrInputs).
-func (e *Env) ordersGeneration() uint64 {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return e.ordersGen
-}
-
-// ordersAt is Orders with the generation they are of.
-func (e *Env) ordersAt() ([]Order, uint64) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	out := make([]Order, 0, len(e.order))
-	for _, id := range e.order {
-		tr := e.orders[id]
-		out = append(out, Order{ID: id, Amount: tr.amount, Alt: slices.Clone(tr.alt)})
-	}
-	return out, e.ordersGen
-}
-
 // attribute reads the PSP's charges and attributes them to the run's
 // orders. The Attribution is shared with every caller until an input
 // changes: read it, never change it (ChargesFor hands out copies).
@@ -163,6 +101,19 @@ func (e *Env) attribute(ctx context.Context) (Attribution, bool) {
 	in.orders = gen
 	c.a, c.in, c.ok = Attribute(all, ex, orders), in, true
 	return c.a, true
+}
+
+// forgetJudged lets go of what judging a round needed and no later round
+// does: the cached Attribution (a copy of every charge of the run, which
+// the next round's judge remakes anyway, its charges being new) and which
+// order each of the round's intents sent. Called when a long check's round
+// was judged and absorbed.
+func (e *Env) forgetJudged() {
+	c := &e.attr
+	c.mu.Lock()
+	c.ok, c.in, c.a = false, attrInputs{}, Attribution{}
+	c.mu.Unlock()
+	e.forgetIntents()
 }
 
 // ChargesFor returns the PSP charges attributed to the intent's order in a

@@ -104,32 +104,15 @@ type Env struct {
 	counter atomic.Int64
 	faults  []checker.FaultWindow
 	keyRand *rand.Rand
-	orders  map[string]*tracked
-	order   []string
-	// orderOf is the order id each intent (caller and key) first sent.
-	orderOf map[string]string
-	// ordersGen counts track's changes to orders (attribute_env.go).
-	ordersGen uint64
-	attr      attrCache
+	// orders is every order the run sent (orders.go).
+	orders orderState
+	attr   attrCache
 	// badPath is set at the first success answer outcomes.payment_id
 	// matched nothing in (paymentid.go).
 	badPath     sync.Once
 	badPathErr  error
 	badPathSeen atomic.Bool
 	waited      waits
-}
-
-// tracked is one order id of the run: the intents that sent it, the check
-// that made it, and what that check's judge expected and counted.
-type tracked struct {
-	check   string
-	amount  int64
-	alt     []int64
-	intents map[string]bool
-	judged  bool
-	expect  int
-	charges int
-	ledger  int
 }
 
 // Intent is one logical payment idemcheck makes up.

@@ -230,13 +230,3 @@ func timesWord(n int) string {
 	}
 	return fmt.Sprintf("%d times", n)
 }
-
-// Judged records what a check's judge expected and counted for an order,
-// for the final recount.
-func (e *Env) Judged(order string, expect, charges, ledger int) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if tr := e.orders[order]; tr != nil {
-		tr.judged, tr.expect, tr.charges, tr.ledger = true, expect, charges, ledger
-	}
-}

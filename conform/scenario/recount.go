@@ -44,16 +44,10 @@ func Recount(ctx context.Context, e *Env, results []Result) []Result {
 	for i := range results {
 		byID[results[i].ID] = &results[i]
 	}
-	e.mu.Lock()
-	orders := append([]string(nil), e.order...)
-	tracks := map[string]tracked{}
-	for _, id := range orders {
-		tracks[id] = *e.orders[id]
-	}
-	e.mu.Unlock()
+	orders := e.trackedCopy()
 	total, late := 0, 0
-	for _, id := range orders {
-		tr := tracks[id]
+	for _, tr := range orders {
+		id := tr.id
 		cs := attr.By[id]
 		total += len(cs)
 		if !tr.judged {
@@ -63,10 +57,10 @@ func Recount(ctx context.Context, e *Env, results []Result) []Result {
 		if target == nil {
 			target = &r
 		}
-		if n := len(cs); n > tr.expect && n > tr.charges {
+		if n := len(cs); n > int(tr.expect) && n > int(tr.charges) {
 			late++
 			f := Finding{Level: Safety, Kind: checker.KindDoubleCharge, Rule: RuleLate, Amount: tr.amount, Charges: cs,
-				Intent: firstIntent(tr), Message: fmt.Sprintf("late charge: order %s has %d PSP charges %s after the run's checks (%d when %s was judged, %d expected); PSP keys %s",
+				Intent: tr.first, Message: fmt.Sprintf("late charge: order %s has %d PSP charges %s after the run's checks (%d when %s was judged, %d expected); PSP keys %s",
 					id, n, q, tr.charges, tr.check, tr.expect, strings.Join(PSPKeys(cs), ", "))}
 			target.AddLate(f)
 		}
@@ -74,9 +68,9 @@ func Recount(ctx context.Context, e *Env, results []Result) []Result {
 			rows, err := e.Ledger.Rows(ctx, id)
 			// Rows the PSP's charges account for are the late charge's
 			// finding above; rows beyond them are the service's books only.
-			if err == nil && len(rows) > tr.expect && len(rows) > tr.ledger && len(rows) > len(cs) {
+			if err == nil && len(rows) > int(tr.expect) && len(rows) > int(tr.ledger) && len(rows) > len(cs) {
 				late++
-				target.AddLate(Finding{Level: Safety, Kind: checker.KindDoubleBooking, Rule: RuleLate, Amount: tr.amount, Intent: firstIntent(tr),
+				target.AddLate(Finding{Level: Safety, Kind: checker.KindDoubleBooking, Rule: RuleLate, Amount: tr.amount, Intent: tr.first,
 					Message: fmt.Sprintf("late ledger row: the service's ledger has %d charges for order %s after the quiet period (%d when %s was judged; the PSP has %d)", len(rows), id, tr.ledger, tr.check, len(cs))})
 			}
 		}
@@ -102,14 +96,4 @@ func Recount(ctx context.Context, e *Env, results []Result) []Result {
 	r.Why = fmt.Sprintf("%d orders recounted after %s quiet: %d charges (%d by metadata, %d by the PSP request, %d by amount), none unattributed, %d late",
 		len(orders), q, total, attr.How[ByMetadata], attr.How[ByRequest], attr.How[ByAmount], late)
 	return append(results, r)
-}
-
-func firstIntent(tr tracked) string {
-	best := ""
-	for n := range tr.intents {
-		if best == "" || n < best {
-			best = n
-		}
-	}
-	return best
 }

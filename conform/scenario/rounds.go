@@ -74,6 +74,7 @@ func (t *T) Absorb(label string, r *T) bool {
 	now := history.Now()
 	e.D.Forget(e.D.NextSeq() - 1)
 	e.D.Recorder.Forget(now)
+	e.forgetJudged()
 	if gone := e.ForgetFaults(now); keep {
 		// The kept round's pictures draw its faults.
 		t.mu.Lock()
