@@ -107,7 +107,10 @@ func (l *Log[T]) Each(fn func(T) bool) error {
 // All returns every record in order; with an error, the records it could
 // read (see Each).
 func (l *Log[T]) All() ([]T, error) {
-	out := make([]T, 0, l.Len())
+	var out []T // nil when empty, as an append to nothing is
+	if n := l.Len(); n > 0 {
+		out = make([]T, 0, n)
+	}
 	err := l.Each(func(r T) bool { out = append(out, r); return true })
 	return out, err
 }
