@@ -107,6 +107,11 @@ type PSP struct {
 	dlog    *core.DeliveryLog
 	spill   *spill.Store // saved answers, events, old search versions on disk; closed last
 	calls   core.CallLog // every API call answered: the PSP's own count
+	// logs holds the ground truth on disk. Close leaves it open: a
+	// harness reads what happened after stopping the PSP. Its file is
+	// unlinked, and closed with the PSP's last reference (os.File's
+	// finalizer).
+	logs *spill.Store
 
 	dialect core.Dialect
 	api     core.Server // the dialect's API: its routes and its objects
@@ -154,9 +159,10 @@ func Start(cfg Config) (*PSP, error) {
 		pause:    core.NewPauser(),
 		dlog:     &core.DeliveryLog{},
 		spill:    &spill.Store{Owner: "fakepsp"},
+		logs:     &spill.Store{Owner: "fakepsp-logs"},
 	}
 	p.idle = sync.NewCond(&p.life)
-	p.truth = core.NewGroundTruth(cfg.Recorder, cfg.OnOp)
+	p.truth = core.NewGroundTruthOn(p.logs, cfg.Recorder, cfg.OnOp)
 	p.limiter = core.NewRateLimiter(cfg.RateLimits)
 	p.faults = core.NewFaults(p.pause.Set)
 	p.api = p.dialect.Serve(host{p})
