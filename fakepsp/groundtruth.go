@@ -1,6 +1,7 @@
 package fakepsp
 
 import (
+	"errors"
 	"io"
 
 	"github.com/idemcheck/idemcheck/fakepsp/core"
@@ -23,9 +24,11 @@ func (p *PSP) WriteHistory(w io.Writer) error {
 	return core.WriteJSONL(w, ops)
 }
 
-// ReadError returns, and forgets, the first read of the PSP's ground truth
-// on disk that failed since it was last asked: the read returned fewer ops
-// than were logged, so a check that read them judged a truth it did not
-// have (conform/scenario's TruthReader, as Remote's ReadError for a PSP
-// over the network).
-func (p *PSP) ReadError() error { return p.truth.ReadErr() }
+// ReadError returns, and forgets, the first read of the PSP's logs on disk
+// (its ground truth, calls and deliveries) that failed since it was last
+// asked: the reads returned fewer records than were logged, so a check
+// that read them judged a truth it did not have (conform/scenario's
+// TruthReader, as Remote's ReadError for a PSP over the network).
+func (p *PSP) ReadError() error {
+	return errors.Join(p.truth.ReadErr(), p.calls.ReadErr(), p.dlog.ReadErr())
+}

@@ -59,7 +59,13 @@ func ControlRoutes(mux *http.ServeMux, p ControlHost) {
 		info["paused"], info["now"] = p.Pause.Paused(), p.Now().UTC().Format(time.RFC3339Nano)
 		return http.StatusOK, info
 	})
-	ctl("GET /_psp/deliveries", func(*http.Request) (int, any) { return http.StatusOK, nonNilSlice(p.Log.All()) })
+	ctl("GET /_psp/deliveries", func(*http.Request) (int, any) {
+		ds, err := p.Log.AllErr()
+		if err != nil {
+			return http.StatusInternalServerError, map[string]string{"error": err.Error()}
+		}
+		return http.StatusOK, nonNilSlice(ds)
+	})
 	ctl("POST /_psp/accounts", func(*http.Request) (int, any) {
 		return http.StatusCreated, map[string]string{"secret_key": p.NewAccount()}
 	})
