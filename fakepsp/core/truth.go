@@ -55,9 +55,11 @@ type effectOp struct {
 	Intent, PaymentID string
 	PSPKey            string
 	Amount            int64
-	Metadata          map[string]string
-	// EmptyMetadata tells an empty map from none, which gob does not.
-	EmptyMetadata bool
+	// Metadata is the map's keys and values in turn: gob decodes a slice
+	// about twice as fast as a map.
+	Metadata []string
+	// HasMetadata tells an empty map from none, which gob does not.
+	HasMetadata bool
 }
 
 // logged is op as the log keeps it. The compact form is used only when it
@@ -65,8 +67,10 @@ type effectOp struct {
 func logged(op history.Op) loggedOp {
 	if op.Return != nil && op.Input.Amount != nil {
 		e := &effectOp{Call: op.Call, Return: *op.Return, Intent: op.Intent, PaymentID: op.PaymentID,
-			PSPKey: op.Input.PSPKey, Amount: *op.Input.Amount, Metadata: op.Input.Metadata,
-			EmptyMetadata: op.Input.Metadata != nil && len(op.Input.Metadata) == 0}
+			PSPKey: op.Input.PSPKey, Amount: *op.Input.Amount, HasMetadata: op.Input.Metadata != nil}
+		for k, v := range op.Input.Metadata {
+			e.Metadata = append(e.Metadata, k, v)
+		}
 		if reflect.DeepEqual(e.op(op.Op), op) {
 			return loggedOp{Kind: op.Op, Effect: e}
 		}
@@ -78,9 +82,12 @@ func logged(op history.Op) loggedOp {
 }
 
 func (e *effectOp) op(kind string) history.Op {
-	md := e.Metadata
-	if md == nil && e.EmptyMetadata {
-		md = map[string]string{}
+	var md map[string]string
+	if e.HasMetadata {
+		md = make(map[string]string, len(e.Metadata)/2)
+		for i := 0; i+1 < len(e.Metadata); i += 2 {
+			md[e.Metadata[i]] = e.Metadata[i+1]
+		}
 	}
 	return history.Op{Process: "psp", Op: kind, Call: e.Call, Return: history.Int64(e.Return),
 		Intent: e.Intent, PaymentID: e.PaymentID,
