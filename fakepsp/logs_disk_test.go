@@ -2,6 +2,7 @@ package fakepsp
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"net/http"
 	"net/http/httptest"
@@ -77,13 +78,17 @@ func TestLogsOnDiskReadBackWhole(t *testing.T) {
 func TestLogsThatCannotBeReadAreAnError(t *testing.T) {
 	p := start(t, Config{})
 	chargeMany(t, p, logsIntents)
+	remote, err := Dial(context.Background(), p.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := p.logs.Close(); err != nil {
 		t.Fatal(err)
 	}
 	if got, want := len(p.Charges()), logsIntents%spill.ChunkLen; got != want {
 		t.Fatalf("Charges after the store closed: %d, want the %d in memory", got, want)
 	}
-	err := p.ReadError()
+	err = p.ReadError()
 	if !errors.Is(err, spill.ErrClosed) || !strings.Contains(err.Error(), "ground truth: read 12 of its 140 charge ops") {
 		t.Fatalf("ReadError: %v, want the ground truth's ErrClosed", err)
 	}
@@ -108,6 +113,13 @@ func TestLogsThatCannotBeReadAreAnError(t *testing.T) {
 		if a.status != http.StatusInternalServerError || !bytes.Contains(a.raw, []byte("closed")) {
 			t.Fatalf("GET %s with its log unreadable: %d %s, want a 500 naming it", path, a.status, a.raw)
 		}
+	}
+	// A PSP reached by URL: the 500 is the remote's read error, no charges.
+	if got := remote.Charges(); len(got) != 0 {
+		t.Fatalf("the remote read %d charges from a history that cannot be read", len(got))
+	}
+	if err := remote.ReadError(); err == nil || !strings.Contains(err.Error(), "500") || !strings.Contains(err.Error(), "closed") {
+		t.Fatalf("the remote's ReadError: %v, want the 500 naming the closed store", err)
 	}
 	var buf bytes.Buffer
 	if err := p.WriteHistory(&buf); !errors.Is(err, spill.ErrClosed) || buf.Len() != 0 {
