@@ -1,6 +1,7 @@
 package fakepsp
 
 import (
+	"errors"
 	"io"
 
 	"github.com/idemcheck/idemcheck/fakepsp/core"
@@ -14,4 +15,20 @@ type OpRecorder = core.OpRecorder
 func (p *PSP) RecorderErr() error { return p.truth.RecorderErr() }
 
 // WriteHistory writes every charge and refund as JSON Lines (HISTORY.md).
-func (p *PSP) WriteHistory(w io.Writer) error { return core.WriteJSONL(w, p.truth.Ops("")) }
+// A history that cannot be read whole is an error, and nothing is written.
+func (p *PSP) WriteHistory(w io.Writer) error {
+	ops, err := p.truth.OpsErr("")
+	if err != nil {
+		return err
+	}
+	return core.WriteJSONL(w, ops)
+}
+
+// ReadError returns, and forgets, the first read of the PSP's logs on disk
+// (its ground truth, calls and deliveries) that failed since it was last
+// asked: the reads returned fewer records than were logged, so a check
+// that read them judged a truth it did not have (conform/scenario's
+// TruthReader, as Remote's ReadError for a PSP over the network).
+func (p *PSP) ReadError() error {
+	return errors.Join(p.truth.ReadErr(), p.calls.ReadErr(), p.dlog.ReadErr())
+}

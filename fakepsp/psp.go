@@ -106,7 +106,12 @@ type PSP struct {
 	pause   *core.Pauser
 	dlog    *core.DeliveryLog
 	spill   *spill.Store // saved answers, events, old search versions on disk; closed last
-	calls   core.CallLog // every API call answered: the PSP's own count
+	// logs holds the ground truth, the calls and the deliveries on disk.
+	// Close leaves it open: a harness reads what happened after stopping
+	// the PSP. Its file is unlinked, and closed with the PSP's last
+	// reference (os.File's finalizer).
+	logs  *spill.Store
+	calls *core.CallLog // every API call answered: the PSP's own count
 
 	dialect core.Dialect
 	api     core.Server // the dialect's API: its routes and its objects
@@ -152,11 +157,12 @@ func Start(cfg Config) (*PSP, error) {
 		cancel:   cancel,
 		whSecret: cfg.WebhookSecret,
 		pause:    core.NewPauser(),
-		dlog:     &core.DeliveryLog{},
 		spill:    &spill.Store{Owner: "fakepsp"},
+		logs:     &spill.Store{Owner: "fakepsp-logs"},
 	}
+	p.dlog, p.calls = core.NewDeliveryLog(p.logs), core.NewCallLog(p.logs)
 	p.idle = sync.NewCond(&p.life)
-	p.truth = core.NewGroundTruth(cfg.Recorder, cfg.OnOp)
+	p.truth = core.NewGroundTruthOn(p.logs, cfg.Recorder, cfg.OnOp)
 	p.limiter = core.NewRateLimiter(cfg.RateLimits)
 	p.faults = core.NewFaults(p.pause.Set)
 	p.api = p.dialect.Serve(host{p})

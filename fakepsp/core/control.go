@@ -45,15 +45,27 @@ func ControlRoutes(mux *http.ServeMux, p ControlHost) {
 			http.Error(w, `{"error":"op must be charge or refund"}`, http.StatusBadRequest)
 			return
 		}
+		ops, err := p.Truth.OpsErr(op)
+		if err != nil {
+			// A short history read as the whole one would hide a charge.
+			http.Error(w, jsonError(err), http.StatusInternalServerError)
+			return
+		}
 		w.Header().Set("Content-Type", "application/x-ndjson")
-		_ = WriteJSONL(w, p.Truth.Ops(op))
+		_ = WriteJSONL(w, ops)
 	})
 	ctl("GET /_psp/info", func(*http.Request) (int, any) {
 		info := p.Info()
 		info["paused"], info["now"] = p.Pause.Paused(), p.Now().UTC().Format(time.RFC3339Nano)
 		return http.StatusOK, info
 	})
-	ctl("GET /_psp/deliveries", func(*http.Request) (int, any) { return http.StatusOK, nonNilSlice(p.Log.All()) })
+	ctl("GET /_psp/deliveries", func(*http.Request) (int, any) {
+		ds, err := p.Log.AllErr()
+		if err != nil {
+			return http.StatusInternalServerError, map[string]string{"error": err.Error()}
+		}
+		return http.StatusOK, nonNilSlice(ds)
+	})
 	ctl("POST /_psp/accounts", func(*http.Request) (int, any) {
 		return http.StatusCreated, map[string]string{"secret_key": p.NewAccount()}
 	})
@@ -157,4 +169,10 @@ func nonNilSlice[T any](s []T) []T {
 		return []T{}
 	}
 	return s
+}
+
+// jsonError is err as the control API's JSON error body.
+func jsonError(err error) string {
+	b, _ := json.Marshal(map[string]string{"error": err.Error()})
+	return string(b)
 }
