@@ -25,6 +25,11 @@ type TruthReader interface {
 	ReadError() error
 }
 
+// The local PSP keeps its ground truth on disk too: were it ever to stop
+// being a TruthReader, takeReadError would silently stop asking it, and a
+// check would judge charges it failed to read. This fails the build instead.
+var _ TruthReader = (*fakepsp.PSP)(nil)
+
 func takeReadError(e *Env) error {
 	var errs []error
 	if tr, ok := e.PSP.(TruthReader); ok {
