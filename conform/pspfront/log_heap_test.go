@@ -72,3 +72,31 @@ func BenchmarkHeapPerExchange(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkExchanges15k: the time of one Exchanges() over 15,000 logged
+// exchanges of the soak's mix, which attribution reads at every round.
+// go test -run XXX -bench Exchanges15k ./conform/pspfront/
+func BenchmarkExchanges15k(b *testing.B) {
+	f, err := Start("http://127.0.0.1:1", "")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	resp := fmt.Sprintf(`{"id":"pi_1","status":"succeeded",%s}`, strings.Repeat(`"x":1,`, 200)+`"y":1`)
+	const n = 15000
+	for i := range n / 3 {
+		body := fmt.Sprintf("amount=%d\ncurrency=usd\nmetadata[order_id]=ord-123456-%05d\nconfirm=true\n", 1000+i, i)
+		key := fmt.Sprintf("%08x-1c2d-4e5f-8a9b-0123456789ab", i)
+		f.keep(Exchange{Method: "POST", Path: "/v1/payment_intents", Key: key, Body: body, Status: 200, RespBody: resp})
+		f.keep(Exchange{Method: "POST", Path: "/v1/payment_intents", Key: key, Body: body, Status: 200, RespBody: resp})
+		f.keep(Exchange{Method: "GET", Path: fmt.Sprintf("/v1/payment_intents/pi_3Q%022d", i), Status: 200, RespBody: resp})
+	}
+	for b.Loop() {
+		if xs := f.Exchanges(); len(xs) != n {
+			b.Fatalf("%d exchanges, want %d", len(xs), n)
+		}
+	}
+	if err := f.ReadError(); err != nil {
+		b.Fatal(err)
+	}
+}
