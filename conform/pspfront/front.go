@@ -44,22 +44,19 @@ type Front struct {
 
 	mu sync.Mutex
 	// log is only ever appended to: the judge's attribution cache takes an
-	// unchanged Len for an unchanged log.
-	log []kept
+	// unchanged Len for an unchanged log (log.go).
+	log *spill.Log[logged]
 	// rules are the armed rules, the ones each request is matched against;
 	// a rule leaves when stopped, and a Once rule when it fired (spent keeps
 	// it until stopped: it may hold a request or an answer Close releases).
 	// A soak arms rules for a run's every faulted intent.
 	rules []*Rule
 	spent map[*Rule]struct{}
-	// names interns the methods and paths the log keeps, inMem the bodies
-	// of the exchanges the disk refused, by position (log.go).
-	names map[string]string
-	inMem map[int]bodies
-	// disk holds the exchanges' bodies (log.go); readErr is the first that
-	// could not be read back.
+	// disk holds the log's chunks; readErr is the first failure to read
+	// them back, closed says Close dropped them.
 	disk    spill.Store
 	readErr error
+	closed  bool
 }
 
 // Start listens on listen ("" = a free loopback port) and forwards to upstream (a base URL).
@@ -74,6 +71,7 @@ func Start(upstream, listen string) (*Front, error) {
 	f := &Front{up: strings.TrimRight(upstream, "/"), ln: ln,
 		hc: &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}}
 	f.disk.Owner = "pspfront"
+	f.log = spill.NewLog[logged](&f.disk)
 	f.srv = &http.Server{Handler: http.HandlerFunc(f.serve), ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = f.srv.Serve(ln) }()
 	return f, nil
@@ -95,6 +93,7 @@ func (f *Front) Close() error {
 	for r := range f.spent {
 		r.stopLocked()
 	}
+	f.closed = true
 	f.mu.Unlock()
 	err := f.srv.Close()
 	if derr := f.disk.Close(); err == nil {
