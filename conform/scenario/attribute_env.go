@@ -97,9 +97,15 @@ func (e *Env) attribute(ctx context.Context) (Attribution, bool) {
 		ex = e.Front.Exchanges()
 		in.exchanges = len(ex)
 	}
-	orders, gen := e.ordersAt()
+	orders, gen, err := e.ordersAt()
 	in.orders = gen
-	c.a, c.in, c.ok = Attribute(all, ex, orders), in, true
+	a := Attribute(all, ex, orders)
+	if err != nil {
+		// Not cached: the next ask reads the orders again. The check is
+		// Errored by the read error takeReadError finds.
+		return a, true
+	}
+	c.a, c.in, c.ok = a, in, true
 	return c.a, true
 }
 

@@ -1,11 +1,15 @@
 package scenario
 
-import "slices"
+import (
+	"fmt"
+	"slices"
+)
 
 // What the Env keeps of every order a run sent, for the attribution and
-// the final recount: a soak sends thousands, and this is what stays in
-// memory of each after its round was judged and forgotten (issue 54), so
-// it is one flat record, not a map of its intents.
+// the final recount. A soak sends thousands: memory holds the orders of
+// the rounds not yet absorbed (the index track needs), and an absorbed
+// round's orders go to a log on disk (orders_disk.go), read back in
+// first-sent order whenever every order is asked for (issue 54).
 
 // tracked is one order id of the run: the check that made it, its amount
 // (other amounts sent under it, rare, are in orderState.alt), the least
@@ -18,9 +22,14 @@ type tracked struct {
 	first                   string
 	judged                  bool
 	expect, charges, ledger int32
+	// judgedOnly says Judged named an order the rounds since the last
+	// absorb did not send: it carries the judge's counts to the order's
+	// record on disk, and nothing else (orders_disk.go merges it).
+	judgedOnly bool
 }
 
-// orderState is the run's orders in first-sent order, and where each is.
+// orderState is the run's orders not yet absorbed, in first-sent order,
+// where each is, and the log of the absorbed ones.
 type orderState struct {
 	at   map[string]int32
 	list []tracked
@@ -32,6 +41,10 @@ type orderState struct {
 	alt map[int32][]int64
 	// gen counts track's changes to the orders (attrInputs).
 	gen uint64
+	// done are the absorbed rounds' orders (orders_disk.go); readErr is
+	// the first failure to read them back since takeReadError asked.
+	done    *ordersLog
+	readErr error
 }
 
 // track registers what a check sent under an order id.
@@ -46,7 +59,10 @@ func (e *Env) track(check string, in Intent, intent string) {
 		order = first
 	}
 	i, ok := s.at[order]
-	if !ok {
+	// An order judged before this span sent it keeps that judgedOnly
+	// record where it is (it applies to an absorbed record of the order,
+	// or to none) and is sent under a record of its own, after it.
+	if !ok || s.list[i].judgedOnly {
 		if s.at == nil {
 			s.at = map[string]int32{}
 		}
@@ -86,9 +102,11 @@ func (e *Env) forgetIntents() {
 	e.orders.of = nil
 }
 
-// Orders lists every order the run sent, in first-sent order.
+// Orders lists every order the run sent, in first-sent order. An order
+// that could not be read back from disk is the check's read error
+// (takeReadError), never silently one order fewer.
 func (e *Env) Orders() []Order {
-	orders, _ := e.ordersAt()
+	orders, _, _ := e.ordersAt()
 	return orders
 }
 
@@ -99,22 +117,25 @@ func (e *Env) ordersGeneration() uint64 {
 	return e.orders.gen
 }
 
-// ordersAt is Orders with the generation they are of.
-func (e *Env) ordersAt() ([]Order, uint64) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	out := make([]Order, 0, len(e.orders.list))
-	for i, tr := range e.orders.list {
-		out = append(out, Order{ID: tr.id, Amount: tr.amount, Alt: slices.Clone(e.orders.alt[int32(i)])})
+// ordersAt is Orders with the generation they are of, and the read error
+// (also kept for takeReadError) when the absorbed ones could not all be read.
+func (e *Env) ordersAt() ([]Order, uint64, error) {
+	all, gen, err := e.allTracked()
+	out := make([]Order, 0, len(all))
+	for _, m := range all {
+		out = append(out, Order{ID: m.id, Amount: m.amount, Alt: m.alt})
 	}
-	return out, e.orders.gen
+	return out, gen, err
 }
 
-// trackedCopy is every order's record, for the recount.
-func (e *Env) trackedCopy() []tracked {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return slices.Clone(e.orders.list)
+// trackedCopy is every order's record, for the recount; see ordersAt.
+func (e *Env) trackedCopy() ([]tracked, error) {
+	all, _, err := e.allTracked()
+	out := make([]tracked, 0, len(all))
+	for _, m := range all {
+		out = append(out, m.tracked)
+	}
+	return out, err
 }
 
 // Judged records what a check's judge expected and counted for an order,
@@ -122,8 +143,33 @@ func (e *Env) trackedCopy() []tracked {
 func (e *Env) Judged(order string, expect, charges, ledger int) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if i, ok := e.orders.at[order]; ok {
-		tr := &e.orders.list[i]
-		tr.judged, tr.expect, tr.charges, tr.ledger = true, int32(expect), int32(charges), int32(ledger)
+	s := &e.orders
+	i, ok := s.at[order]
+	if !ok {
+		if s.done == nil || s.done.log.Len() == 0 {
+			return // an order the run never sent, as before
+		}
+		// Maybe an absorbed round's: the record carries the counts to it.
+		if s.at == nil {
+			s.at = map[string]int32{}
+		}
+		i = int32(len(s.list))
+		s.at[order] = i
+		s.list = append(s.list, tracked{id: order, judgedOnly: true})
 	}
+	tr := &s.list[i]
+	tr.judged, tr.expect, tr.charges, tr.ledger = true, int32(expect), int32(charges), int32(ledger)
+}
+
+// takeOrdersReadError returns, and forgets, the first failure to read the
+// absorbed orders back.
+func (e *Env) takeOrdersReadError() error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	err := e.orders.readErr
+	e.orders.readErr = nil
+	if err != nil {
+		return fmt.Errorf("the run's orders: %w", err)
+	}
+	return nil
 }

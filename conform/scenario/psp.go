@@ -44,6 +44,11 @@ func takeReadError(e *Env) error {
 			errs = append(errs, fmt.Errorf("the recording front's exchanges: %w", err))
 		}
 	}
+	if err := e.takeOrdersReadError(); err != nil {
+		// A lost order makes its charges look unattributed, or hides a
+		// double charge.
+		errs = append(errs, err)
+	}
 	return errors.Join(errs...)
 }
 

@@ -31,6 +31,8 @@ func Recount(ctx context.Context, e *Env, results []Result) []Result {
 		return append(results, r)
 	}
 	q := e.Cfg.QuiesceD()
+	// A failure before the recount is the last check's, not the recount's.
+	_ = takeReadError(e)
 	if e.sleepFor(ctx, WaitQuiet, q) != nil {
 		r.Verdict, r.Why = Errored, "interrupted during the quiet period"
 		return append(results, r)
@@ -44,7 +46,13 @@ func Recount(ctx context.Context, e *Env, results []Result) []Result {
 	for i := range results {
 		byID[results[i].ID] = &results[i]
 	}
-	orders := e.trackedCopy()
+	// An order that could not be read back is in the read error too.
+	orders, _ := e.trackedCopy()
+	if err := takeReadError(e); err != nil {
+		r.Verdict, r.Why = Errored, fmt.Sprintf("the evidence could not be read (%v): no recount stands on orders or charges it did not see", err)
+		r.Elapsed = time.Since(start)
+		return append(results, r)
+	}
 	total, late := 0, 0
 	for _, tr := range orders {
 		id := tr.id

@@ -75,6 +75,7 @@ func (t *T) Absorb(label string, r *T) bool {
 	e.D.Forget(e.D.NextSeq() - 1)
 	e.D.Recorder.Forget(now)
 	e.forgetJudged()
+	e.absorbOrders()
 	if gone := e.ForgetFaults(now); keep {
 		// The kept round's pictures draw its faults.
 		t.mu.Lock()
