@@ -71,23 +71,23 @@ func (e *Env) allTracked() ([]mergedOrder, uint64, error) {
 	}
 	gen, done := s.gen, s.done
 	e.mu.Unlock()
-	var all []mergedOrder
-	var err error
-	if done != nil {
-		all = make([]mergedOrder, 0, done.log.Len()+len(cur))
-		err = done.log.Each(func(d diskOrder) bool {
-			all = append(all, mergedOrder{tracked: tracked{id: d.ID, check: d.Check, first: d.First, amount: d.Amount,
-				judged: d.Judged, judgedOnly: d.JudgedOnly, expect: d.Expect, charges: d.Charges, ledger: d.Ledger}, alt: d.Alt})
-			return true
-		})
-		if err != nil {
-			err = fmt.Errorf("%d absorbed orders on disk, some unreadable: %w", done.log.Len(), err)
-			e.mu.Lock()
-			if e.orders.readErr == nil {
-				e.orders.readErr = err
-			}
-			e.mu.Unlock()
+	if done == nil {
+		// Nothing absorbed: ids are unique and no record is judgedOnly.
+		return cur, gen, nil
+	}
+	all := make([]mergedOrder, 0, done.log.Len()+len(cur))
+	err := done.log.Each(func(d diskOrder) bool {
+		all = append(all, mergedOrder{tracked: tracked{id: d.ID, check: d.Check, first: d.First, amount: d.Amount,
+			judged: d.Judged, judgedOnly: d.JudgedOnly, expect: d.Expect, charges: d.Charges, ledger: d.Ledger}, alt: d.Alt})
+		return true
+	})
+	if err != nil {
+		err = fmt.Errorf("%d absorbed orders on disk, some unreadable: %w", done.log.Len(), err)
+		e.mu.Lock()
+		if e.orders.readErr == nil {
+			e.orders.readErr = err
 		}
+		e.mu.Unlock()
 	}
 	return mergeOrders(append(all, cur...)), gen, err
 }
