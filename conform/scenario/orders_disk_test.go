@@ -119,3 +119,45 @@ func TestUnreadableOrdersAreAReadError(t *testing.T) {
 		t.Fatalf("recount %s (%s) with %d findings, want Errored naming the orders", r.Verdict, r.Why, len(r.Findings))
 	}
 }
+
+// TestOrdersReadDuringAbsorbs: a reader racing sends and absorbs sees
+// every order sent before its read exactly once, in first-sent order (an
+// absorb between its look at memory and at the disk is merged, not
+// doubled). Run it under -race too.
+func TestOrdersReadDuringAbsorbs(t *testing.T) {
+	e := &Env{}
+	const n = 20 * spill.ChunkLen
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := range n {
+			sentAs(e, fmt.Sprintf("ord-%04d", i), int64(i), fmt.Sprintf("p:u1:k%d", i))
+			if i%37 == 36 {
+				e.absorbOrders()
+			}
+		}
+	}()
+	check := func(got []Order) {
+		for i, o := range got {
+			if o.ID != fmt.Sprintf("ord-%04d", i) || o.Amount != int64(i) {
+				t.Fatalf("order %d of %d read is %+v", i, len(got), o)
+			}
+		}
+	}
+	reads := 0
+	for running := true; running; reads++ {
+		select {
+		case <-done:
+			running = false
+		default:
+		}
+		check(e.Orders())
+	}
+	if got := e.Orders(); len(got) != n {
+		t.Fatalf("%d orders at the end, want %d", len(got), n)
+	}
+	if err := takeReadError(e); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d reads during the sends", reads)
+}
