@@ -65,6 +65,8 @@ func startTarget(ctx context.Context, cfg *config.Config, o Options, tmp, logDir
 	if !o.Quiet {
 		e.Log = o.Stderr
 	}
+	// First in, so last undone: the run's reports are written by then.
+	tg.undo = append(tg.undo, func() { _ = e.Close() })
 	tg.undo = append(tg.undo, func() {
 		if e.TP != nil {
 			_ = e.TP.Stop()

@@ -129,3 +129,16 @@ func mergeOrders(recs []mergedOrder) []mergedOrder {
 	clear(recs[len(out):])
 	return out
 }
+
+// Close lets the absorbed orders' file go: the run is over and reported.
+// Its descriptor would otherwise stay open until the Env is collected, one
+// per run of a campaign's process.
+func (e *Env) Close() error {
+	e.mu.Lock()
+	done := e.orders.done
+	e.mu.Unlock()
+	if done == nil {
+		return nil
+	}
+	return done.disk.Close()
+}

@@ -161,3 +161,29 @@ func TestOrdersReadDuringAbsorbs(t *testing.T) {
 	}
 	t.Logf("%d reads during the sends", reads)
 }
+
+// TestCloseLetsTheOrdersFileGo: Close (the run's last undo) closes the
+// absorbed orders' store, so a campaign's process keeps no descriptor per
+// run; an Env that absorbed nothing closes as a no-op.
+func TestCloseLetsTheOrdersFileGo(t *testing.T) {
+	if err := (&Env{}).Close(); err != nil {
+		t.Fatalf("Close of an Env with nothing absorbed: %v", err)
+	}
+	e := &Env{}
+	for i := range spill.ChunkLen + 1 {
+		sentAs(e, fmt.Sprintf("ord-%03d", i), int64(i), fmt.Sprintf("p:u1:k%d", i))
+	}
+	e.absorbOrders()
+	if e.orders.done.disk.Path() == "" {
+		t.Fatal("the absorb wrote no chunk to disk")
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.orders.done.disk.Get(spill.Ref{}); err != nil {
+		t.Fatalf("the empty blob after Close: %v", err)
+	}
+	if _, err := e.orders.done.disk.Put([]byte("x")); !errors.Is(err, spill.ErrClosed) {
+		t.Fatalf("Put after Close: %v, want ErrClosed", err)
+	}
+}
