@@ -197,9 +197,13 @@ func TestSeamFitsAnAdyenShapedDialect(t *testing.T) {
 	w.Enqueue(notification{"n1"})
 	w.Enqueue(notification{"n2"})
 	deadline := time.After(10 * time.Second)
-	for len(log.All()) < 2 {
+	for {
+		added := log.Added() // before counting, so no addition is missed
+		if log.Len() >= 2 {
+			break
+		}
 		select {
-		case <-log.Added():
+		case <-added:
 		case <-deadline:
 			t.Fatalf("deliveries after 10 s: %+v", log.All())
 		}

@@ -47,9 +47,13 @@ func TestHoldReleasesInTheOrderAsked(t *testing.T) {
 	w.Enqueue(testEvent{"free"})
 	wait := func(n int) {
 		deadline := time.After(10 * time.Second)
-		for len(log.All()) < n {
+		for {
+			added := log.Added() // before counting, so no addition is missed
+			if log.Len() >= n {
+				break
+			}
 			select {
-			case <-log.Added():
+			case <-added:
 			case <-deadline:
 				t.Fatalf("deliveries after 10 s: %+v, want %d", log.All(), n)
 			}
