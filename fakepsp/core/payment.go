@@ -11,7 +11,7 @@ type Payment struct {
 	State    State
 	Manual   bool   // captured by a later request, not at confirmation
 	Method   string // the payment method it was (or will be) confirmed with
-	Metadata map[string]string
+	Metadata Metadata // compact (Metadata.Map renders it)
 	Created  int64 // unix seconds, the PSP's clock
 	// AttemptID names its latest confirmation attempt (Stripe's latest
 	// charge), successful or declined; AttemptAt is when it was made.
@@ -70,16 +70,18 @@ func (p *Payment) Refundable() int64 { return p.Received - p.Refunded }
 func (p *Payment) Refund(amount int64) { p.Refunded += amount }
 
 // UpdateMetadata merges upd into the metadata: a nil value deletes its key,
-// and a "" key clears every key first. The map is replaced, not changed in
-// place: renderings made earlier (search's versions) share the old one.
+// and a "" key clears every key first. The metadata is replaced, never
+// changed in place: renderings made earlier (search's versions) share the
+// old one.
 func (p *Payment) UpdateMetadata(upd map[string]*string) {
 	if len(upd) == 0 {
 		return
 	}
 	md := map[string]string{}
 	if _, clear := upd[""]; !clear {
-		for k, v := range p.Metadata {
-			md[k] = v
+		md = p.Metadata.Map()
+		if md == nil {
+			md = map[string]string{}
 		}
 	}
 	for k, v := range upd {
@@ -91,5 +93,5 @@ func (p *Payment) UpdateMetadata(upd map[string]*string) {
 			md[k] = *v
 		}
 	}
-	p.Metadata = md
+	p.Metadata = MetadataOf(md)
 }

@@ -49,7 +49,7 @@ func (p *API) createIntent(c *call) response {
 		return *bad
 	}
 	c.begin()
-	pi := &Intent{Payment: core.Payment{ID: newID("pi"), Amount: amount, Currency: currency, Method: pm, Metadata: md},
+	pi := &Intent{Payment: core.Payment{ID: newID("pi"), Amount: amount, Currency: currency, Method: pm, Metadata: core.MetadataOf(md)},
 		store: &p.versions}
 	pi.setDescription(c.params.Str("description"))
 	pi.setCustomer(cus)
