@@ -9,10 +9,10 @@ package core
 type Payment struct {
 	ID       string
 	State    State
-	Manual   bool   // captured by a later request, not at confirmation
-	Method   string // the payment method it was (or will be) confirmed with
+	Manual   bool     // captured by a later request, not at confirmation
+	Method   string   // the payment method it was (or will be) confirmed with
 	Metadata Metadata // compact (Metadata.Map renders it)
-	Created  int64 // unix seconds, the PSP's clock
+	Created  int64    // unix seconds, the PSP's clock
 	// AttemptID names its latest confirmation attempt (Stripe's latest
 	// charge), successful or declined; AttemptAt is when it was made.
 	AttemptID  string
