@@ -30,7 +30,7 @@ type Payment struct {
 
 // State is where a payment stands. A dialect names each state in its own
 // words (Stripe: requires_payment_method ... succeeded).
-type State int
+type State uint8 // a byte: with Manual beside it, a Stripe intent is 224 bytes, not 232
 
 // The states a payment walks through.
 const (
