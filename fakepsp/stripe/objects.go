@@ -105,10 +105,11 @@ func (pi *Intent) JSON() map[string]any {
 // call after every change.
 func (pi *Intent) Snapshot() map[string]any {
 	s := pi.JSON()
-	v := Version{at: time.Since(versionEpoch), Fields: searchView(s)}
-	if v.Fields.Metadata.Len() > 0 {
+	v := versionOf(searchView(s))
+	v.at = time.Since(versionEpoch)
+	if v.metadata.Len() > 0 {
 		// The intent's own, not a copy per version.
-		v.Fields.Metadata = pi.Metadata
+		v.metadata = pi.Metadata
 	}
 	spilled := false
 	if pi.store.disk != nil {
