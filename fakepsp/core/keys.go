@@ -88,9 +88,11 @@ func (s *KeyStore) claim(key, scope, params string, now time.Time, window time.D
 		found = false
 	}
 	if !found {
-		// Cloned: a key sliced from a header line keeps the whole line.
+		// The scope cloned: one sliced from a header line keeps the whole
+		// line. The key is the caller's own copy already (Keyed.Key), the
+		// one its events keep too: not a second per key.
 		e = &keyRec{fp: fp, created: at, executing: true, mem: &keyMem{scope: strings.Clone(scope)}}
-		s.m[strings.Clone(key)] = e
+		s.m[key] = e
 		return e, ClaimFresh
 	}
 	if e.fp != fp {
