@@ -27,7 +27,7 @@ func (a *API) Pay(body []byte, key string) Answer {
 		merchant = a.Merchant // the one configured string, not a copy per payment
 	}
 	p := &Payment{Payment: core.Payment{Amount: req.Amount.Value, Currency: req.Amount.Currency, Method: Method(req.PaymentMethod),
-		Manual: req.Manual(), Metadata: md}, Reference: req.Reference, MerchantAccount: merchant}
+		Manual: req.Manual(), Metadata: core.MetadataOf(md)}, Reference: req.Reference, MerchantAccount: merchant}
 	a.Ops.Create(&p.Payment, core.Hooks{Locked: func(core.Outcome) {
 		p.ID = NewPSPReference()
 		a.Book.Add(p)

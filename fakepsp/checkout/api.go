@@ -42,7 +42,7 @@ func (a *api) pay(body []byte, key string) answer {
 	for k, v := range req.Metadata {
 		md[k] = v
 	}
-	p := &Payment{Payment: core.Payment{Amount: *req.Amount, Currency: req.Currency, Method: req.Method(), Manual: !req.Captured(), Metadata: md},
+	p := &Payment{Payment: core.Payment{Amount: *req.Amount, Currency: req.Currency, Method: req.Method(), Manual: !req.Captured(), Metadata: core.MetadataOf(md)},
 		Reference: req.Reference}
 	a.ops.Create(&p.Payment, core.Hooks{Locked: func(core.Outcome) {
 		p.ID = newID("pay")

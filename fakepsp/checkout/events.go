@@ -33,7 +33,7 @@ func newEvent(typ string, p *Payment, actionID string, amount int64, t core.Targ
 	raw, _ := json.Marshal(map[string]any{
 		"id": id, "type": typ, "version": "1.0.0", "created_on": now.UTC().Format(time.RFC3339),
 		"data": map[string]any{"id": p.ID, "action_id": actionID, "amount": amount, "currency": p.Currency,
-			"reference": p.Reference, "metadata": p.Metadata, "response_code": "10000", "response_summary": "Approved"},
+			"reference": p.Reference, "metadata": p.Metadata.Map(), "response_code": "10000", "response_summary": "Approved"},
 	})
 	return &Event{ID: id, Type: typ, Payment: p.ID, Amount: p.Amount, Target: t, Raw: raw}
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"strings"
 
 	"github.com/idemcheck/idemcheck/fakepsp/core"
 )
@@ -32,7 +33,7 @@ func (s *server) serve(endpoint string, h func(a *account, r *http.Request, body
 		if !s.h.Wait(r.Context()) {
 			return
 		}
-		key := r.Header.Get(Keys.Header)
+		key := strings.Clone(r.Header.Get(Keys.Header)) // kept by the key store: not the whole header line
 		log := core.Call{Endpoint: endpoint, Path: r.URL.Path, IdempotencyKey: key}
 		cred, ok := Dialect{}.Credential(r)
 		a := s.account(cred)

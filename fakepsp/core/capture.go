@@ -42,7 +42,7 @@ func (o Ops) Capture(p *Payment, in Capture, h Hooks) Outcome {
 		p.UpdateMetadata(in.Metadata)
 		p.State = StateSucceeded
 		p.Capture(in.Amount, in.Key)
-		op := EffectOp("charge", in.Key, in.Amount, p.Metadata)
+		op := EffectOp("charge", in.Key, in.Amount, p.Metadata.Map())
 		op.Output.ChargeID = p.AttemptID
 		op.Input.Currency = p.Currency // wrong-amount compares it with the request
 		return &op, Outcome{State: p.State, Amount: in.Amount}

@@ -61,7 +61,7 @@ func (o Ops) Confirm(p *Payment, in Confirm, h Hooks) Outcome {
 		}
 		p.State = StateSucceeded
 		p.Settle(in.Key)
-		op := EffectOp("charge", in.Key, p.Amount, p.Metadata)
+		op := EffectOp("charge", in.Key, p.Amount, p.Metadata.Map())
 		op.Output.ChargeID = p.AttemptID
 		op.Input.Currency = p.Currency // wrong-amount compares it with the request
 		return &op, Outcome{State: p.State, Amount: p.Amount}

@@ -103,7 +103,7 @@ func (s *adyenPayments) pay(_ *http.Request, body []byte, key string) core.Reply
 		return adyenError(422, "137", "Invalid amount specified")
 	}
 	p := &adyenPayment{Payment: core.Payment{Amount: req.Amount.Value, Currency: req.Amount.Currency, Method: req.PaymentMethod.Type,
-		Manual: req.AdditionalData["manualCapture"] == "true", Metadata: map[string]string{"payment_id": req.Reference}}, reference: req.Reference}
+		Manual: req.AdditionalData["manualCapture"] == "true", Metadata: core.MetadataOf(map[string]string{"payment_id": req.Reference})}, reference: req.Reference}
 	s.ops.Create(&p.Payment, core.Hooks{Locked: func(core.Outcome) { p.ID = s.ref(); s.book.Add(p) }})
 	out := s.ops.Confirm(&p.Payment, core.Confirm{Key: key, Method: p.Method, Declined: req.PaymentMethod.HolderName == "REFUSED",
 		AttemptID: func() string { return p.ID }}, core.Hooks{})

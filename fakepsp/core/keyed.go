@@ -22,7 +22,9 @@ type Keyed struct {
 	Lock   sync.Locker      // guards Store
 	Spill  *spill.Store     // holds saved answers' bodies; nil: in memory
 	Now    func() time.Time // called under Lock
-	Key    string
+	// Key is kept by Store as given: the caller's own copy (cloned), for a
+	// key sliced from a header line would keep the whole line alive.
+	Key string
 	// Scope and Fingerprint are the dialect's: what the key is bound to and
 	// the request's canonical parameters.
 	Scope, Fingerprint string

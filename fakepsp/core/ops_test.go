@@ -28,7 +28,7 @@ func counter(prefix string) func() string {
 // attempt; the dialect's hooks run once each, in order.
 func TestConfirmAutomaticCharges(t *testing.T) {
 	ops, truth, _ := testOps()
-	p := &Payment{ID: "pay1", Amount: 1000, Currency: "eur", Method: "m", Metadata: map[string]string{"payment_id": "P", "intent": "I"}}
+	p := &Payment{ID: "pay1", Amount: 1000, Currency: "eur", Method: "m", Metadata: MetadataOf(map[string]string{"payment_id": "P", "intent": "I"})}
 	if out := ops.Create(p, Hooks{}); out.State != StateHasMethod || p.Created != 1700000000 {
 		t.Fatalf("create: %+v, created %d", out, p.Created)
 	}
@@ -80,7 +80,7 @@ func TestDeclineMovesNothing(t *testing.T) {
 // captured and no further.
 func TestManualCaptureThenRefund(t *testing.T) {
 	ops, truth, _ := testOps()
-	p := &Payment{Amount: 3000, Manual: true, Method: "m", Metadata: map[string]string{"a": "1"}}
+	p := &Payment{Amount: 3000, Manual: true, Method: "m", Metadata: MetadataOf(map[string]string{"a": "1"})}
 	ops.Create(p, Hooks{})
 	if out := ops.Confirm(p, Confirm{Key: "k1", Method: "m", AttemptID: counter("at")}, Hooks{}); out.State != StateAuthorized ||
 		out.Target.Op != "authorize" || p.Capturable != 3000 || len(truth.Ops("")) != 0 {
@@ -170,7 +170,7 @@ func TestEffectPointFaults(t *testing.T) {
 // zero fields keep theirs, and nothing is recorded.
 func TestUpdateBeforeConfirm(t *testing.T) {
 	ops, truth, _ := testOps()
-	p := &Payment{Amount: 600, Currency: "usd", Metadata: map[string]string{"a": "1", "b": "2"}}
+	p := &Payment{Amount: 600, Currency: "usd", Metadata: MetadataOf(map[string]string{"a": "1", "b": "2"})}
 	ops.Create(p, Hooks{})
 	if !p.State.Updatable() || p.State != StateNoMethod {
 		t.Fatalf("created: %v", p.State)
@@ -178,7 +178,7 @@ func TestUpdateBeforeConfirm(t *testing.T) {
 	ran := 0
 	out := ops.Update(p, Update{Amount: 650, Method: "m", Metadata: map[string]*string{"a": nil}}, Hooks{Locked: func(Outcome) { ran++ }})
 	if out.State != StateHasMethod || p.Amount != 650 || p.Currency != "usd" || p.Method != "m" || ran != 1 ||
-		len(p.Metadata) != 1 || p.Metadata["b"] != "2" || len(truth.Ops("")) != 0 {
+		p.Metadata.Len() != 1 || p.Metadata.Map()["b"] != "2" || len(truth.Ops("")) != 0 {
 		t.Fatalf("update: %+v, payment %+v", out, p)
 	}
 	ops.Confirm(p, Confirm{Key: "k", Method: "m", AttemptID: counter("at")}, Hooks{})

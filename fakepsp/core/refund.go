@@ -45,7 +45,7 @@ func (o Ops) Refund(p *Payment, in Refund, h Hooks) Outcome {
 		}
 		id := in.RefundID()
 		p.Refund(amount)
-		op := EffectOp("refund", in.Key, amount, p.Metadata)
+		op := EffectOp("refund", in.Key, amount, p.Metadata.Map())
 		op.Input.ChargeID = p.AttemptID
 		op.Input.Request = in.Request
 		op.Output.RefundID = id

@@ -29,7 +29,7 @@ func (a *account) chargeObject(id string) map[string]any {
 // answers. The caller holds p.mu.
 func (p *API) declineLocked(c *call, pi *Intent, pm string, d Decline, t core.Target) (response, []*event) {
 	fc := &FailedCharge{ID: pi.AttemptID, Intent: pi, Method: pm, Amount: pi.Amount, Currency: pi.Currency,
-		Metadata: pi.Metadata, Created: pi.AttemptAt, Decline: d}
+		Metadata: pi.Metadata.Map(), Created: pi.AttemptAt, Decline: d}
 	c.acct.failed[fc.ID] = fc
 	c.acct.chargeSeq = append(c.acct.chargeSeq, fc.ID)
 	// last_payment_error carries no payment_intent (the intent holds it);

@@ -128,7 +128,7 @@ func (p *API) dispatch(acct *account, ev *event) {
 	p.mu.Lock()
 	var to []*core.Worker
 	for _, ep := range acct.endpoints {
-		if ep.wants(ev.typ) {
+		if ep.wants(ev.EventType()) {
 			to = append(to, ep.w)
 		}
 	}

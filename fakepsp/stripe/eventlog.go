@@ -1,6 +1,7 @@
 package stripe
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -15,22 +16,29 @@ import (
 // or in API.rawMem when there is no store or writing to it failed: Stripe
 // keeps events 30 days, and a soak's thousands of them must not grow the
 // heap. No map finds one by id: ids sort by creation (newID), so a binary
-// search of the account's events does (eventFor).
+// search of the account's events does (eventFor). What it keeps is 80
+// bytes: its id as the 9 bytes it spells, its type and its fault target's
+// op as words, and no string of its own.
 type event struct {
-	id     string
-	typ    string
 	rawRef spill.Ref
-	target core.Target // what webhook faults match on
+	// key and amount are the fault target's (what webhook faults match
+	// on), with op.
+	key    string
+	amount int64
 	// pi and piAmount name the PaymentIntent the event is about, so a
 	// harness can hold or resend every event of one payment.
 	pi       string
 	piAmount int64
+	id       eventID
+	typ, op  word
 }
 
 // EventID, EventType and FaultTarget are what the delivery engine needs of ev.
-func (ev *event) EventID() string          { return ev.id }
-func (ev *event) EventType() string        { return ev.typ }
-func (ev *event) FaultTarget() core.Target { return ev.target }
+func (ev *event) EventID() string   { return ev.id.String() }
+func (ev *event) EventType() string { return ev.typ.String() }
+func (ev *event) FaultTarget() core.Target {
+	return core.Target{Key: ev.key, Amount: ev.amount, Op: ev.op.String()}
+}
 
 // eventRaw is ev's JSON, read back from disk when it is there.
 func (p *API) eventRaw(ev *event) (json.RawMessage, error) {
@@ -39,20 +47,20 @@ func (p *API) eventRaw(ev *event) (json.RawMessage, error) {
 	}
 	b, err := p.ops.Spill.Get(ev.rawRef)
 	if err != nil {
-		return nil, fmt.Errorf("fakepsp: the JSON of event %s cannot be read back: %w", ev.id, err)
+		return nil, fmt.Errorf("fakepsp: the JSON of event %s cannot be read back: %w", ev.EventID(), err)
 	}
 	return b, nil
 }
 
 func (p *API) info(ev *event) core.EventInfo {
 	raw, err := p.eventRaw(ev)
-	return core.EventInfo{ID: ev.id, Type: ev.typ, Payment: ev.pi, Amount: ev.piAmount, Raw: raw, Err: err}
+	return core.EventInfo{ID: ev.EventID(), Type: ev.EventType(), Payment: ev.pi, Amount: ev.piAmount, Raw: raw, Err: err}
 }
 
 // newEventLocked records an event about obj; the caller holds p.mu and
 // dispatches it after unlocking.
 func (p *API) newEventLocked(c *call, typ string, obj map[string]any, t core.Target) *event {
-	ev := &event{id: newID("evt"), typ: typ, target: t}
+	ev := &event{id: mustEventID(newID("evt")), typ: wordOf(typ), key: t.Key, amount: t.Amount, op: wordOf(t.Op)}
 	created := p.nowLocked().Unix() // in the JSON only: 112 bytes an event, not 128
 	ev.pi, _ = obj["payment_intent"].(string)
 	if obj["object"] == "payment_intent" {
@@ -67,7 +75,7 @@ func (p *API) newEventLocked(c *call, typ string, obj map[string]any, t core.Tar
 			pending++
 		}
 	}
-	raw := EventJSON(ev.id, typ, created, obj, pending, c.requestID, c.idemKey)
+	raw := EventJSON(ev.EventID(), typ, created, obj, pending, c.requestID, c.idemKey)
 	spilled := false
 	if p.ops.Spill != nil {
 		var err error
@@ -106,11 +114,15 @@ func (r *eventsInMemory) get(ev *event) (json.RawMessage, bool) {
 
 // eventFor finds the account's event id. Events are appended under p.mu
 // as newID numbers them, so acct.events is sorted by id (fixed-width
-// hexadecimal sequence, then the random part).
+// hexadecimal sequence, then the random part), as by the bytes it spells.
 func (acct *account) eventFor(id string) *event {
+	want, ok := parseEventID(id)
+	if !ok {
+		return nil
+	}
 	evs := acct.events
-	i := sort.Search(len(evs), func(i int) bool { return evs[i].id >= id })
-	if i < len(evs) && evs[i].id == id {
+	i := sort.Search(len(evs), func(i int) bool { return bytes.Compare(evs[i].id[:], want[:]) >= 0 })
+	if i < len(evs) && evs[i].id == want {
 		return evs[i]
 	}
 	return nil
@@ -132,8 +144,8 @@ func (p *API) listEvents(c *call) response {
 	var evs []*event
 	var ids []string
 	for i := len(c.acct.events) - 1; i >= 0; i-- {
-		if ev := c.acct.events[i]; TypeMatches(types, ev.typ) {
-			evs, ids = append(evs, ev), append(ids, ev.id)
+		if ev := c.acct.events[i]; TypeMatches(types, ev.EventType()) {
+			evs, ids = append(evs, ev), append(ids, ev.EventID())
 		}
 	}
 	return paginateLazy(c, "/v1/events", ids, func(i int) (any, error) { return p.eventRaw(evs[i]) })

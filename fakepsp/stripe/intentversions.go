@@ -4,6 +4,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/idemcheck/idemcheck/fakepsp/core"
 	"github.com/idemcheck/idemcheck/internal/spill"
 )
 
@@ -12,11 +13,26 @@ import (
 // keeps only the fields search matches on (Fields), so a soak's thousands
 // of intents do not each hold every rendering they ever had (issue 54).
 // The rendering stays in memory (versionStore) instead when there is no
-// store or writing to it failed.
+// store or writing to it failed. 88 bytes: the status a word, and no
+// creation time (the intent's, which never changes).
 type Version struct {
-	Ref    spill.Ref
-	Fields SearchFields
-	at     time.Duration // since versionEpoch, on the monotonic clock
+	Ref                    spill.Ref
+	at                     time.Duration // since versionEpoch, on the monotonic clock
+	currency, latestCharge string
+	amount                 int64
+	metadata               core.Metadata
+	status                 word
+}
+
+// versionOf keeps f, but its creation time, in a Version.
+func versionOf(f SearchFields) Version {
+	return Version{currency: f.Currency, latestCharge: f.LatestCharge, amount: f.Amount, metadata: f.Metadata, status: wordOf(f.Status)}
+}
+
+// Fields are the version's search fields; created is its intent's.
+func (v Version) Fields(created int64) SearchFields {
+	return SearchFields{Status: v.status.String(), Currency: v.currency, LatestCharge: v.latestCharge,
+		Amount: v.amount, Created: created, Metadata: v.metadata}
 }
 
 // versionEpoch is what versions' times count from: 8 bytes each, not a

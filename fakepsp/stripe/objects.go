@@ -28,13 +28,13 @@ type Intent struct {
 
 // SearchFields are the fields of a rendering that search matches on
 // (Query.Matches) and compares versions by (SameVersion): typed, not
-// boxed, for they are kept per version. Metadata is the intent's map,
-// shared (Payment.UpdateMetadata replaces it, never changes it), nil when
-// empty; LatestCharge is "" when the rendering has none (null).
+// boxed, for they are kept per version. Metadata is the intent's compact
+// metadata, shared (Payment.UpdateMetadata replaces it, never changes it),
+// zero when empty; LatestCharge is "" when the rendering has none (null).
 type SearchFields struct {
 	Status, Currency, LatestCharge string
 	Amount, Created                int64
-	Metadata                       map[string]string
+	Metadata                       core.Metadata
 }
 
 func searchView(snap map[string]any) SearchFields {
@@ -45,7 +45,7 @@ func searchView(snap map[string]any) SearchFields {
 	f.Amount, _ = snap["amount"].(int64)
 	f.Created, _ = snap["created"].(int64)
 	if md, _ := snap["metadata"].(map[string]string); len(md) > 0 {
-		f.Metadata = md
+		f.Metadata = core.MetadataOf(md)
 	}
 	return f
 }
@@ -91,7 +91,7 @@ func (pi *Intent) JSON() map[string]any {
 	}
 	return Fill(map[string]any{
 		"id": pi.ID, "object": "payment_intent", "amount": pi.Amount, "amount_received": pi.Received,
-		"amount_capturable": pi.Capturable, "currency": pi.Currency, "status": pi.Status(), "metadata": NonNil(pi.Metadata),
+		"amount_capturable": pi.Capturable, "currency": pi.Currency, "status": pi.Status(), "metadata": NonNil(pi.Metadata.Map()),
 		"payment_method": OrNull(pi.Method), "customer": OrNull(pi.customer()), "latest_charge": latest, "last_payment_error": lastErr,
 		"description": OrNull(pi.description()), "canceled_at": canceledAt, "cancellation_reason": reason,
 		"created": pi.Created, "livemode": false, "capture_method": pi.CaptureMethod, "confirmation_method": "automatic",
@@ -105,7 +105,12 @@ func (pi *Intent) JSON() map[string]any {
 // call after every change.
 func (pi *Intent) Snapshot() map[string]any {
 	s := pi.JSON()
-	v := Version{at: time.Since(versionEpoch), Fields: searchView(s)}
+	v := versionOf(searchView(s))
+	v.at = time.Since(versionEpoch)
+	if v.metadata.Len() > 0 {
+		// The intent's own, not a copy per version.
+		v.metadata = pi.Metadata
+	}
 	spilled := false
 	if pi.store.disk != nil {
 		// Encoded now, as it is now: the bytes a search would have sent
@@ -140,7 +145,7 @@ func (pi *Intent) versionJSON(i int) (any, error) {
 // partial capture left) counts as refunded, as Stripe shows it.
 func (pi *Intent) ChargeJSON() map[string]any {
 	refunded := pi.Released + pi.Refunded
-	ch := chargeBase(pi.AttemptID, pi, pi.Method, pi.Amount, pi.Currency, pi.Metadata, pi.AttemptAt)
+	ch := chargeBase(pi.AttemptID, pi, pi.Method, pi.Amount, pi.Currency, pi.Metadata.Map(), pi.AttemptAt)
 	ch["amount_captured"], ch["amount_refunded"], ch["refunded"] = pi.Received, refunded, refunded == pi.Amount
 	ch["captured"], ch["paid"], ch["status"] = pi.Received > 0, true, "succeeded"
 	ch["balance_transaction"] = OrNull(pi.BalanceTxnID())

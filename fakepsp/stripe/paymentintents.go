@@ -3,6 +3,7 @@ package stripe
 import (
 	"net/http"
 	"strings"
+	"unique"
 
 	"github.com/idemcheck/idemcheck/fakepsp/core"
 )
@@ -49,7 +50,10 @@ func (p *API) createIntent(c *call) response {
 		return *bad
 	}
 	c.begin()
-	pi := &Intent{Payment: core.Payment{ID: newID("pi"), Amount: amount, Currency: currency, Method: pm, Metadata: md},
+	// A soak's intents share a few currencies and methods: one string each
+	// (unique), not a copy of the request's per intent.
+	pi := &Intent{Payment: core.Payment{ID: newID("pi"), Amount: amount, Currency: unique.Make(currency).Value(),
+		Method: unique.Make(pm).Value(), Metadata: core.MetadataOf(md)},
 		store: &p.versions}
 	pi.setDescription(c.params.Str("description"))
 	pi.setCustomer(cus)

@@ -111,7 +111,7 @@ func (c clause) matches(f SearchFields) bool {
 	var got bool
 	switch c.field {
 	case "metadata":
-		v, has := f.Metadata[c.key]
+		v, has := f.Metadata.Get(c.key)
 		got = has && v == c.value
 	case "status", "currency":
 		got = f.get(c.field) == c.value

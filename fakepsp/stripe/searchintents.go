@@ -55,10 +55,10 @@ func (p *API) searchIntents(c *call) response {
 	for i := len(all) - 1; i >= 0; i-- {
 		pi := all[i]
 		v := p.visibleAt(pi, now, lag)
-		if v < 0 || !SameVersion(pi.Versions[v].Fields, pi.Versions[len(pi.Versions)-1].Fields) {
+		if v < 0 || !SameVersion(pi.Versions[v].Fields(pi.Created), pi.Versions[len(pi.Versions)-1].Fields(pi.Created)) {
 			stale = true
 		}
-		if v >= 0 && query.MatchesFields(pi.Versions[v].Fields) {
+		if v >= 0 && query.MatchesFields(pi.Versions[v].Fields(pi.Created)) {
 			hits = append(hits, hit{pi, v})
 		}
 	}
