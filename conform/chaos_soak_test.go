@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/pprof"
 	"testing"
 	"time"
@@ -44,6 +45,10 @@ func TestSoakCorrectFixture(t *testing.T) {
 		Resources: filepath.Join(dir, "resources.csv"), ResourceEvery: every, Stdout: os.Stderr, Stderr: os.Stderr}
 	ctx, cancel := context.WithTimeout(context.Background(), 4*d+10*time.Minute)
 	defer cancel()
+	// Sampled finer than the default 512 KiB, so that heap-N.pprof names
+	// growth of a few MiB an hour by its allocation site.
+	defer func(r int) { runtime.MemProfileRate = r }(runtime.MemProfileRate)
+	runtime.MemProfileRate = 64 << 10
 	stopProfiles := heapProfiles(dir, every)
 	code, rep := Run(ctx, o)
 	stopProfiles()
