@@ -1,8 +1,6 @@
 package core
 
 import (
-	"fmt"
-	"sync"
 	"time"
 
 	"github.com/idemcheck/idemcheck/internal/spill"
@@ -24,15 +22,10 @@ type Call struct {
 // CallLog keeps every Call, in the order they were answered, on disk (a
 // spill.Log): a soak answers tens of thousands of calls and reads them
 // rarely (issue 54). The zero CallLog keeps them on a store of its own.
-type CallLog struct {
-	mu      sync.Mutex
-	store   *spill.Store
-	log     *spill.Log[Call]
-	readErr error // the first failed read since ReadErr was last asked
-}
+type CallLog struct{ diskLog[Call] }
 
 // NewCallLog returns a log keeping its calls on s.
-func NewCallLog(s *spill.Store) *CallLog { return &CallLog{store: s} }
+func NewCallLog(s *spill.Store) *CallLog { return &CallLog{diskLog[Call]{store: s}} }
 
 // Add logs c, stamping At under the lock so that At never goes back along
 // the log.
@@ -45,53 +38,7 @@ func (l *CallLog) Add(c Call) {
 
 // All returns the calls so far. When the log on disk cannot be read it
 // returns those it could read and remembers the error for ReadErr.
-func (l *CallLog) All() []Call {
-	out, err := l.AllErr()
-	if err != nil {
-		l.mu.Lock()
-		if l.readErr == nil {
-			l.readErr = err
-		}
-		l.mu.Unlock()
-	}
-	return out
-}
+func (l *CallLog) All() []Call { return l.all("call log", "calls") }
 
 // AllErr is All returning its read error instead of remembering it.
-func (l *CallLog) AllErr() ([]Call, error) {
-	l.mu.Lock()
-	log := l.logLocked()
-	l.mu.Unlock()
-	out, err := log.All()
-	if err != nil {
-		return out, fmt.Errorf("fakepsp: call log: read %d of its %d calls: %w", len(out), log.Len(), err)
-	}
-	return out, nil
-}
-
-// Len is how many calls were logged, without reading them.
-func (l *CallLog) Len() int {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.logLocked().Len()
-}
-
-// ReadErr returns, and forgets, the first read of the log that failed
-// since it was last asked.
-func (l *CallLog) ReadErr() error {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	err := l.readErr
-	l.readErr = nil
-	return err
-}
-
-func (l *CallLog) logLocked() *spill.Log[Call] {
-	if l.log == nil {
-		if l.store == nil {
-			l.store = &spill.Store{Owner: "fakepsp"}
-		}
-		l.log = spill.NewLog[Call](l.store)
-	}
-	return l.log
-}
+func (l *CallLog) AllErr() ([]Call, error) { return l.allErr("call log", "calls") }

@@ -1,11 +1,9 @@
 package core
 
 import (
-	"fmt"
 	"io"
 	"math"
 	"net/http"
-	"sync"
 	"time"
 
 	"github.com/idemcheck/idemcheck/internal/spill"
@@ -97,15 +95,14 @@ func Post(client *http.Client, req *http.Request) (Answer, error) {
 // reads them once a round (issue 54). The zero DeliveryLog keeps them on a
 // store of its own.
 type DeliveryLog struct {
-	mu      sync.Mutex
-	store   *spill.Store
-	log     *spill.Log[Delivery]
+	diskLog[Delivery]
 	changed chan struct{} // closed and replaced at every add
-	readErr error         // the first failed read since ReadErr was last asked
 }
 
 // NewDeliveryLog returns a log keeping its deliveries on s.
-func NewDeliveryLog(s *spill.Store) *DeliveryLog { return &DeliveryLog{store: s} }
+func NewDeliveryLog(s *spill.Store) *DeliveryLog {
+	return &DeliveryLog{diskLog: diskLog[Delivery]{store: s}}
+}
 
 // Add logs d and wakes whoever waits on Added.
 func (l *DeliveryLog) Add(d Delivery) {
@@ -132,53 +129,7 @@ func (l *DeliveryLog) Added() <-chan struct{} {
 // All returns every delivery attempt so far, in order. When the log on disk
 // cannot be read it returns those it could read and remembers the error for
 // ReadErr.
-func (l *DeliveryLog) All() []Delivery {
-	out, err := l.AllErr()
-	if err != nil {
-		l.mu.Lock()
-		if l.readErr == nil {
-			l.readErr = err
-		}
-		l.mu.Unlock()
-	}
-	return out
-}
+func (l *DeliveryLog) All() []Delivery { return l.all("delivery log", "deliveries") }
 
 // AllErr is All returning its read error instead of remembering it.
-func (l *DeliveryLog) AllErr() ([]Delivery, error) {
-	l.mu.Lock()
-	log := l.logLocked()
-	l.mu.Unlock()
-	out, err := log.All()
-	if err != nil {
-		return out, fmt.Errorf("fakepsp: delivery log: read %d of its %d deliveries: %w", len(out), log.Len(), err)
-	}
-	return out, nil
-}
-
-// Len is how many deliveries were logged, without reading them.
-func (l *DeliveryLog) Len() int {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.logLocked().Len()
-}
-
-// ReadErr returns, and forgets, the first read of the log that failed
-// since it was last asked.
-func (l *DeliveryLog) ReadErr() error {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	err := l.readErr
-	l.readErr = nil
-	return err
-}
-
-func (l *DeliveryLog) logLocked() *spill.Log[Delivery] {
-	if l.log == nil {
-		if l.store == nil {
-			l.store = &spill.Store{Owner: "fakepsp"}
-		}
-		l.log = spill.NewLog[Delivery](l.store)
-	}
-	return l.log
-}
+func (l *DeliveryLog) AllErr() ([]Delivery, error) { return l.allErr("delivery log", "deliveries") }
