@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/idemcheck/idemcheck/internal/liveheap"
 )
 
 // heapProfile names a file for the heap profile BenchmarkHeapPerIntent
@@ -54,7 +56,7 @@ func heapPerIntent(b *testing.B, faulted bool) {
 			b.Fatal(err)
 		}
 		c := &http.Client{}
-		before := liveHeap()
+		before := liveheap.Bytes()
 		ids := make([]string, heapIntents)
 		for i := range heapIntents {
 			if !faulted {
@@ -75,7 +77,7 @@ func heapPerIntent(b *testing.B, faulted bool) {
 			events += len(p.WebhookEvents(id))
 		}
 		waitFor(b, "every event delivered once", 60*time.Second, func() bool { return len(p.Deliveries()) >= events })
-		after := liveHeap()
+		after := liveheap.Bytes()
 		recv.Close()
 		c.CloseIdleConnections()
 		b.ReportMetric(float64(after-before)/heapIntents, "heapB/intent")
@@ -87,14 +89,6 @@ func heapPerIntent(b *testing.B, faulted bool) {
 		}
 		runtime.KeepAlive(p)
 	}
-}
-
-func liveHeap() uint64 {
-	runtime.GC()
-	runtime.GC()
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	return ms.HeapAlloc
 }
 
 func writeHeapProfile(b *testing.B, path string) {

@@ -4,19 +4,12 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"runtime"
 	"strings"
 	"sync"
 	"testing"
-)
 
-func heapNow() uint64 {
-	runtime.GC()
-	runtime.GC()
-	var m runtime.MemStats
-	runtime.ReadMemStats(&m)
-	return m.HeapAlloc
-}
+	"github.com/idemcheck/idemcheck/internal/liveheap"
+)
 
 // BenchmarkHeapPerExchange: what the front's log keeps in memory per
 // exchange of a soak's mix (a create, its retry under the same key, a
@@ -29,7 +22,7 @@ func BenchmarkHeapPerExchange(b *testing.B) {
 	defer up.Close()
 	for b.Loop() {
 		const orders = 3000
-		before := heapNow()
+		before := liveheap.Bytes()
 		f, err := Start(up.URL, "")
 		if err != nil {
 			b.Fatal(err)
@@ -65,7 +58,7 @@ func BenchmarkHeapPerExchange(b *testing.B) {
 		if n != 3*orders {
 			b.Fatalf("the front logged %d exchanges, want %d", n, 3*orders)
 		}
-		after := heapNow()
+		after := liveheap.Bytes()
 		b.ReportMetric(float64(int64(after)-int64(before))/float64(n), "B/exchange")
 		if err := f.Close(); err != nil {
 			b.Fatal(err)

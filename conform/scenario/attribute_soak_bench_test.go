@@ -18,6 +18,7 @@ import (
 	"github.com/idemcheck/idemcheck/conform/config"
 	"github.com/idemcheck/idemcheck/conform/driver"
 	"github.com/idemcheck/idemcheck/conform/pspfront"
+	"github.com/idemcheck/idemcheck/internal/liveheap"
 )
 
 var judgeHeapProfile = flag.String("heapprof", "", "write the heap profile of BenchmarkJudgeSoakHeap, after its last round, to this file")
@@ -119,14 +120,6 @@ func (c copyingEffects) Charges(ctx context.Context) ([]history.Op, error) {
 	return ops, err
 }
 
-func heapNow() uint64 {
-	runtime.GC()
-	runtime.GC()
-	var m runtime.MemStats
-	runtime.ReadMemStats(&m)
-	return m.HeapAlloc
-}
-
 // BenchmarkJudgeSoakHeap: what the judge's state keeps after a soak's
 // rounds, per order, part by part (each part's bytes are what the heap
 // gives back when that part is let go): the cached attribution, the Env's
@@ -145,7 +138,7 @@ func judgeSoakHeap(b *testing.B) {
 		_, _ = fmt.Fprintf(w, `{"id":"pi_1","latest_charge":"ch_%s","status":"succeeded",%s}`, r.Header.Get("Idempotency-Key"), strings.Repeat(`"x":1,`, 200)+`"y":1`)
 	}))
 	defer psp.Close()
-	base := heapNow()
+	base := liveheap.Bytes()
 	f, err := pspfront.Start(psp.URL, "")
 	if err != nil {
 		b.Fatal(err)
@@ -159,7 +152,7 @@ func judgeSoakHeap(b *testing.B) {
 		soakRound(b, ctx, parent, fx, r)
 	}
 	orders := float64(soakRounds * soakRoundOrders)
-	all := heapNow()
+	all := liveheap.Bytes()
 	if *judgeHeapProfile != "" {
 		w, err := os.Create(*judgeHeapProfile)
 		if err != nil {
@@ -171,22 +164,22 @@ func judgeSoakHeap(b *testing.B) {
 		w.Close()
 	}
 	e.attr = attrCache{}
-	noAttr := heapNow()
+	noAttr := liveheap.Bytes()
 	e.mu.Lock()
 	e.orders = orderState{}
 	e.mu.Unlock()
-	noOrders := heapNow()
+	noOrders := liveheap.Bytes()
 	exchanges := f.Len()
 	if err := f.Close(); err != nil {
 		b.Fatal(err)
 	}
 	e.Front = nil
 	f = nil
-	noFront := heapNow()
+	noFront := liveheap.Bytes()
 	fx.mu.Lock()
 	fx.ops = nil
 	fx.mu.Unlock()
-	noLog := heapNow()
+	noLog := liveheap.Bytes()
 	per := func(hi, lo uint64, n float64) float64 { return float64(int64(hi)-int64(lo)) / n }
 	b.ReportMetric(per(all, noFront, orders), "judge-B/order")
 	b.ReportMetric(per(all, noAttr, orders), "attr-B/order")

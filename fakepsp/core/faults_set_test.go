@@ -4,15 +4,9 @@ import (
 	"runtime"
 	"strconv"
 	"testing"
-)
 
-func heapNow() uint64 {
-	runtime.GC()
-	runtime.GC()
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	return ms.HeapAlloc
-}
+	"github.com/idemcheck/idemcheck/internal/liveheap"
+)
 
 // TestFaultsUndoneLeaveTheScan: a soak arms and undoes thousands of faults;
 // once undone they leave the list every request scans, their records stay
@@ -24,7 +18,7 @@ func TestFaultsUndoneLeaveTheScan(t *testing.T) {
 	for i := range kept {
 		fs.Arm(FaultSpec{Kind: Error500AfterCharge, Match: Match{PSPKey: "kept-" + strconv.Itoa(i)}})
 	}
-	before := heapNow()
+	before := liveheap.Bytes()
 	for i := range undone {
 		f, err := fs.Add(FaultSpec{Kind: LoseReply, Match: Match{PSPKey: "pay_" + strconv.Itoa(i) + ":charge", Op: "charge"}})
 		if err != nil {
@@ -35,7 +29,7 @@ func TestFaultsUndoneLeaveTheScan(t *testing.T) {
 		}
 		f.Undo()
 	}
-	after := heapNow()
+	after := liveheap.Bytes()
 	perFault := float64(int64(after)-int64(before)) / undone
 	t.Logf("heap %d -> %d over %d undone faults: %.1f bytes per undone fault", before, after, undone, perFault)
 	if perFault > 200 {
