@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/idemcheck/idemcheck/checker/history"
@@ -89,29 +88,7 @@ func BenchmarkJudgeRound(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer f.Close()
-	var wg sync.WaitGroup
-	work := make(chan pspfront.Exchange)
-	for range 8 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for x := range work {
-				req, _ := http.NewRequest(x.Method, f.URL()+x.Path, strings.NewReader(x.Body))
-				req.Header.Set("Idempotency-Key", x.Key)
-				if resp, err := http.DefaultClient.Do(req); err == nil {
-					resp.Body.Close()
-				}
-			}
-		}()
-	}
-	for _, x := range ex {
-		work <- x
-	}
-	close(work)
-	wg.Wait()
-	if f.Len() != len(ex) {
-		b.Fatalf("the front holds %d exchanges, want %d", f.Len(), len(ex))
-	}
+	sendAll(b, f, ex)
 	fx := &growingEffects{ops: charges}
 	e := &Env{Effects: fx, Front: f}
 	for _, o := range orders {
