@@ -19,3 +19,7 @@ func (p *PSP) CallsWithKey(key string) []Call {
 	}
 	return out
 }
+
+// CallCount is how many calls were logged, read from memory: a count a
+// failed read of the log on disk cannot shorten.
+func (p *PSP) CallCount() int { return p.calls.Len() }

@@ -205,9 +205,9 @@ func (p *prober) observe(ctx context.Context) (*seen, error) {
 	f.Undo()
 	if s.faultFired && s.processing.Err == "" && s.processing.Status >= 500 {
 		// Is the 5xx stored under the key, or is the key free again?
-		calls := len(p.psp.Calls())
+		calls := p.psp.CallCount()
 		s.after5xx, _ = p.send(ctx, p.d, "replay after the 5xx", pm, pk, driver.KeyNormal)
-		s.after5xxCalls = len(p.psp.Calls()) - calls
+		s.after5xxCalls = p.psp.CallCount() - calls
 	}
 	if id := value(s.create, s.idPath); id != "" {
 		l := &config.Request{Method: "GET", Path: strings.TrimRight(p.o.Path, "/") + "/{{payment_id}}"}

@@ -225,6 +225,11 @@ func runWith(ctx context.Context, o Options, learn bool) (string, error) {
 			return "", err
 		}
 	}
+	if err := psp.ReadError(); err != nil {
+		// A call or charge the probe counted from a log it could not
+		// read whole: what it would infer rests on evidence it lacks.
+		return "", fail("fakepsp's logs on disk: %v", err)
+	}
 	text := render(&o, s) + renderWebhook(&o, hooks)
 	if _, err := config.Parse("(probed config)", []byte(text)); err != nil {
 		return "", fail("idemcheck wrote a config it cannot load (a bug; please report it): %v\n%s", err, text)

@@ -18,6 +18,10 @@ type pspUnderProbe interface {
 	WebhookSecret() string
 	Charges() []history.Op
 	Calls() []core.Call
+	CallCount() int
+	// ReadError is the first read of its logs on disk that failed: what
+	// the probe observed from them is then not the whole.
+	ReadError() error
 	Faults() *core.Faults
 	PaymentIntentOfCharge(chargeID string) string
 	WebhookEvents(payment string) []fakepsp.WebhookEvent
