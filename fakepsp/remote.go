@@ -7,10 +7,10 @@ import (
 	"io"
 	"net/http"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/idemcheck/idemcheck/checker/history"
+	"github.com/idemcheck/idemcheck/internal/spill"
 )
 
 // Remote is a fakepsp idemcheck did not start (`idemcheck psp` in a container
@@ -26,8 +26,7 @@ type Remote struct {
 	// run's (its log only grows, in order).
 	skip map[string]int
 
-	mu     sync.Mutex
-	failed error
+	failed spill.FirstErr
 }
 
 type remoteInfo struct {
@@ -79,13 +78,7 @@ func (r *Remote) Charges() []history.Op { return r.ops("charge") }
 func (r *Remote) Refunds() []history.Op { return r.ops("refund") }
 
 // ReadError returns and forgets the first read that failed since last asked.
-func (r *Remote) ReadError() error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	err := r.failed
-	r.failed = nil
-	return err
-}
+func (r *Remote) ReadError() error { return r.failed.Take() }
 
 func (r *Remote) ops(op string) []history.Op {
 	var err error
@@ -103,11 +96,7 @@ func (r *Remote) ops(op string) []history.Op {
 		}
 		time.Sleep(time.Duration(200<<try) * time.Millisecond)
 	}
-	r.mu.Lock()
-	if r.failed == nil {
-		r.failed = fmt.Errorf("GET %s/_psp/history?op=%s: %w", r.url, op, err)
-	}
-	r.mu.Unlock()
+	r.failed.Keep(fmt.Errorf("GET %s/_psp/history?op=%s: %w", r.url, op, err))
 	return nil
 }
 

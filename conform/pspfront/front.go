@@ -55,7 +55,7 @@ type Front struct {
 	// disk holds the log's chunks; readErr is the first failure to read
 	// them back, closed says Close dropped them.
 	disk    spill.Store
-	readErr error
+	readErr spill.FirstErr
 	closed  bool
 }
 

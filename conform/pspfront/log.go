@@ -59,13 +59,13 @@ func (f *Front) Exchanges() []Exchange {
 	}
 	switch {
 	case err != nil:
-		f.readFailed(fmt.Errorf("pspfront: %d of its %d exchanges could not be read back: %w", n-got, n, err))
+		f.readErr.Keep(fmt.Errorf("pspfront: %d of its %d exchanges could not be read back: %w", n-got, n, err))
 	case got != n:
-		f.readFailed(fmt.Errorf("pspfront: %d of its %d exchanges came back from its log", got, n))
+		f.readErr.Keep(fmt.Errorf("pspfront: %d of its %d exchanges came back from its log", got, n))
 	case closed:
 		// What is still in memory came back, but the front is gone and
 		// its log on disk with it: no verdict should be judged on it.
-		f.readFailed(fmt.Errorf("pspfront: its exchanges were read after Close: %w", spill.ErrClosed))
+		f.readErr.Keep(fmt.Errorf("pspfront: its exchanges were read after Close: %w", spill.ErrClosed))
 	}
 	return out
 }
@@ -74,21 +74,7 @@ func (f *Front) Exchanges() []Exchange {
 // a judge asks it to tell whether what it derived from them still holds.
 func (f *Front) Len() int { return f.log.Len() }
 
-func (f *Front) readFailed(err error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.readErr == nil {
-		f.readErr = err
-	}
-}
-
 // ReadError returns, and forgets, the first failure to read the exchanges
 // back since the last call: a verdict judged on them stands on evidence the
 // front lost.
-func (f *Front) ReadError() error {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	err := f.readErr
-	f.readErr = nil
-	return err
-}
+func (f *Front) ReadError() error { return f.readErr.Take() }

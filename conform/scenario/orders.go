@@ -3,6 +3,8 @@ package scenario
 import (
 	"fmt"
 	"slices"
+
+	"github.com/idemcheck/idemcheck/internal/spill"
 )
 
 // What the Env keeps of every order a run sent, for the attribution and
@@ -44,7 +46,7 @@ type orderState struct {
 	// done are the absorbed rounds' orders (orders_disk.go); readErr is
 	// the first failure to read them back since takeReadError asked.
 	done    *ordersLog
-	readErr error
+	readErr spill.FirstErr
 }
 
 // track registers what a check sent under an order id.
@@ -164,11 +166,7 @@ func (e *Env) Judged(order string, expect, charges, ledger int) {
 // takeOrdersReadError returns, and forgets, the first failure to read the
 // absorbed orders back.
 func (e *Env) takeOrdersReadError() error {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	err := e.orders.readErr
-	e.orders.readErr = nil
-	if err != nil {
+	if err := e.orders.readErr.Take(); err != nil {
 		return fmt.Errorf("the run's orders: %w", err)
 	}
 	return nil

@@ -83,11 +83,7 @@ func (e *Env) allTracked() ([]mergedOrder, uint64, error) {
 	})
 	if err != nil {
 		err = fmt.Errorf("%d absorbed orders on disk, some unreadable: %w", done.log.Len(), err)
-		e.mu.Lock()
-		if e.orders.readErr == nil {
-			e.orders.readErr = err
-		}
-		e.mu.Unlock()
+		e.orders.readErr.Keep(err)
 	}
 	return mergeOrders(append(all, cur...)), gen, err
 }

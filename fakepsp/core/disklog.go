@@ -16,7 +16,7 @@ type diskLog[T any] struct {
 	mu      sync.Mutex
 	store   *spill.Store
 	log     *spill.Log[T]
-	readErr error
+	readErr spill.FirstErr
 }
 
 // all returns the records so far; a failed read returns those it could
@@ -24,13 +24,7 @@ type diskLog[T any] struct {
 // in the error ("call log", "calls").
 func (l *diskLog[T]) all(what, records string) []T {
 	out, err := l.allErr(what, records)
-	if err != nil {
-		l.mu.Lock()
-		if l.readErr == nil {
-			l.readErr = err
-		}
-		l.mu.Unlock()
-	}
+	l.readErr.Keep(err)
 	return out
 }
 
@@ -54,13 +48,7 @@ func (l *diskLog[T]) Len() int {
 
 // ReadErr returns, and forgets, the first read of the log that failed
 // since it was last asked.
-func (l *diskLog[T]) ReadErr() error {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	err := l.readErr
-	l.readErr = nil
-	return err
-}
+func (l *diskLog[T]) ReadErr() error { return l.readErr.Take() }
 
 func (l *diskLog[T]) logLocked() *spill.Log[T] {
 	if l.log == nil {

@@ -35,7 +35,7 @@ type GroundTruth struct {
 	kinds   map[string]int
 	n       int
 	recErr  error
-	readErr error // the first failed read since ReadErr was last asked
+	readErr spill.FirstErr // the first failed read since ReadErr was last asked
 }
 
 // loggedOp is one op as the log keeps it: an op as EffectOp builds it in
@@ -170,13 +170,7 @@ func (g *GroundTruth) Add(op history.Op) {
 // error for ReadErr: a judge that asks ReadErr knows its truth is short.
 func (g *GroundTruth) Ops(kind string) []history.Op {
 	out, err := g.OpsErr(kind)
-	if err != nil {
-		g.mu.Lock()
-		if g.readErr == nil {
-			g.readErr = err
-		}
-		g.mu.Unlock()
-	}
+	g.readErr.Keep(err)
 	return out
 }
 
@@ -225,13 +219,7 @@ func kindWord(kind string) string {
 
 // ReadErr returns, and forgets, the first read of the log that failed
 // since it was last asked.
-func (g *GroundTruth) ReadErr() error {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	err := g.readErr
-	g.readErr = nil
-	return err
-}
+func (g *GroundTruth) ReadErr() error { return g.readErr.Take() }
 
 // Count is how many ops of kind ("" = all) Ops would return. The log is
 // only ever appended to, so an unchanged count is an unchanged log.
