@@ -84,6 +84,7 @@ func TestSoakCorrectFixture(t *testing.T) {
 	// goroutines are idemcheck's and the service's connections and workers:
 	// they must not grow with the traffic.
 	t.Logf("go heap after the warm-up: %+.1f MiB over %s", float64(int64(g.To.Heap)-int64(g.From.Heap))/(1<<20), g.To.Elapsed-g.From.Elapsed)
+	t.Logf("%s", resources.TrendAfter(ss, min(10*time.Minute, d/4)))
 	if grew := g.To.Goroutines - g.From.Goroutines; grew > 64 {
 		t.Errorf("goroutines grew by %d after the warm-up: %s", grew, g)
 	}

@@ -64,7 +64,7 @@ func sampleResources(o Options, tg *targetRun) (stop func() []string) {
 			lines = append(lines, "writing the samples failed: "+werr.Error())
 		}
 		warm := min(resourceWarmUp, ss[len(ss)-1].Elapsed/4)
-		lines = append(lines, resources.GrowthAfter(ss, warm).String())
+		lines = append(lines, resources.GrowthAfter(ss, warm).String(), resources.TrendAfter(ss, warm).String())
 		for _, l := range lines {
 			fmt.Fprintf(o.Stderr, "idemcheck run: resources: %s\n", l)
 		}

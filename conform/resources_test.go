@@ -40,11 +40,11 @@ func TestSampleResourcesWritesTheCSVAndTheGrowth(t *testing.T) {
 			t.Fatalf("row %q: child_procs %s, want 1 (the sleeper)", r, f[5])
 		}
 	}
-	if len(lines) != 2 || !strings.Contains(lines[0], o.Resources) || !strings.HasPrefix(lines[1], "growth from ") {
+	if len(lines) != 3 || !strings.Contains(lines[0], o.Resources) || !strings.HasPrefix(lines[1], "growth from ") || !strings.HasPrefix(lines[2], "trend ") {
 		t.Fatalf("report lines %q", lines)
 	}
-	if !strings.Contains(errb.String(), "resources: growth from ") {
-		t.Fatalf("stderr lacks the growth line:\n%s", errb.String())
+	if !strings.Contains(errb.String(), "resources: growth from ") || !strings.Contains(errb.String(), "resources: trend ") {
+		t.Fatalf("stderr lacks the growth or the trend line:\n%s", errb.String())
 	}
 }
 
