@@ -28,7 +28,7 @@ func BenchmarkKeyStoreHeapPerKey(b *testing.B) {
 
 // TestKeyStoreStaysCompact keeps the per-key figure from growing back
 // unnoticed: the bound is about twice what BenchmarkKeyStoreHeapPerKey
-// measures (30 B), far below the 200 B a key cost while its text and
+// measures (30 B), far below the 140 B a key cost while its text and
 // record stayed in memory.
 func TestKeyStoreStaysCompact(t *testing.T) {
 	if testing.Short() {
