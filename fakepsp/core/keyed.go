@@ -22,7 +22,8 @@ type Keyed struct {
 	Lock   sync.Locker      // guards Store
 	Spill  *spill.Store     // holds saved answers' bodies; nil: in memory
 	Now    func() time.Time // called under Lock
-	// Key is kept by Store as given: the caller's own copy (cloned), for a
+	// Key is kept by Store as given while its request executes (and when
+	// its answer stays in memory): the caller's own copy (cloned), for a
 	// key sliced from a header line would keep the whole line alive.
 	Key string
 	// Scope and Fingerprint are the dialect's: what the key is bound to and
@@ -47,35 +48,22 @@ func (k Keyed) Do(run func() (status int, body []byte, requestID string, began b
 		return KeyOutcome{Refusal: &Refusal{Kind: RefuseKeyTooLong, Key: k.Key}}
 	}
 	k.Lock.Lock()
-	e, res := k.Store.claim(k.Key, k.Scope, k.Fingerprint, k.Now(), k.Window)
-	status, ref, mem := int(e.status), e.ref, e.mem
+	e, res, err := k.Store.claimOn(k.Spill, k.Key, k.Scope, k.Fingerprint, k.Now(), k.Window)
 	var saved KeyEntry
-	if mem != nil {
-		saved = KeyEntry{Status: status, Body: mem.body, RequestID: mem.requestID}
+	first := ""
+	if err == nil && e.mem != nil {
+		saved = KeyEntry{Status: int(e.status), Body: e.mem.body, RequestID: e.mem.requestID}
+		first = e.mem.scope
 	}
 	k.Lock.Unlock()
+	if err != nil {
+		return KeyOutcome{Refusal: &Refusal{Kind: RefuseStorage, Key: k.Key,
+			Detail: "the saved answer of idempotency key " + k.Key + " cannot be read back: " + err.Error()}}
+	}
 	switch res {
 	case ClaimReplay:
-		if mem == nil {
-			_, id, body, err := k.readBack(ref)
-			if err != nil {
-				return KeyOutcome{Refusal: &Refusal{Kind: RefuseStorage, Key: k.Key,
-					Detail: "the saved answer of idempotency key " + k.Key + " cannot be read back: " + err.Error()}}
-			}
-			saved = KeyEntry{Status: status, Body: body, RequestID: id}
-		}
 		return KeyOutcome{Replay: &saved}
 	case ClaimMismatch:
-		first := ""
-		if mem != nil {
-			first = mem.scope
-		} else {
-			var err error
-			if first, _, _, err = k.readBack(ref); err != nil {
-				return KeyOutcome{Refusal: &Refusal{Kind: RefuseStorage, Key: k.Key,
-					Detail: "the first request of idempotency key " + k.Key + " cannot be read back: " + err.Error()}}
-			}
-		}
 		return KeyOutcome{Refusal: &Refusal{Kind: RefuseKeyMismatch, Key: k.Key, Scope: k.Scope, FirstScope: first}}
 	case ClaimInUse:
 		return KeyOutcome{Refusal: &Refusal{Kind: RefuseKeyInUse, Key: k.Key}}
@@ -83,10 +71,10 @@ func (k Keyed) Do(run func() (status int, body []byte, requestID string, began b
 	status, body, requestID, began := run()
 	// Written before the lock: a replay finds the answer on disk or, when
 	// writing failed, still in memory; either way the same bytes.
+	var ref spill.Ref
 	spilled := false
 	if began && k.Spill != nil {
-		var err error
-		ref, err = k.Spill.Put(keyBlob(mem.scope, requestID, body))
+		ref, err = k.Spill.Put(keyRecordBlob(k.Key, e.fp, e.created, status, first, requestID, body))
 		spilled = err == nil
 	}
 	k.Lock.Lock()
@@ -99,15 +87,15 @@ func (k Keyed) Do(run func() (status int, body []byte, requestID string, began b
 	return KeyOutcome{Status: status, Body: body}
 }
 
-// readBack reads a saved answer from disk; what fails is the caller's
-// error to answer, never an empty answer.
-func (k Keyed) readBack(ref spill.Ref) (scope, requestID string, body []byte, err error) {
-	if k.Spill == nil {
-		return "", "", nil, errors.New("the PSP keeps no store on disk")
+// readKeyRecord reads a saved key's record from disk; what fails is the
+// caller's error to answer, never an empty answer.
+func readKeyRecord(disk *spill.Store, ref spill.Ref) (*keyRec, string, error) {
+	if disk == nil {
+		return nil, "", errors.New("the PSP keeps no store on disk")
 	}
-	b, err := k.Spill.Get(ref)
+	b, err := disk.Get(ref)
 	if err != nil {
-		return "", "", nil, err
+		return nil, "", err
 	}
-	return parseKeyBlob(b)
+	return parseKeyRecord(b)
 }

@@ -3,6 +3,7 @@ package core
 import (
 	"crypto/sha256"
 	"encoding/binary"
+	"hash/maphash"
 	"strings"
 	"time"
 
@@ -34,10 +35,11 @@ type KeyEntry struct {
 	RequestID string // the first request's id, which a replay names
 }
 
-// keyRec is one idempotency key's record, kept for the key's whole window
-// (24 h at Stripe), so a soak keeps thousands: in memory only what Claim
-// compares and what says where the rest is. While executing, repeats get
-// the dialect's in-use answer; once saved, repeats get the answer back.
+// keyRec is one idempotency key's record while it is in memory: while its
+// first request executes (repeats get the dialect's in-use answer), and once
+// saved when there is no disk, writing failed or the key's hash is another
+// saved key's. A saved key otherwise leaves memory for the store's index
+// (see KeyStore), and a claim that hits it reads this back from disk.
 type keyRec struct {
 	fp        keyPrint      // of the scope and the canonical parameters
 	created   time.Duration // since the store's base: Claim's clock, monotonic when it is
@@ -49,19 +51,31 @@ type keyRec struct {
 
 // keyMem is what a record holds in memory instead of on disk.
 type keyMem struct {
-	scope, requestID string
-	body             []byte
+	key, scope, requestID string
+	body                  []byte
 }
 
-// KeyStore holds one account's keys. Not safe for concurrent use: the PSP
-// guards it with its own lock.
+// KeyStore holds one account's keys. A saved key is kept for its whole
+// window (24 h at Stripe), so a soak keeps every key it sent, two per
+// PaymentIntent: memory keeps of it only its hash and where its record is
+// on disk (8 + 8 bytes in saved), the record (keyRecordBlob) holding the
+// key's text, which a hit compares, so that two keys sharing a hash never
+// answer each other's request. Not safe for concurrent use: the PSP guards
+// it with its own lock.
 type KeyStore struct {
-	m    map[string]*keyRec
-	base time.Time // the first claim's time: records keep an offset from it
+	m     map[string]*keyRec
+	saved map[uint64]spill.Packed
+	hash  func(key string) uint64 // a test forces collisions with its own
+	base  time.Time               // the first claim's time: records keep an offset from it
 }
 
-// NewKeyStore makes an empty store.
-func NewKeyStore() *KeyStore { return &KeyStore{m: map[string]*keyRec{}} }
+// NewKeyStore makes an empty store. Its hash has the store's own seed, so
+// keys chosen to collide in one run do not in another.
+func NewKeyStore() *KeyStore {
+	seed := maphash.MakeSeed()
+	return &KeyStore{m: map[string]*keyRec{}, saved: map[uint64]spill.Packed{},
+		hash: func(key string) uint64 { return maphash.String(seed, key) }}
+}
 
 // ClaimResult says what a request under a key must do.
 type ClaimResult int
@@ -74,13 +88,45 @@ const (
 	ClaimInUse                       // the first request is still executing
 )
 
-// claim looks key up and, when it is absent or expired, records it as
-// executing so that a concurrent repeat sees it in use.
-func (s *KeyStore) claim(key, scope, params string, now time.Time, window time.Duration) (*keyRec, ClaimResult) {
-	if s.base.IsZero() {
-		s.base = now
+// claimOn is claim for a store whose saved answers may be on disk: a
+// record it returns for a replay or a mismatch has its scope, request id and
+// body in memory (a copy read back). An error is a record that cannot be
+// read back: whether it is this key's is unknown, so the request must
+// neither run (a second charge) nor answer; it is the caller's to refuse.
+// The read happens under the caller's lock, so that the key cannot change
+// between the read and the claim.
+func (s *KeyStore) claimOn(disk *spill.Store, key, scope, params string, now time.Time, window time.Duration) (*keyRec, ClaimResult, error) {
+	if _, inMem := s.m[key]; !inMem {
+		h := s.hash(key)
+		if p, ok := s.saved[h]; ok {
+			rec, text, err := readKeyRecord(disk, p.Ref())
+			if err != nil {
+				return nil, 0, err
+			}
+			if text == key {
+				if s.offset(now)-rec.created < window {
+					return rec, rec.against(fingerprint(scope, params)), nil
+				}
+				delete(s.saved, h) // expired: claim starts a new request
+			}
+		}
 	}
-	at := now.Sub(s.base)
+	e, res := s.claim(key, scope, params, now, window)
+	if e.mem == nil && (res == ClaimReplay || res == ClaimMismatch) {
+		rec, _, err := readKeyRecord(disk, e.ref)
+		if err != nil {
+			return nil, 0, err
+		}
+		return rec, res, nil
+	}
+	return e, res, nil
+}
+
+// claim looks key up among the records in memory and, when it is absent or
+// expired, records it as executing so that a concurrent repeat sees it in
+// use.
+func (s *KeyStore) claim(key, scope, params string, now time.Time, window time.Duration) (*keyRec, ClaimResult) {
+	at := s.offset(now)
 	fp := fingerprint(scope, params)
 	e, found := s.m[key]
 	if found && !e.executing && at-e.created >= window {
@@ -91,28 +137,51 @@ func (s *KeyStore) claim(key, scope, params string, now time.Time, window time.D
 		// The scope cloned: one sliced from a header line keeps the whole
 		// line. The key is the caller's own copy already (Keyed.Key), the
 		// one its events keep too: not a second per key.
-		e = &keyRec{fp: fp, created: at, executing: true, mem: &keyMem{scope: strings.Clone(scope)}}
+		e = &keyRec{fp: fp, created: at, executing: true, mem: &keyMem{key: key, scope: strings.Clone(scope)}}
 		s.m[key] = e
 		return e, ClaimFresh
 	}
-	if e.fp != fp {
-		return e, ClaimMismatch
+	return e, e.against(fp)
+}
+
+// offset is now as a record keeps it.
+func (s *KeyStore) offset(now time.Time) time.Duration {
+	if s.base.IsZero() {
+		s.base = now
 	}
-	if e.executing {
-		return e, ClaimInUse
+	return now.Sub(s.base)
+}
+
+// against is what a repeat with fingerprint fp gets from a key it found.
+func (e *keyRec) against(fp keyPrint) ClaimResult {
+	switch {
+	case e.fp != fp:
+		return ClaimMismatch
+	case e.executing:
+		return ClaimInUse
 	}
-	return e, ClaimReplay
+	return ClaimReplay
 }
 
 // save records the first request's answer under the key: on disk at ref
-// when spilled, else in memory.
+// when spilled, and then indexed by the key's hash unless another saved key
+// holds that hash (or ref does not pack), else in memory.
 func (s *KeyStore) save(e *keyRec, status int, body []byte, requestID string, ref spill.Ref, spilled bool) {
 	e.executing, e.status = false, int32(status)
-	if spilled {
-		e.ref, e.mem = ref, nil
+	if !spilled {
+		e.mem.body, e.mem.requestID = body, strings.Clone(requestID)
 		return
 	}
-	e.mem.body, e.mem.requestID = body, strings.Clone(requestID)
+	key := e.mem.key
+	if p, ok := ref.Pack(); ok && s.m[key] == e {
+		h := s.hash(key)
+		if _, taken := s.saved[h]; !taken {
+			s.saved[h] = p
+			delete(s.m, key)
+			return
+		}
+	}
+	e.ref, e.mem = ref, nil
 }
 
 // release forgets a key whose request never began executing (validation
