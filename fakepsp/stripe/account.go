@@ -18,7 +18,7 @@ type account struct {
 	chargeSeq []string                 // every charge id, creation order
 	refunds   map[string]*Refund
 	refundSeq []*Refund // creation order, for the list
-	events    []*event  // creation order
+	events    eventLog  // creation order, on disk
 	endpoints []*webhookEndpoint
 	customers map[string]*customer
 	cusSeq    []*customer // creation order, for the list

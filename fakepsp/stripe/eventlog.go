@@ -1,10 +1,9 @@
 package stripe
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
-	"sort"
+	"slices"
 	"sync"
 
 	"github.com/idemcheck/idemcheck/fakepsp/core"
@@ -12,40 +11,39 @@ import (
 )
 
 // event is one Stripe Event. Its JSON is fixed at creation, as both the API
-// and every webhook delivery send it, and kept on the PSP's disk (rawRef),
-// or in API.rawMem when there is no store or writing to it failed: Stripe
-// keeps events 30 days, and a soak's thousands of them must not grow the
-// heap. No map finds one by id: ids sort by creation (newID), so a binary
-// search of the account's events does (eventFor). What it keeps is 80
-// bytes: its id as the 9 bytes it spells, its type and its fault target's
-// op as words, and no string of its own.
+// and every webhook delivery send it, and kept on the PSP's disk (Raw), or
+// in API.rawMem when there is no store or writing to it failed. The account
+// keeps the event itself in its eventLog, on disk too; the delivery engine
+// holds one only while it delivers or a harness holds it. Fields are
+// exported for the log's encoding (gob); it holds no string of its own
+// beyond its fault target's key and its PaymentIntent.
 type event struct {
-	rawRef spill.Ref
-	// key and amount are the fault target's (what webhook faults match
-	// on), with op.
-	key    string
-	amount int64
-	// pi and piAmount name the PaymentIntent the event is about, so a
+	Raw spill.Ref
+	// Key and Amount are the fault target's (what webhook faults match
+	// on), with Op.
+	Key    string
+	Amount int64
+	// PI and PIAmount name the PaymentIntent the event is about, so a
 	// harness can hold or resend every event of one payment.
-	pi       string
-	piAmount int64
-	id       eventID
-	typ, op  word
+	PI       string
+	PIAmount int64
+	ID       eventID
+	Type, Op word
 }
 
 // EventID, EventType and FaultTarget are what the delivery engine needs of ev.
-func (ev *event) EventID() string   { return ev.id.String() }
-func (ev *event) EventType() string { return ev.typ.String() }
+func (ev *event) EventID() string   { return ev.ID.String() }
+func (ev *event) EventType() string { return ev.Type.String() }
 func (ev *event) FaultTarget() core.Target {
-	return core.Target{Key: ev.key, Amount: ev.amount, Op: ev.op.String()}
+	return core.Target{Key: ev.Key, Amount: ev.Amount, Op: ev.Op.String()}
 }
 
 // eventRaw is ev's JSON, read back from disk when it is there.
 func (p *API) eventRaw(ev *event) (json.RawMessage, error) {
-	if raw, ok := p.rawMem.get(ev); ok {
+	if raw, ok := p.rawMem.get(ev.ID); ok {
 		return raw, nil
 	}
-	b, err := p.ops.Spill.Get(ev.rawRef)
+	b, err := p.ops.Spill.Get(ev.Raw)
 	if err != nil {
 		return nil, fmt.Errorf("fakepsp: the JSON of event %s cannot be read back: %w", ev.EventID(), err)
 	}
@@ -54,20 +52,20 @@ func (p *API) eventRaw(ev *event) (json.RawMessage, error) {
 
 func (p *API) info(ev *event) core.EventInfo {
 	raw, err := p.eventRaw(ev)
-	return core.EventInfo{ID: ev.EventID(), Type: ev.EventType(), Payment: ev.pi, Amount: ev.piAmount, Raw: raw, Err: err}
+	return core.EventInfo{ID: ev.EventID(), Type: ev.EventType(), Payment: ev.PI, Amount: ev.PIAmount, Raw: raw, Err: err}
 }
 
 // newEventLocked records an event about obj; the caller holds p.mu and
 // dispatches it after unlocking.
 func (p *API) newEventLocked(c *call, typ string, obj map[string]any, t core.Target) *event {
-	ev := &event{id: mustEventID(newID("evt")), typ: wordOf(typ), key: t.Key, amount: t.Amount, op: wordOf(t.Op)}
-	created := p.nowLocked().Unix() // in the JSON only: 112 bytes an event, not 128
-	ev.pi, _ = obj["payment_intent"].(string)
+	ev := &event{ID: mustEventID(newID("evt")), Type: wordOf(typ), Key: t.Key, Amount: t.Amount, Op: wordOf(t.Op)}
+	created := p.nowLocked().Unix() // in the JSON only
+	ev.PI, _ = obj["payment_intent"].(string)
 	if obj["object"] == "payment_intent" {
-		ev.pi, _ = obj["id"].(string)
+		ev.PI, _ = obj["id"].(string)
 	}
-	if pi := c.acct.intents.Get(ev.pi); pi != nil {
-		ev.piAmount = pi.Amount
+	if pi := c.acct.intents.Get(ev.PI); pi != nil {
+		ev.PIAmount = pi.Amount
 	}
 	pending := 0
 	for _, ep := range c.acct.endpoints {
@@ -79,13 +77,13 @@ func (p *API) newEventLocked(c *call, typ string, obj map[string]any, t core.Tar
 	spilled := false
 	if p.ops.Spill != nil {
 		var err error
-		ev.rawRef, err = p.ops.Spill.Put(raw)
+		ev.Raw, err = p.ops.Spill.Put(raw)
 		spilled = err == nil
 	}
 	if !spilled {
-		p.rawMem.put(ev, raw)
+		p.rawMem.put(ev.ID, raw)
 	}
-	c.acct.events = append(c.acct.events, ev)
+	c.acct.events.add(p.ops.Spill, *ev)
 	return ev
 }
 
@@ -93,39 +91,23 @@ func (p *API) newEventLocked(c *call, typ string, obj map[string]any, t core.Tar
 // own lock: the delivery engine reads events without the PSP's.
 type eventsInMemory struct {
 	mu sync.Mutex
-	m  map[*event]json.RawMessage
+	m  map[eventID]json.RawMessage
 }
 
-func (r *eventsInMemory) put(ev *event, raw json.RawMessage) {
+func (r *eventsInMemory) put(id eventID, raw json.RawMessage) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.m == nil {
-		r.m = map[*event]json.RawMessage{}
+		r.m = map[eventID]json.RawMessage{}
 	}
-	r.m[ev] = raw
+	r.m[id] = raw
 }
 
-func (r *eventsInMemory) get(ev *event) (json.RawMessage, bool) {
+func (r *eventsInMemory) get(id eventID) (json.RawMessage, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	raw, ok := r.m[ev]
+	raw, ok := r.m[id]
 	return raw, ok
-}
-
-// eventFor finds the account's event id. Events are appended under p.mu
-// as newID numbers them, so acct.events is sorted by id (fixed-width
-// hexadecimal sequence, then the random part), as by the bytes it spells.
-func (acct *account) eventFor(id string) *event {
-	want, ok := parseEventID(id)
-	if !ok {
-		return nil
-	}
-	evs := acct.events
-	i := sort.Search(len(evs), func(i int) bool { return bytes.Compare(evs[i].id[:], want[:]) >= 0 })
-	if i < len(evs) && evs[i].id == want {
-		return evs[i]
-	}
-	return nil
 }
 
 // storageError is the 500 of a read back from disk that failed: the
@@ -134,32 +116,81 @@ func storageError(err error) response {
 	return refuse(core.Refusal{Kind: core.RefuseStorage, Detail: err.Error()})
 }
 
+// eventsUnread is the 500 of an account's events that cannot be read back,
+// kept for ReadErr too: a harness that read the events meanwhile had fewer
+// than were raised.
+func (p *API) eventsUnread(err error) response {
+	p.readErr.Keep(err)
+	return storageError(err)
+}
+
+// listEvents answers a page of the account's events, newest first, walking
+// from the newest or the cursor only as far as the page needs (one event
+// past it says has_more), as PaginateLazy answers over every id.
 func (p *API) listEvents(c *call) response {
 	types := c.params.Array("types")
 	if t := c.params.Str("type"); t != "" {
 		types = append(types, t)
 	}
+	q, bad := readPageQuery(c.params)
+	if bad != nil {
+		return *bad
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	var evs []*event
-	var ids []string
-	for i := len(c.acct.events) - 1; i >= 0; i-- {
-		if ev := c.acct.events[i]; TypeMatches(types, ev.EventType()) {
-			evs, ids = append(evs, ev), append(ids, ev.EventID())
+	l := &c.acct.events
+	from, step := l.n-1, -1
+	if cursor := q.after + q.before; cursor != "" {
+		ev, i, found, err := l.find(cursor)
+		if err != nil {
+			return p.eventsUnread(err)
+		}
+		if !found || !TypeMatches(types, ev.EventType()) {
+			return listPage("/v1/events", []any{}, false)
+		}
+		from = i - 1
+		if q.before != "" {
+			from, step = i+1, 1
 		}
 	}
-	return paginateLazy(c, "/v1/events", ids, func(i int) (any, error) { return p.eventRaw(evs[i]) })
+	var evs []event
+	err := l.walk(from, step, func(ev event) bool {
+		if TypeMatches(types, ev.EventType()) {
+			evs = append(evs, ev)
+		}
+		return len(evs) <= q.limit
+	})
+	if err != nil {
+		return p.eventsUnread(err)
+	}
+	more := len(evs) > q.limit
+	evs = evs[:min(len(evs), q.limit)]
+	if step > 0 {
+		slices.Reverse(evs) // the page nearest the cursor, newest first
+	}
+	data := make([]any, 0, len(evs))
+	for i := range evs {
+		raw, err := p.eventRaw(&evs[i])
+		if err != nil {
+			return storageError(err)
+		}
+		data = append(data, raw)
+	}
+	return listPage("/v1/events", data, more)
 }
 
 func (p *API) retrieveEvent(c *call) response {
 	id := c.r.PathValue("id")
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	ev := c.acct.eventFor(id)
-	if ev == nil {
+	ev, _, found, err := c.acct.events.find(id)
+	if err != nil {
+		return p.eventsUnread(err)
+	}
+	if !found {
 		return notFound("id", "event", id)
 	}
-	raw, err := p.eventRaw(ev)
+	raw, err := p.eventRaw(&ev)
 	if err != nil {
 		return storageError(err)
 	}

@@ -37,34 +37,29 @@ func Paginate(prm Params, url string, ids []string, items []any) core.Reply {
 // page (item(i) for ids[i]); a fetch that fails is the page's 500
 // (RefuseStorage), never a page without it.
 func PaginateLazy(prm Params, url string, ids []string, item func(int) (any, error)) core.Reply {
-	limit, bad := ListLimit(prm)
+	q, bad := readPageQuery(prm)
 	if bad != nil {
 		return *bad
 	}
-	after, before := prm.Str("starting_after"), prm.Str("ending_before")
-	if after != "" && before != "" {
-		return ErrorReply(http.StatusBadRequest, Error{Type: "invalid_request_error", Param: "ending_before",
-			Message: "You may only specify one of these parameters: ending_before, starting_after."})
-	}
 	lo, hi, more := 0, len(ids), false
 	switch {
-	case after != "":
-		if i := slices.Index(ids, after); i >= 0 {
+	case q.after != "":
+		if i := slices.Index(ids, q.after); i >= 0 {
 			lo = i + 1
 		} else {
 			lo = hi
 		}
-		if hi-lo > limit {
-			hi, more = lo+limit, true
+		if hi-lo > q.limit {
+			hi, more = lo+q.limit, true
 		}
-	case before != "":
-		hi = max(slices.Index(ids, before), 0)
-		if hi-lo > limit {
-			lo, more = hi-limit, true
+	case q.before != "":
+		hi = max(slices.Index(ids, q.before), 0)
+		if hi-lo > q.limit {
+			lo, more = hi-q.limit, true
 		}
 	default:
-		if hi > limit {
-			hi, more = limit, true
+		if hi > q.limit {
+			hi, more = q.limit, true
 		}
 	}
 	data := make([]any, 0, hi-lo)
@@ -75,5 +70,34 @@ func PaginateLazy(prm Params, url string, ids []string, item func(int) (any, err
 		}
 		data = append(data, it)
 	}
+	return listPage(url, data, more)
+}
+
+// pageQuery is the page a list request asks for: its size and at most one
+// cursor, an object's id the page starts after (towards older objects) or
+// ends before (towards newer ones).
+type pageQuery struct {
+	limit         int
+	after, before string
+}
+
+// readPageQuery reads prm's page; the reply is Stripe's error for a limit
+// out of range or both cursors.
+func readPageQuery(prm Params) (pageQuery, *core.Reply) {
+	limit, bad := ListLimit(prm)
+	if bad != nil {
+		return pageQuery{}, bad
+	}
+	q := pageQuery{limit: limit, after: prm.Str("starting_after"), before: prm.Str("ending_before")}
+	if q.after != "" && q.before != "" {
+		e := ErrorReply(http.StatusBadRequest, Error{Type: "invalid_request_error", Param: "ending_before",
+			Message: "You may only specify one of these parameters: ending_before, starting_after."})
+		return pageQuery{}, &e
+	}
+	return q, nil
+}
+
+// listPage is one page of a list in Stripe's envelope, newest first.
+func listPage(url string, data []any, more bool) core.Reply {
 	return core.Reply{Status: http.StatusOK, Body: map[string]any{"object": "list", "url": url, "has_more": more, "data": data}}
 }

@@ -25,10 +25,6 @@ func paginate(c *call, url string, ids []string, items []any) response {
 	return Paginate(c.params, url, ids, items)
 }
 
-func paginateLazy(c *call, url string, ids []string, item func(int) (any, error)) response {
-	return PaginateLazy(c.params, url, ids, item)
-}
-
 func apiError() response { return refuse(core.Refusal{Kind: core.RefuseInternal}) }
 
 func rateLimited() response { return refuse(core.Refusal{Kind: core.RefuseRateLimited}) }

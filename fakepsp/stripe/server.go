@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/idemcheck/idemcheck/fakepsp/core"
+	"github.com/idemcheck/idemcheck/internal/spill"
 )
 
 // API is Stripe's v1 API over a core.Host: the route table, the handlers
@@ -21,6 +22,7 @@ type API struct {
 
 	accounts map[string]*account // by secret key
 	rawMem   eventsInMemory      // events' JSON not on disk
+	readErr  spill.FirstErr      // the first of the accounts' events that could not be read back
 	versions versionStore        // intents' versions' JSON
 }
 
@@ -73,14 +75,25 @@ func (p *API) AddEndpoint(secretKey, rawURL string, events ...string) (string, e
 	return p.addEndpoint(acct, rawURL, events, "").id, nil
 }
 
-// Event is an event of any account, by id.
+// Event is an event of any account, by id. When the events of an account
+// cannot be read back it may be among them: it is then found with Err
+// saying so (Send fails on it), never reported missing.
 func (p *API) Event(id string) (core.EventInfo, bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	var unread error
 	for _, acct := range p.accounts {
-		if ev := acct.eventFor(id); ev != nil {
-			return p.info(ev), true
+		ev, _, found, err := acct.events.find(id)
+		if found {
+			return p.info(&ev), true
 		}
+		if err != nil && unread == nil {
+			unread = err
+		}
+	}
+	if unread != nil {
+		p.readErr.Keep(unread)
+		return core.EventInfo{ID: id, Err: unread}, true
 	}
 	return core.EventInfo{}, false
 }
@@ -89,19 +102,22 @@ func (p *API) Event(id string) (core.EventInfo, bool) {
 func (p *API) Describe(e core.Event) core.EventInfo { return p.info(e.(*event)) }
 
 // EventsAbout lists the events raised about one PaymentIntent, in order.
+// Events that cannot be read back are left out, and ReadErr says so.
 func (p *API) EventsAbout(paymentIntent string) []core.EventInfo {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	var out []core.EventInfo
 	for _, acct := range p.accounts {
-		for _, ev := range acct.events {
-			if ev.pi == paymentIntent {
-				out = append(out, p.info(ev))
-			}
-		}
+		err := acct.events.about(paymentIntent, func(ev event) { out = append(out, p.info(&ev)) })
+		p.readErr.Keep(err)
 	}
 	return out
 }
+
+// ReadErr returns, and forgets, the first read of the accounts' events on
+// disk that failed since it was last asked (an answer was a 500, or a
+// harness got fewer events than were raised): the PSP's ReadError.
+func (p *API) ReadErr() error { return p.readErr.Take() }
 
 // PaymentOfCharge names the PaymentIntent of a charge id ("ch_...").
 func (p *API) PaymentOfCharge(chargeID string) string {
