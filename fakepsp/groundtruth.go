@@ -28,7 +28,13 @@ func (p *PSP) WriteHistory(w io.Writer) error {
 // (its ground truth, calls and deliveries) that failed since it was last
 // asked: the reads returned fewer records than were logged, so a check
 // that read them judged a truth it did not have (conform/scenario's
-// TruthReader, as Remote's ReadError for a PSP over the network).
+// TruthReader, as Remote's ReadError for a PSP over the network). A
+// dialect that keeps its objects on disk adds its own failed reads (Stripe's
+// PaymentIntents).
 func (p *PSP) ReadError() error {
-	return errors.Join(p.truth.ReadErr(), p.calls.ReadErr(), p.dlog.ReadErr())
+	var api error
+	if r, ok := p.api.(interface{ ReadErr() error }); ok {
+		api = r.ReadErr()
+	}
+	return errors.Join(p.truth.ReadErr(), p.calls.ReadErr(), p.dlog.ReadErr(), api)
 }

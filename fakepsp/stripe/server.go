@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/idemcheck/idemcheck/fakepsp/core"
+	"github.com/idemcheck/idemcheck/internal/spill"
 )
 
 // API is Stripe's v1 API over a core.Host: the route table, the handlers
@@ -22,6 +23,12 @@ type API struct {
 	accounts map[string]*account // by secret key
 	rawMem   eventsInMemory      // events' JSON not on disk
 	versions versionStore        // intents' versions' JSON
+	// readErr keeps the first read of an intent back from disk that
+	// failed where no answer could say so (ReadErr).
+	readErr spill.FirstErr
+	// keep, when set, is how many unpinned intents each new account keeps
+	// in memory (intentBook.keep): tests force eviction with it.
+	keep int
 }
 
 // Serve is Stripe's API over h (core.Dialect).
@@ -40,7 +47,12 @@ func (p *API) AddAccount(key string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if _, ok := p.accounts[key]; !ok {
-		p.accounts[key] = newAccount()
+		acct := newAccount()
+		acct.intents = newIntentBook(p.ops.Spill, &p.versions, &p.readErr)
+		if p.keep > 0 {
+			acct.intents.keep = p.keep
+		}
+		p.accounts[key] = acct
 	}
 }
 
@@ -108,12 +120,16 @@ func (p *API) PaymentOfCharge(chargeID string) string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for _, acct := range p.accounts {
-		if pi := acct.charges[chargeID]; pi != nil {
+		if pi, _ := acct.chargeIntent(chargeID); pi != nil { // a failed read is kept for ReadErr
 			return pi.ID
 		}
 	}
 	return ""
 }
+
+// ReadErr returns, and forgets, the first read of an intent back from disk
+// that failed where its answer could not say so (PSP.ReadError).
+func (p *API) ReadErr() error { return p.readErr.Take() }
 
 // Workers are the delivery workers of every endpoint.
 func (p *API) Workers() []*core.Worker {
@@ -133,3 +149,16 @@ func (p *API) Info() map[string]any { return map[string]any{"api_version": APIVe
 
 // Routes mounts Stripe's API (routes.go).
 func (p *API) Routes(mux *http.ServeMux) { p.routes(mux) }
+
+// KeepIntents sets how many unpinned PaymentIntents each account keeps in
+// memory (intentBook), now and for accounts made later: tests force
+// eviction with it.
+func (p *API) KeepIntents(n int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.keep = n
+	for _, acct := range p.accounts {
+		acct.intents.keep = n
+		acct.intents.evict()
+	}
+}
