@@ -30,7 +30,8 @@ type intentBook struct {
 	store  *versionStore
 	failed *spill.FirstErr // the PSP's reads that failed (API.ReadErr)
 	// keep is how many unpinned intents stay in memory; evicting brings
-	// them down to half, so a cache miss costs a sort only so often.
+	// them down to half, so the sort that picks them runs once per keep/2
+	// evictions, not once each.
 	keep  int
 	slots []intentSlot
 	live  map[uint64]*Intent
@@ -51,7 +52,7 @@ func newIntentBook(disk *spill.Store, store *versionStore, failed *spill.FirstEr
 	return &intentBook{disk: disk, store: store, failed: failed, keep: defaultKeep, live: map[uint64]*Intent{}}
 }
 
-// idSeq is the creation sequence an id of newID's spells, and whether it
+// idSeqOf is the creation sequence an id of newID's spells, and whether it
 // spells one.
 func idSeqOf(id string) (uint64, bool) {
 	_, rest, ok := strings.Cut(id, "_")
@@ -115,7 +116,9 @@ func (b *intentBook) at(i int) (*Intent, error) {
 			err = errBadRecord
 		}
 	}
-	err = fmt.Errorf("fakepsp: PaymentIntent %d of the account cannot be read back: %w", i+1, err)
+	// Its id's random part is in the record that failed: the sequence
+	// names it.
+	err = fmt.Errorf("fakepsp: PaymentIntent pi_%012x… cannot be read back: %w", s.seq, err)
 	b.failed.Keep(err) // the PSP's ReadError says so too, whatever answer the caller gives
 	return nil, err
 }
