@@ -26,10 +26,11 @@ func (p *PSP) WriteHistory(w io.Writer) error {
 
 // ReadError returns, and forgets, the first read of the PSP's logs on disk
 // (its ground truth, calls, deliveries, and the dialect's records that keep
-// one, Stripe's events) that failed since it was last asked: the reads
-// returned fewer records than were logged, so a check that read them judged
-// a truth it did not have (conform/scenario's TruthReader, as Remote's
-// ReadError for a PSP over the network).
+// one: Stripe's events and PaymentIntents) that failed since it was last
+// asked: the reads returned fewer records than were logged, or an object
+// that exists could not be read, so a check that read them judged a truth
+// it did not have (conform/scenario's TruthReader, as Remote's ReadError
+// for a PSP over the network).
 func (p *PSP) ReadError() error {
 	var api error
 	if r, ok := p.api.(interface{ ReadErr() error }); ok {

@@ -5,6 +5,7 @@ import (
 	"sync/atomic"
 
 	"github.com/idemcheck/idemcheck/fakepsp/core"
+	"github.com/idemcheck/idemcheck/internal/spill"
 )
 
 // account is everything one secret key owns: Stripe scopes objects and
@@ -12,10 +13,9 @@ import (
 type account struct {
 	id        string
 	keys      *core.KeyStore
-	intents   *core.Book[*Intent]
-	charges   map[string]*Intent       // successful charges
-	failed    map[string]*FailedCharge // declined attempts
-	chargeSeq []string                 // every charge id, creation order
+	intents   *intentBook
+	charges   []chargeRef     // successful charges, creation order
+	failed    []*FailedCharge // declined attempts, creation order
 	refunds   map[string]*Refund
 	refundSeq []*Refund // creation order, for the list
 	events    eventLog  // creation order, on disk
@@ -24,13 +24,13 @@ type account struct {
 	cusSeq    []*customer // creation order, for the list
 }
 
+// newAccount is an account whose intents stay in memory; API.AddAccount
+// gives it the PSP's store instead.
 func newAccount() *account {
 	return &account{
 		id:        "acct_" + randToken(16),
 		keys:      core.NewKeyStore(),
-		intents:   core.NewBook[*Intent](),
-		charges:   map[string]*Intent{},
-		failed:    map[string]*FailedCharge{},
+		intents:   newIntentBook(nil, &versionStore{}, &spill.FirstErr{}),
 		refunds:   map[string]*Refund{},
 		customers: map[string]*customer{},
 	}

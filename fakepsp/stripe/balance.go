@@ -5,26 +5,35 @@ import (
 	"strings"
 )
 
-// txnObject is the balance transaction id names; the caller holds p.mu.
-func (a *account) txnObject(id string) map[string]any {
+// txnObject is the balance transaction id names, nil when none; the
+// caller holds p.mu.
+func (a *account) txnObject(id string) (map[string]any, error) {
 	suffix := strings.TrimPrefix(id, "txn_")
-	if pi := a.charges["ch_"+suffix]; pi != nil && pi.BalanceTxnID() == id {
-		return pi.BalanceTxnJSON()
+	pi, err := a.chargeIntent("ch_" + suffix)
+	if err != nil {
+		return nil, err
+	}
+	if pi != nil && pi.BalanceTxnID() == id {
+		return pi.BalanceTxnJSON(), nil
 	}
 	if rf := a.refunds["re_"+suffix]; rf != nil {
-		return rf.TxnJSON()
+		return rf.TxnJSON(), nil
 	}
-	return nil
+	return nil, nil
 }
 
 func (p *API) retrieveBalanceTxn(c *call) response {
 	id := c.r.PathValue("id")
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if t := c.acct.txnObject(id); t != nil {
-		return ok(t)
+	t, err := c.acct.txnObject(id)
+	switch {
+	case err != nil:
+		return storageError(err)
+	case t == nil:
+		return notFound("id", "balance transaction", id)
 	}
-	return notFound("id", "balance transaction", id)
+	return ok(t)
 }
 
 // listBalanceTxns lists balance transactions, newest first, optionally of
@@ -34,8 +43,12 @@ func (p *API) listBalanceTxns(c *call) response {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	var all []map[string]any
-	for _, id := range c.acct.chargeSeq {
-		if pi := c.acct.charges[id]; pi != nil && pi.BalanceTxnID() != "" {
+	for _, ch := range c.acct.charges {
+		pi, err := c.acct.intents.bySeq(ch.pi)
+		if err != nil {
+			return storageError(err)
+		}
+		if pi != nil && pi.BalanceTxnID() != "" {
 			all = append(all, pi.BalanceTxnJSON())
 		}
 	}

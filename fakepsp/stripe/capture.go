@@ -12,24 +12,36 @@ import (
 // like every other POST: same key and parameters replay, other parameters
 // answer 400 idempotency_error.
 
-// lookupIntent returns the intent and a copy of its state under p.mu.
-func (p *API) lookupIntent(c *call) (*Intent, core.State) {
+// lookupIntent returns the intent the path names, pinned (the caller
+// unpins it), and a copy of its state under p.mu.
+func (p *API) lookupIntent(c *call) (*Intent, core.State, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	pi := c.acct.intents.Get(c.r.PathValue("id"))
+	pi, err := c.acct.intents.pin(c.r.PathValue("id"))
 	if pi == nil {
-		return nil, 0
+		return nil, 0, err
 	}
-	return pi, pi.State
+	return pi, pi.State, nil
+}
+
+// unpin ends the request's hold on pi (intentBook.pin).
+func (p *API) unpin(c *call, pi *Intent) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	c.acct.intents.unpin(pi)
 }
 
 // captureIntent captures an authorization (core.Ops.Capture moves the
 // money) and renders the intent and its events.
 func (p *API) captureIntent(c *call) response {
-	pi, state := p.lookupIntent(c)
-	if pi == nil {
+	pi, state, err := p.lookupIntent(c)
+	switch {
+	case err != nil:
+		return storageError(err)
+	case pi == nil:
 		return notFound("intent", "payment_intent", c.r.PathValue("id"))
 	}
+	defer p.unpin(c, pi)
 	if state != core.StateAuthorized {
 		return CaptureState(Status(state))
 	}
@@ -77,10 +89,14 @@ func (p *API) captureIntent(c *call) response {
 // cancelIntent cancels (core.Ops.Cancel releases an authorization) and
 // renders the intent and its event.
 func (p *API) cancelIntent(c *call) response {
-	pi, state := p.lookupIntent(c)
-	if pi == nil {
+	pi, state, err := p.lookupIntent(c)
+	switch {
+	case err != nil:
+		return storageError(err)
+	case pi == nil:
 		return notFound("intent", "payment_intent", c.r.PathValue("id"))
 	}
+	defer p.unpin(c, pi)
 	if !state.Cancelable() {
 		return CancelState(Status(state))
 	}
@@ -116,10 +132,14 @@ func (p *API) cancelIntent(c *call) response {
 // updateIntent changes an intent before it is confirmed (core.Ops.Update)
 // and renders it; Stripe's capture_method and description are its own.
 func (p *API) updateIntent(c *call) response {
-	pi, state := p.lookupIntent(c)
-	if pi == nil {
+	pi, state, err := p.lookupIntent(c)
+	switch {
+	case err != nil:
+		return storageError(err)
+	case pi == nil:
 		return notFound("intent", "payment_intent", c.r.PathValue("id"))
 	}
+	defer p.unpin(c, pi)
 	for _, f := range []string{"amount", "currency", "payment_method", "capture_method"} {
 		if c.params.Has(f) && !state.Updatable() {
 			return UpdateState(f, Status(state))

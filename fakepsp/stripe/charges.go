@@ -11,16 +11,20 @@ import (
 // own (account.failed), as Stripe does, and sets the intent's latest_charge
 // to it until a later confirmation succeeds.
 
-// chargeObject is the Charge id names, successful or failed; the caller
-// holds p.mu.
-func (a *account) chargeObject(id string) map[string]any {
-	if pi := a.charges[id]; pi != nil && pi.AttemptID == id {
-		return pi.ChargeJSON()
+// chargeObject is the Charge id names, successful or failed, nil when
+// none; the caller holds p.mu.
+func (a *account) chargeObject(id string) (map[string]any, error) {
+	pi, err := a.chargeIntent(id)
+	if pi != nil || err != nil {
+		if err != nil {
+			return nil, err
+		}
+		return pi.ChargeJSON(), nil
 	}
-	if fc := a.failed[id]; fc != nil {
-		return fc.JSON()
+	if fc := a.failedCharge(id); fc != nil {
+		return a.failedJSON(fc)
 	}
-	return nil
+	return nil, nil
 }
 
 // declineLocked renders a declined confirmation of pi (core.Ops.Confirm
@@ -28,10 +32,9 @@ func (a *account) chargeObject(id string) map[string]any {
 // failed charge, the intent's last_payment_error, and the 402 Stripe
 // answers. The caller holds p.mu.
 func (p *API) declineLocked(c *call, pi *Intent, pm string, d Decline, t core.Target) (response, []*event) {
-	fc := &FailedCharge{ID: pi.AttemptID, Intent: pi, Method: pm, Amount: pi.Amount, Currency: pi.Currency,
+	fc := &FailedCharge{ID: pi.AttemptID, Intent: pi.ID, Method: pm, Amount: pi.Amount, Currency: pi.Currency,
 		Metadata: pi.Metadata.Map(), Created: pi.AttemptAt, Decline: d}
-	c.acct.failed[fc.ID] = fc
-	c.acct.chargeSeq = append(c.acct.chargeSeq, fc.ID)
+	c.acct.failed = append(c.acct.failed, fc)
 	// last_payment_error carries no payment_intent (the intent holds it);
 	// the 402's error carries a fresh copy of the intent.
 	le := CardError(d, fc.ID, pm)
@@ -39,7 +42,7 @@ func (p *API) declineLocked(c *call, pi *Intent, pm string, d Decline, t core.Ta
 	snap := pi.Snapshot()
 	e := CardError(d, fc.ID, pm)
 	e.PaymentIntent = snap
-	evs := []*event{p.newEventLocked(c, "charge.failed", fc.JSON(), t), p.newEventLocked(c, "payment_intent.payment_failed", snap, t)}
+	evs := []*event{p.newEventLocked(c, "charge.failed", fc.JSON(pi), t), p.newEventLocked(c, "payment_intent.payment_failed", snap, t)}
 	return errResp(http.StatusPaymentRequired, e), evs
 }
 
@@ -47,10 +50,14 @@ func (p *API) retrieveCharge(c *call) response {
 	id := c.r.PathValue("id")
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if ch := c.acct.chargeObject(id); ch != nil {
-		return ok(ch)
+	ch, err := c.acct.chargeObject(id)
+	switch {
+	case err != nil:
+		return storageError(err)
+	case ch == nil:
+		return notFound("charge", "charge", id)
 	}
-	return notFound("charge", "charge", id)
+	return ok(ch)
 }
 
 // listCharges lists charges, newest first, optionally of one payment_intent
@@ -61,12 +68,14 @@ func (p *API) listCharges(c *call) response {
 	defer p.mu.Unlock()
 	var items []any
 	var ids []string
-	for i := len(c.acct.chargeSeq) - 1; i >= 0; i-- {
-		ch := c.acct.chargeObject(c.acct.chargeSeq[i])
-		if ch == nil || piID != "" && ch["payment_intent"] != piID || cus != "" && ch["customer"] != cus {
-			continue
+	err := c.acct.eachCharge(func(id string, ch map[string]any) bool {
+		if (piID == "" || ch["payment_intent"] == piID) && (cus == "" || ch["customer"] == cus) {
+			items, ids = append(items, ch), append(ids, id)
 		}
-		items, ids = append(items, ch), append(ids, c.acct.chargeSeq[i])
+		return true
+	})
+	if err != nil {
+		return storageError(err)
 	}
 	return paginate(c, "/v1/charges", ids, items)
 }

@@ -34,12 +34,17 @@ func (p *API) expand(c *call, resp response, fields []string) response {
 			top = append(top, f)
 		}
 	}
-	obj = p.expandObject(c.acct, obj, top)
+	obj, err := p.expandObject(c.acct, obj, top)
+	if err != nil {
+		return storageError(err)
+	}
 	if data, ok := obj["data"].([]any); ok && len(inData) > 0 {
 		out := make([]any, len(data))
 		for i, x := range data {
 			if m, ok := x.(map[string]any); ok {
-				out[i] = p.expandObject(c.acct, m, inData)
+				if out[i], err = p.expandObject(c.acct, m, inData); err != nil {
+					return storageError(err)
+				}
 			} else {
 				out[i] = x
 			}
@@ -52,7 +57,7 @@ func (p *API) expand(c *call, resp response, fields []string) response {
 }
 
 // expandObject expands fields of one object; the caller holds p.mu.
-func (p *API) expandObject(acct *account, obj map[string]any, fields []string) map[string]any {
+func (p *API) expandObject(acct *account, obj map[string]any, fields []string) (map[string]any, error) {
 	var out map[string]any
 	for _, path := range fields {
 		f, rest, nested := strings.Cut(path, ".")
@@ -64,13 +69,19 @@ func (p *API) expandObject(acct *account, obj map[string]any, fields []string) m
 		if m, isObj := cur[f].(map[string]any); isObj {
 			full = m // expanded by an earlier path (latest_charge, then latest_charge.balance_transaction)
 		} else if id, _ := cur[f].(string); id != "" {
-			full = p.lookup(acct, f, id)
+			var err error
+			if full, err = p.lookup(acct, f, id); err != nil {
+				return nil, err
+			}
 		}
 		if full == nil {
 			continue // null stays null, as in Stripe
 		}
 		if nested {
-			full = p.expandObject(acct, full, []string{rest})
+			var err error
+			if full, err = p.expandObject(acct, full, []string{rest}); err != nil {
+				return nil, err
+			}
 		}
 		if out == nil {
 			out = copyObject(obj)
@@ -78,30 +89,35 @@ func (p *API) expandObject(acct *account, obj map[string]any, fields []string) m
 		out[f] = full
 	}
 	if out == nil {
-		return obj
+		return obj, nil
 	}
-	return out
+	return out, nil
 }
 
-// lookup is the object an expandable field's id names; the caller holds p.mu.
-func (p *API) lookup(acct *account, field, id string) map[string]any {
+// lookup is the object an expandable field's id names, nil when none; the
+// caller holds p.mu.
+func (p *API) lookup(acct *account, field, id string) (map[string]any, error) {
 	switch {
-	case field == "payment_intent" && acct.intents.Has(id):
-		return acct.intents.Get(id).JSON()
+	case field == "payment_intent":
+		pi, err := acct.intents.peek(id)
+		if pi == nil {
+			return nil, err
+		}
+		return pi.JSON(), nil
 	case field == "latest_charge" || field == "charge":
 		return acct.chargeObject(id)
 	case field == "balance_transaction":
 		return acct.txnObject(id)
 	case field == "source" && strings.HasPrefix(id, "re_") && acct.refunds[id] != nil:
-		return acct.refunds[id].JSON()
+		return acct.refunds[id].JSON(), nil
 	case field == "source":
 		return acct.chargeObject(id)
 	case field == "payment_method":
-		return MethodJSON(id)
+		return MethodJSON(id), nil
 	case field == "customer" && acct.customers[id] != nil:
-		return acct.customers[id].json()
+		return acct.customers[id].json(), nil
 	}
-	return nil
+	return nil, nil
 }
 
 func copyObject(m map[string]any) map[string]any {

@@ -49,8 +49,10 @@ type versionStore struct {
 	mem  map[versionKey]map[string]any // the renderings not on disk
 }
 
+// versionKey names a version by its intent's id, not its *Intent: the
+// intent may be evicted and read back as another (intentBook).
 type versionKey struct {
-	pi *Intent
+	pi string
 	i  int
 }
 

@@ -24,6 +24,12 @@ type Intent struct {
 	Versions      []Version   // what search may see, with its lag
 	// store keeps versions' JSON (on disk, or in memory without one).
 	store *versionStore
+	// What intentBook keeps of it while it is in memory: the requests
+	// that hold it, whether it changed since it was last written, and when
+	// it was last used.
+	pins  int32
+	dirty bool
+	used  uint64
 }
 
 // SearchFields are the fields of a rendering that search matches on
@@ -121,7 +127,7 @@ func (pi *Intent) Snapshot() map[string]any {
 		}
 	}
 	if !spilled {
-		pi.store.keep(versionKey{pi, len(pi.Versions)}, s)
+		pi.store.keep(versionKey{pi.ID, len(pi.Versions)}, s)
 	}
 	pi.Versions = append(pi.Versions, v)
 	return s
@@ -130,7 +136,7 @@ func (pi *Intent) Snapshot() map[string]any {
 // versionJSON is version i as search answers it: the rendering in memory,
 // or the JSON read back from disk.
 func (pi *Intent) versionJSON(i int) (any, error) {
-	if snap, ok := pi.store.inMemory(versionKey{pi, i}); ok {
+	if snap, ok := pi.store.inMemory(versionKey{pi.ID, i}); ok {
 		return snap, nil
 	}
 	b, err := pi.store.disk.Get(pi.Versions[i].Ref)
@@ -170,9 +176,10 @@ func (pi *Intent) BalanceTxnJSON() map[string]any {
 }
 
 // FailedCharge is a declined confirmation attempt, a Charge of its own.
+// It names its intent by id: the intent may be on disk (intentBook).
 type FailedCharge struct {
 	ID       string
-	Intent   *Intent
+	Intent   string
 	Method   string
 	Amount   int64
 	Currency string
@@ -181,9 +188,10 @@ type FailedCharge struct {
 	Decline  Decline
 }
 
-// JSON is the failed Charge object.
-func (fc *FailedCharge) JSON() map[string]any {
-	ch := chargeBase(fc.ID, fc.Intent, fc.Method, fc.Amount, fc.Currency, fc.Metadata, fc.Created)
+// JSON is the failed Charge object; pi is its intent (fc.Intent), whose
+// customer and description it shows as they are now.
+func (fc *FailedCharge) JSON(pi *Intent) map[string]any {
+	ch := chargeBase(fc.ID, pi, fc.Method, fc.Amount, fc.Currency, fc.Metadata, fc.Created)
 	ch["amount_captured"], ch["amount_refunded"], ch["refunded"] = int64(0), int64(0), false
 	ch["captured"], ch["paid"], ch["status"] = false, false, "failed"
 	ch["balance_transaction"] = nil
@@ -205,11 +213,14 @@ func chargeBase(id string, pi *Intent, pm string, amount int64, currency string,
 	}
 }
 
-// Refund is one refund of an intent's charge.
+// Refund is one refund of an intent's charge. It names its intent by id
+// (the intent may be on disk), with the intent's currency, which cannot
+// change once the intent has a charge to refund.
 type Refund struct {
 	ID       string
 	Amount   int64
-	Intent   *Intent
+	Intent   string
+	Currency string
 	Charge   string
 	Metadata map[string]string
 	Reason   string
@@ -223,8 +234,8 @@ func (r *Refund) JSON() map[string]any {
 		reason = r.Reason
 	}
 	return Fill(map[string]any{
-		"id": r.ID, "object": "refund", "amount": r.Amount, "charge": r.Charge, "payment_intent": r.Intent.ID,
-		"currency": r.Intent.Currency, "status": "succeeded", "metadata": NonNil(r.Metadata), "reason": reason,
+		"id": r.ID, "object": "refund", "amount": r.Amount, "charge": r.Charge, "payment_intent": r.Intent,
+		"currency": r.Currency, "status": "succeeded", "metadata": NonNil(r.Metadata), "reason": reason,
 		"created": r.Created, "balance_transaction": r.TxnID(),
 		"destination_details": map[string]any{"type": "card", "card": map[string]any{"reference": nil,
 			"reference_status": "pending", "reference_type": "acquirer_reference_number", "type": "refund"}},
@@ -237,7 +248,7 @@ func (r *Refund) TxnID() string { return "txn_" + strings.TrimPrefix(r.ID, "re_"
 // TxnJSON is the refund's balance transaction: the amount returned, booked
 // at the charge's rate.
 func (r *Refund) TxnJSON() map[string]any {
-	amount, rate := Booked(r.Amount, r.Intent.Currency)
+	amount, rate := Booked(r.Amount, r.Currency)
 	return TxnJSON(r.TxnID(), -amount, 0, rate, "refund", r.ID, r.Created)
 }
 

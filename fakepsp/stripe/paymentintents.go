@@ -60,6 +60,7 @@ func (p *API) createIntent(c *call) response {
 	pi.SetCapture(capture)
 	var snap map[string]any
 	var ev *event
+	defer p.unpin(c, pi) // Add pinned it
 	p.ops.Create(&pi.Payment, core.Hooks{
 		Locked: func(core.Outcome) {
 			c.acct.intents.Add(pi)
@@ -77,16 +78,20 @@ func (p *API) createIntent(c *call) response {
 func (p *API) confirmIntent(c *call) response {
 	id := c.r.PathValue("id")
 	p.mu.Lock()
-	pi := c.acct.intents.Get(id)
+	pi, err := c.acct.intents.pin(id)
 	var state core.State
 	var pm string
 	if pi != nil {
 		state, pm = pi.State, pi.Method
 	}
 	p.mu.Unlock()
-	if pi == nil {
+	switch {
+	case err != nil:
+		return storageError(err)
+	case pi == nil:
 		return notFound("intent", "payment_intent", id)
 	}
+	defer p.unpin(c, pi)
 	if x := c.params.Str("payment_method"); x != "" {
 		pm = x
 	}
@@ -125,8 +130,7 @@ func (p *API) charge(c *call, pi *Intent, pm string) response {
 				return
 			}
 			pi.setLastError(nil)
-			c.acct.charges[pi.AttemptID] = pi
-			c.acct.chargeSeq = append(c.acct.chargeSeq, pi.AttemptID)
+			c.acct.addCharge(pi)
 			snap := pi.Snapshot()
 			resp = ok(snap)
 			evs = append(evs, p.newEventLocked(c, "charge.succeeded", pi.ChargeJSON(), t))
@@ -154,8 +158,11 @@ func (p *API) retrieveIntent(c *call) response {
 	id := c.r.PathValue("id")
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	pi := c.acct.intents.Get(id)
-	if pi == nil {
+	pi, err := c.acct.intents.peek(id)
+	switch {
+	case err != nil:
+		return storageError(err)
+	case pi == nil:
 		return notFound("intent", "payment_intent", id)
 	}
 	return ok(pi.JSON())
@@ -167,11 +174,14 @@ func (p *API) listIntents(c *call) response {
 	defer p.mu.Unlock()
 	var items []any
 	var ids []string
-	all := c.acct.intents.All()
-	for i := len(all) - 1; i >= 0; i-- {
-		if pi := all[i]; cus == "" || pi.customer() == cus {
+	err := c.acct.intents.each(func(pi *Intent) bool {
+		if cus == "" || pi.customer() == cus {
 			items, ids = append(items, pi.JSON()), append(ids, pi.ID)
 		}
+		return true
+	})
+	if err != nil {
+		return storageError(err)
 	}
 	return paginate(c, "/v1/payment_intents", ids, items)
 }

@@ -34,8 +34,14 @@ func (p *API) retrieveMethod(c *call) response {
 	known := IsTestCard(id)
 	if !known {
 		p.mu.Lock()
-		known = slices.ContainsFunc(c.acct.intents.All(), func(pi *Intent) bool { return pi.Method == id })
+		err := c.acct.intents.each(func(pi *Intent) bool {
+			known = pi.Method == id
+			return !known
+		})
 		p.mu.Unlock()
+		if err != nil {
+			return storageError(err)
+		}
 	}
 	if !known {
 		return notFound("payment_method", "PaymentMethod", id)
@@ -129,10 +135,15 @@ func (p *API) listMethods(c *call) response {
 	}
 	var items []any
 	var ids []string
-	all := c.acct.intents.All()
-	for i := len(all) - 1; i >= 0 && cus == "" && (typ == "" || typ == "card"); i-- {
-		if pm := all[i].Method; pm != "" && !slices.Contains(ids, pm) {
-			items, ids = append(items, MethodJSON(pm)), append(ids, pm)
+	if cus == "" && (typ == "" || typ == "card") {
+		err := c.acct.intents.each(func(pi *Intent) bool {
+			if pm := pi.Method; pm != "" && !slices.Contains(ids, pm) {
+				items, ids = append(items, MethodJSON(pm)), append(ids, pm)
+			}
+			return true
+		})
+		if err != nil {
+			return storageError(err)
 		}
 	}
 	return paginate(c, "/v1/payment_methods", ids, items)

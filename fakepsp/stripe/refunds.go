@@ -31,20 +31,18 @@ func (p *API) createRefund(c *call) response {
 		return invalidParam("reason", "Invalid reason: must be one of duplicate, fraudulent, or requested_by_customer.")
 	}
 	p.mu.Lock()
-	pi, param, id := c.acct.intents.Get(piID), "payment_intent", piID
-	var failed bool
-	if piID == "" {
-		pi, param, id = c.acct.charges[chID], "charge", chID
-		failed = c.acct.failed[chID] != nil
-	}
+	pi, param, id, failed, err := c.acct.refundTarget(piID, chID)
 	p.mu.Unlock()
 	switch {
+	case err != nil:
+		return storageError(err)
 	case failed:
 		return errResp(http.StatusBadRequest, Error{Type: "invalid_request_error", Code: "charge_not_refundable", Param: "charge", Charge: chID,
 			Message: "Charge " + chID + " has failed and cannot be refunded."})
 	case pi == nil:
 		return notFound(param, param, id)
 	}
+	defer p.unpin(c, pi)
 	ops := p.ops
 	state, left := ops.Refundable(&pi.Payment)
 	if state != core.StateSucceeded {
@@ -60,7 +58,7 @@ func (p *API) createRefund(c *call) response {
 	out := ops.Refund(&pi.Payment, core.Refund{Key: c.idemKey, Amount: amount, Whole: !present, Request: md["refund_request"],
 		RefundID: func() string { return newID("re") }}, core.Hooks{
 		Locked: func(o core.Outcome) {
-			rf := &Refund{ID: o.RefundID, Amount: o.Amount, Intent: pi, Charge: pi.AttemptID, Metadata: md, Reason: reason, Created: p.nowLocked().Unix()}
+			rf := &Refund{ID: o.RefundID, Amount: o.Amount, Intent: pi.ID, Currency: pi.Currency, Charge: pi.AttemptID, Metadata: md, Reason: reason, Created: p.nowLocked().Unix()}
 			c.acct.refunds[rf.ID] = rf
 			c.acct.refundSeq = append(c.acct.refundSeq, rf)
 			body = rf.JSON()
@@ -101,20 +99,49 @@ func (p *API) listRefunds(c *call) response {
 	piID, chID := c.params.Str("payment_intent"), c.params.Str("charge")
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if piID != "" && !c.acct.intents.Has(piID) {
-		return notFound("payment_intent", "payment_intent", piID)
+	if piID != "" {
+		pi, err := c.acct.intents.peek(piID)
+		switch {
+		case err != nil:
+			return storageError(err)
+		case pi == nil:
+			return notFound("payment_intent", "payment_intent", piID)
+		}
 	}
-	if chID != "" && c.acct.chargeObject(chID) == nil {
-		return notFound("charge", "charge", chID)
+	if chID != "" {
+		ch, err := c.acct.chargeObject(chID)
+		switch {
+		case err != nil:
+			return storageError(err)
+		case ch == nil:
+			return notFound("charge", "charge", chID)
+		}
 	}
 	var items []any
 	var ids []string
 	for i := len(c.acct.refundSeq) - 1; i >= 0; i-- {
 		rf := c.acct.refundSeq[i]
-		if piID != "" && rf.Intent.ID != piID || chID != "" && rf.Charge != chID {
+		if piID != "" && rf.Intent != piID || chID != "" && rf.Charge != chID {
 			continue
 		}
 		items, ids = append(items, rf.JSON()), append(ids, rf.ID)
 	}
 	return paginate(c, "/v1/refunds", ids, items)
+}
+
+// refundTarget is the intent a refund names, by payment_intent (piID) or
+// by charge (chID), pinned (the caller unpins it); param and id are what a
+// 404 names, failed says chID is a declined charge. The caller holds p.mu.
+func (a *account) refundTarget(piID, chID string) (pi *Intent, param, id string, failed bool, err error) {
+	if piID != "" {
+		pi, err = a.intents.pin(piID)
+		return pi, "payment_intent", piID, false, err
+	}
+	if a.failedCharge(chID) != nil {
+		return nil, "charge", chID, true, nil
+	}
+	if pi, err = a.chargeIntent(chID); pi != nil {
+		pi, err = a.intents.pin(pi.ID)
+	}
+	return pi, "charge", chID, false, err
 }

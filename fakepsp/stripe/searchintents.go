@@ -51,9 +51,7 @@ func (p *API) searchIntents(c *call) response {
 	}
 	var hits []hit
 	p.mu.Lock()
-	all := c.acct.intents.All()
-	for i := len(all) - 1; i >= 0; i-- {
-		pi := all[i]
+	err := c.acct.intents.each(func(pi *Intent) bool {
 		v := p.visibleAt(pi, now, lag)
 		if v < 0 || !SameVersion(pi.Versions[v].Fields(pi.Created), pi.Versions[len(pi.Versions)-1].Fields(pi.Created)) {
 			stale = true
@@ -61,6 +59,11 @@ func (p *API) searchIntents(c *call) response {
 		if v >= 0 && query.MatchesFields(pi.Versions[v].Fields(pi.Created)) {
 			hits = append(hits, hit{pi, v})
 		}
+		return true
+	})
+	if err != nil {
+		p.mu.Unlock()
+		return storageError(err)
 	}
 	offset = min(offset, len(hits))
 	more := len(hits)-offset > limit

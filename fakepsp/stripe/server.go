@@ -22,8 +22,13 @@ type API struct {
 
 	accounts map[string]*account // by secret key
 	rawMem   eventsInMemory      // events' JSON not on disk
-	readErr  spill.FirstErr      // the first of the accounts' events that could not be read back
 	versions versionStore        // intents' versions' JSON
+	// readErr keeps the first read back from disk (an event's page, an
+	// intent's record) that failed since ReadErr was last asked.
+	readErr spill.FirstErr
+	// keep, when set, is how many unpinned intents each new account keeps
+	// in memory (intentBook.keep): tests force eviction with it.
+	keep int
 }
 
 // Serve is Stripe's API over h (core.Dialect).
@@ -42,7 +47,12 @@ func (p *API) AddAccount(key string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if _, ok := p.accounts[key]; !ok {
-		p.accounts[key] = newAccount()
+		acct := newAccount()
+		acct.intents = newIntentBook(p.ops.Spill, &p.versions, &p.readErr)
+		if p.keep > 0 {
+			acct.intents.keep = p.keep
+		}
+		p.accounts[key] = acct
 	}
 }
 
@@ -114,22 +124,23 @@ func (p *API) EventsAbout(paymentIntent string) []core.EventInfo {
 	return out
 }
 
-// ReadErr returns, and forgets, the first read of the accounts' events on
-// disk that failed since it was last asked (an answer was a 500, or a
-// harness got fewer events than were raised): the PSP's ReadError.
-func (p *API) ReadErr() error { return p.readErr.Take() }
-
 // PaymentOfCharge names the PaymentIntent of a charge id ("ch_...").
 func (p *API) PaymentOfCharge(chargeID string) string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for _, acct := range p.accounts {
-		if pi := acct.charges[chargeID]; pi != nil {
+		if pi, _ := acct.chargeIntent(chargeID); pi != nil { // a failed read is kept for ReadErr
 			return pi.ID
 		}
 	}
 	return ""
 }
+
+// ReadErr returns, and forgets, the first read back from disk that failed
+// since it was last asked: an event's page or an intent's record (an answer
+// was a 500, a harness got fewer events than were raised, or a charge's
+// intent could not be named): the PSP's ReadError.
+func (p *API) ReadErr() error { return p.readErr.Take() }
 
 // Workers are the delivery workers of every endpoint.
 func (p *API) Workers() []*core.Worker {
@@ -149,3 +160,16 @@ func (p *API) Info() map[string]any { return map[string]any{"api_version": APIVe
 
 // Routes mounts Stripe's API (routes.go).
 func (p *API) Routes(mux *http.ServeMux) { p.routes(mux) }
+
+// KeepIntents sets how many unpinned PaymentIntents each account keeps in
+// memory (intentBook), now and for accounts made later: tests force
+// eviction with it.
+func (p *API) KeepIntents(n int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.keep = n
+	for _, acct := range p.accounts {
+		acct.intents.keep = n
+		acct.intents.evict()
+	}
+}

@@ -1,0 +1,82 @@
+package stripe
+
+import (
+	"encoding/json"
+	"errors"
+	"reflect"
+	"testing"
+
+	"github.com/idemcheck/idemcheck/fakepsp/core"
+	"github.com/idemcheck/idemcheck/internal/spill"
+)
+
+// An intent written to disk and read back is the intent it was, every
+// field and version; the book keeps only keep of them in memory, never one
+// a request holds.
+func TestIntentBookEvictsAndReadsBack(t *testing.T) {
+	disk := &spill.Store{Owner: "test"}
+	defer disk.Close()
+	var failed spill.FirstErr
+	store := &versionStore{disk: disk}
+	b := newIntentBook(disk, store, &failed)
+	b.keep = 2
+	le := CardError(Decline{Code: "card_declined", DeclineCode: "generic_decline", Message: "Your card was declined."}, "ch_x", "pm_card_visa")
+	var made []*Intent
+	for i := range 6 {
+		pi := &Intent{Payment: core.Payment{ID: newID("pi"), State: core.StateSucceeded, Method: "pm_card_visa", Amount: int64(100 + i),
+			Currency: "usd", Created: 1700000000, AttemptID: newID("ch"), AttemptAt: 1700000001, Received: 50, Refunded: 7,
+			Metadata: core.MetadataOf(map[string]string{"k": "v", "n": string(rune('a' + i))})}, store: store}
+		pi.SetCapture("manual")
+		if i%2 == 0 {
+			pi.setDescription("d")
+			pi.setLastError(&le)
+		}
+		b.Add(pi)
+		pi.Snapshot()
+		pi.Snapshot()
+		made = append(made, pi)
+	}
+	held := made[5]
+	for _, pi := range made[:5] {
+		b.unpin(pi)
+	}
+	if len(b.live) > 2 {
+		t.Fatalf("%d intents in memory, want at most 2", len(b.live))
+	}
+	if b.live[mustSeq(t, held.ID)] != held {
+		t.Fatal("the intent a request holds was evicted")
+	}
+	for _, want := range made {
+		got, err := b.peek(want.ID)
+		if err != nil || got == nil {
+			t.Fatalf("peek %s: %v, %v", want.ID, got, err)
+		}
+		// Byte-identical renderings: the last error's numbers come back as
+		// json.Number, which renders as the int64 it was.
+		g, _ := json.Marshal(got.JSON())
+		w, _ := json.Marshal(want.JSON())
+		if string(g) != string(w) || !reflect.DeepEqual(got.Versions, want.Versions) {
+			t.Errorf("%s read back:\n%s\n%+v\nwant\n%s\n%+v", want.ID, g, got.Versions, w, want.Versions)
+		}
+		if other, _ := b.peek(want.ID[:len(want.ID)-1] + "x"); other != nil {
+			t.Errorf("%s with another random part found %s", want.ID, other.ID)
+		}
+	}
+	if err := disk.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if pi, err := b.peek(made[0].ID); pi != nil || !errors.Is(err, spill.ErrClosed) {
+		t.Fatalf("peek from a closed store: %v, %v; want the store's error", pi, err)
+	}
+	if b.Get(made[0].ID) != nil || !errors.Is(failed.Take(), spill.ErrClosed) {
+		t.Fatal("Get from a closed store: the failed read was not kept for ReadErr")
+	}
+}
+
+func mustSeq(t *testing.T, id string) uint64 {
+	n, ok := idSeqOf(id)
+	if !ok {
+		t.Fatalf("%s spells no sequence", id)
+	}
+	return n
+}
