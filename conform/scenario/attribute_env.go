@@ -167,14 +167,15 @@ func (c *attrCache) cached(e *Env, in attrInputs, marked bool) (Attribution, boo
 
 // forgetJudged lets go of what judging a round needed and no later round
 // does: the cached Attribution (a copy of every charge of the run, which
-// the next round's judge remakes anyway, its charges being new) and which
-// order each of the round's intents sent. Called when a long check's round
-// was judged and absorbed.
+// the next round's judge remakes anyway, its charges being new), the
+// refunds read (refunds_cache.go) and which order each of the round's
+// intents sent. Called when a long check's round was judged and absorbed.
 func (e *Env) forgetJudged() {
 	c := &e.attr
 	c.mu.Lock()
 	c.ok, c.in, c.a, c.made, c.open, c.stats = false, attrInputs{}, Attribution{}, nil, openCharges{}, attrStats{}
 	c.mu.Unlock()
+	e.forgetRefunds()
 	e.forgetIntents()
 }
 

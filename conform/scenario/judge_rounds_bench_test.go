@@ -20,7 +20,7 @@ import (
 
 // truthPSP is fakepsp's ground truth as the judge reads it: a log on disk
 // (core.GroundTruth on a spill.Store) read back whole at every Charges and
-// Refunds, each read counted.
+// Refunds, each read counted, and counted by kind without a read.
 type truthPSP struct {
 	g                    *core.GroundTruth
 	chargeReads, refunds atomic.Int64
@@ -36,6 +36,9 @@ func (p *truthPSP) Refunds() []history.Op {
 	return p.g.Ops(history.OpRefund)
 }
 
+// RefundCount counts them without a read, as fakepsp's PSP does.
+func (p *truthPSP) RefundCount() int { return p.g.Count(history.OpRefund) }
+
 // truthEffects are its charges as conform's pspEffects give them: counted
 // without a read (a ChargeLog), read whole otherwise.
 type truthEffects struct{ p *truthPSP }
@@ -50,8 +53,9 @@ func (t truthEffects) ChargeCount(context.Context) (int, bool) {
 
 // BenchmarkJudgeRounds: soakRounds rounds of a soak's chaos judged by the
 // real Judge, each over its own 240 orders, every one answered succeeded
-// and charged once, one in 12 refunded, while the PSP's ground truth, the
-// front's exchanges and the absorbed orders grow on disk. It reports the
+// and charged once, one in 12 refunded (its refund read back as chaos's
+// judgeRefunds does), while the PSP's ground truth, the front's exchanges
+// and the absorbed orders grow on disk. It reports the
 // judge's time in round 1 and in the last round, and the last round's
 // reads of the PSP's whole log (charges: attributions remade; refunds):
 // flat means a round's judge costs what its own orders cost, not the run.
@@ -112,6 +116,16 @@ func judgeRounds(b *testing.B) {
 		charges, refunds := p.chargeReads.Load(), p.refunds.Load()
 		start := time.Now()
 		sub.Judge(ctx, nil, ins...)
+		// The refunded orders' shapes, as chaos's judgeRefunds holds them.
+		for i, in := range ins {
+			if (r*soakRoundOrders+i)%12 != 0 {
+				continue
+			}
+			cs, _ := e.ChargesFor(ctx, in)
+			if got := RefundsOf(e, cs); len(got) != 1 {
+				b.Fatalf("order %s: %d refunds, want 1", in.Meaning.OrderID, len(got))
+			}
+		}
 		took := time.Since(start)
 		switch r {
 		case 0:
