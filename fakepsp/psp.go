@@ -317,6 +317,9 @@ func (p *PSP) ChargeCount() int { return p.truth.Count(history.OpCharge) }
 // Refunds returns the ground truth: every refund made, in order.
 func (p *PSP) Refunds() []history.Op { return p.truth.Ops(history.OpRefund) }
 
+// RefundCount is len(Refunds()) without reading them (see ChargeCount).
+func (p *PSP) RefundCount() int { return p.truth.Count(history.OpRefund) }
+
 // History returns every charge and refund op, in order.
 func (p *PSP) History() history.History { return p.truth.Ops("") }
 

@@ -36,20 +36,29 @@ func (f *Front) keep(x Exchange) {
 // After Close, or when a chunk cannot be read back, ReadError says so; the
 // exchanges it could not read are zero Exchanges at their positions.
 func (f *Front) Exchanges() []Exchange {
+	out, _ := f.ExchangesSince(0)
+	return out
+}
+
+// ExchangesSince is Exchanges()[n:] without reading the first n back (a
+// judge that read them holds what it derived from them), and the error
+// ReadError will report when they are not all whole.
+func (f *Front) ExchangesSince(n int) ([]Exchange, error) {
 	f.mu.Lock()
 	closed := f.closed
 	f.mu.Unlock()
-	n := f.log.Len()
-	out := make([]Exchange, n)
+	total := f.log.Len()
+	n = min(max(n, 0), total)
+	out := make([]Exchange, total-n)
 	got := 0
 	var bad error
-	err := f.log.Each(func(r logged) bool {
+	err := f.log.EachFrom(n, func(r logged) bool {
 		i, x, derr := decodeRecord(r.Raw)
 		switch {
 		case derr != nil:
 			bad = derr
-		case i >= 0 && i < n:
-			out[i] = x
+		case i >= n && i < total:
+			out[i-n] = x
 			got++
 		}
 		return true
@@ -59,15 +68,18 @@ func (f *Front) Exchanges() []Exchange {
 	}
 	switch {
 	case err != nil:
-		f.readErr.Keep(fmt.Errorf("pspfront: %d of its %d exchanges could not be read back: %w", n-got, n, err))
-	case got != n:
-		f.readErr.Keep(fmt.Errorf("pspfront: %d of its %d exchanges came back from its log", got, n))
+		err = fmt.Errorf("pspfront: %d of its %d exchanges could not be read back: %w", len(out)-got, total, err)
+	case got != len(out):
+		err = fmt.Errorf("pspfront: %d of its %d exchanges came back from its log", n+got, total)
 	case closed:
 		// What is still in memory came back, but the front is gone and
 		// its log on disk with it: no verdict should be judged on it.
-		f.readErr.Keep(fmt.Errorf("pspfront: its exchanges were read after Close: %w", spill.ErrClosed))
+		err = fmt.Errorf("pspfront: its exchanges were read after Close: %w", spill.ErrClosed)
 	}
-	return out
+	if err != nil {
+		f.readErr.Keep(err)
+	}
+	return out, err
 }
 
 // Len is how many exchanges Exchanges would return, without reading them:

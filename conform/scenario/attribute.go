@@ -40,24 +40,46 @@ type Attribution struct {
 // their product: the judge calls it on a whole run (attribute_naive_test.go
 // keeps the direct version it must agree with).
 func Attribute(charges []history.Op, ex []pspfront.Exchange, orders []Order) Attribution {
-	a := Attribution{By: map[string][]history.Op{}, How: map[string]int{}}
+	a, _ := newAttributor(orders).attribute(charges, ex)
+	return a
+}
+
+// attributor is the orders' side of an attribution: the index of their ids
+// and amounts, which Env.attribute keeps for a round to hold new exchanges
+// against (attribute_grow.go).
+type attributor struct {
+	orders  []Order
+	byID    *textIndex
+	amounts map[int64]amountHits
+}
+
+func newAttributor(orders []Order) *attributor {
 	ids := make([]string, len(orders))
 	for i, o := range orders {
 		ids[i] = o.ID
 	}
-	byID := newTextIndex(ids)
-	inText := func(s string) string {
-		if r := byID.first(s); r >= 0 {
-			return orders[r].ID
-		}
-		return ""
+	return &attributor{orders: orders, byID: newTextIndex(ids), amounts: amountIndex(orders)}
+}
+
+// inText is the first order whose id occurs in s, or "".
+func (t *attributor) inText(s string) string {
+	if r := t.byID.first(s); r >= 0 {
+		return t.orders[r].ID
 	}
-	reqs := newRequestIndex(charges, ex, inText)
-	amounts := amountIndex(orders)
+	return ""
+}
+
+// attribute is Attribute, with the charges an exchange logged after ex
+// could still attribute by its request: those attributed by amount or not
+// at all.
+func (t *attributor) attribute(charges []history.Op, ex []pspfront.Exchange) (Attribution, openCharges) {
+	a := Attribution{By: map[string][]history.Op{}, How: map[string]int{}}
+	var open openCharges
+	reqs := newRequestIndex(charges, ex, t.inText)
 	for _, c := range charges {
 		id, how := "", ""
 		for _, v := range sortedValues(c.Input.Metadata) {
-			if id = inText(v); id != "" {
+			if id = t.inText(v); id != "" {
 				how = ByMetadata
 				break
 			}
@@ -67,8 +89,11 @@ func Attribute(charges []history.Op, ex []pspfront.Exchange, orders []Order) Att
 				how = ByRequest
 			}
 		}
+		if id == "" {
+			open.add(c)
+		}
 		if id == "" && c.Input.Amount != nil {
-			if h := amounts[*c.Input.Amount]; h.n == 1 {
+			if h := t.amounts[*c.Input.Amount]; h.n == 1 {
 				id, how = h.id, ByAmount
 			}
 		}
@@ -79,7 +104,7 @@ func Attribute(charges []history.Op, ex []pspfront.Exchange, orders []Order) Att
 		a.By[id] = append(a.By[id], c)
 		a.How[how]++
 	}
-	return a
+	return a, open
 }
 
 // amountHits is how many orders sent an amount, and the first of them.

@@ -18,6 +18,37 @@ type attrCache struct {
 	ok bool
 	in attrInputs
 	a  Attribution
+	// made and open are what the cached one was made with and which of
+	// its charges a later exchange could still attribute (changedBy).
+	made *attributor
+	open openCharges
+	// stats counts the asks since the last forgetJudged, by how they were
+	// answered: a round's judge must remake the attribution about once.
+	stats attrStats
+}
+
+// attrStats counts attribute's answers: from the cache, or remade because
+// nothing was cached or because of the input that changed (the first of
+// charges, exchanges, orders that differs from the cached one's).
+type attrStats struct {
+	hits, cold, charges, exchanges, orders int
+	// grown counts the hits on more exchanges than the cached one was
+	// made from, none of which could change it.
+	grown int
+}
+
+// missed counts a remake made for in.
+func (c *attrCache) missed(in attrInputs) {
+	switch {
+	case !c.ok:
+		c.stats.cold++
+	case in.charges != c.in.charges || in.last != c.in.last:
+		c.stats.charges++
+	case in.exchanges > c.in.exchanges:
+		c.stats.exchanges++
+	default:
+		c.stats.orders++
+	}
 }
 
 // attrInputs says what an Attribution was made from. The PSP's charges
@@ -72,7 +103,7 @@ func (e *Env) attribute(ctx context.Context) (Attribution, bool) {
 	if log, ok := e.Effects.(ChargeLog); ok {
 		if n, known := log.ChargeCount(ctx); known {
 			c.mu.Lock()
-			a, hit := c.a, c.ok && n == c.in.charges && exchanges == c.in.exchanges && gen == c.in.orders
+			a, hit := c.cached(e, attrInputs{charges: n, exchanges: exchanges, orders: gen}, false)
 			c.mu.Unlock()
 			if hit {
 				return a, true
@@ -89,9 +120,10 @@ func (e *Env) attribute(ctx context.Context) (Attribution, bool) {
 	// Held while attributing: one judge making it is enough for all.
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.ok && c.in == in {
-		return c.a, true
+	if a, hit := c.cached(e, in, true); hit {
+		return a, true
 	}
+	c.missed(in)
 	var ex []pspfront.Exchange
 	if e.Front != nil {
 		ex = e.Front.Exchanges()
@@ -99,26 +131,51 @@ func (e *Env) attribute(ctx context.Context) (Attribution, bool) {
 	}
 	orders, gen, err := e.ordersAt()
 	in.orders = gen
-	a := Attribute(all, ex, orders)
+	t := newAttributor(orders)
+	a, open := t.attribute(all, ex)
 	if err != nil {
 		// Not cached: the next ask reads the orders again. The check is
 		// Errored by the read error takeReadError finds.
 		return a, true
 	}
-	c.a, c.in, c.ok = a, in, true
+	c.a, c.in, c.ok, c.made, c.open = a, in, true, t, open
+	return c.a, true
+}
+
+// cached is the cached Attribution when it holds for in: the same charges
+// (their count, and the last one when marked, as a PSP reached by URL
+// cannot count them without reading them), the same orders' generation,
+// and the exchanges it was made from or more that cannot change it
+// (changedBy), only those read. Called with c.mu held.
+func (c *attrCache) cached(e *Env, in attrInputs, marked bool) (Attribution, bool) {
+	if !c.ok || in.charges != c.in.charges || (marked && in.last != c.in.last) || in.orders != c.in.orders {
+		return Attribution{}, false
+	}
+	if in.exchanges > c.in.exchanges {
+		later, err := e.Front.ExchangesSince(c.in.exchanges)
+		if err != nil || c.made.changedBy(c.open, later) {
+			// Remade from the whole log: an exchange that could not be
+			// read is ReadError's, the check Errored.
+			return Attribution{}, false
+		}
+		c.in.exchanges += len(later)
+		c.stats.grown++
+	}
+	c.stats.hits++
 	return c.a, true
 }
 
 // forgetJudged lets go of what judging a round needed and no later round
 // does: the cached Attribution (a copy of every charge of the run, which
-// the next round's judge remakes anyway, its charges being new) and which
-// order each of the round's intents sent. Called when a long check's round
-// was judged and absorbed.
+// the next round's judge remakes anyway, its charges being new), the
+// refunds read (refunds_cache.go) and which order each of the round's
+// intents sent. Called when a long check's round was judged and absorbed.
 func (e *Env) forgetJudged() {
 	c := &e.attr
 	c.mu.Lock()
-	c.ok, c.in, c.a = false, attrInputs{}, Attribution{}
+	c.ok, c.in, c.a, c.made, c.open, c.stats = false, attrInputs{}, Attribution{}, nil, openCharges{}, attrStats{}
 	c.mu.Unlock()
+	e.forgetRefunds()
 	e.forgetIntents()
 }
 

@@ -153,7 +153,7 @@ func refundedIDs(e *Env) map[string]bool {
 	if e.PSP == nil {
 		return out
 	}
-	for _, r := range e.PSP.Refunds() {
+	for _, r := range e.refunds() {
 		out[r.Input.ChargeID] = true
 	}
 	return out

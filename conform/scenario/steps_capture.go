@@ -130,7 +130,7 @@ func RefundsOf(e *Env, caps []history.Op) []history.Op {
 		}
 	}
 	var out []history.Op
-	for _, r := range e.PSP.Refunds() {
+	for _, r := range e.refunds() {
 		if r.Input.ChargeID != "" && slices.Contains(ids, r.Input.ChargeID) {
 			out = append(out, r)
 		}

@@ -74,15 +74,21 @@ func (l *Log[T]) Len() int {
 // that cannot be read is skipped, the records after it are still passed,
 // and the first such error is returned: the caller has fewer records than
 // were added and must say so, never take them for the whole log.
-func (l *Log[T]) Each(fn func(T) bool) error {
+func (l *Log[T]) Each(fn func(T) bool) error { return l.EachFrom(0, fn) }
+
+// EachFrom is Each from the record at position from on: the chunks before
+// it are not read, so a reader that has seen the first records reads only
+// what was added since.
+func (l *Log[T]) EachFrom(from int, fn func(T) bool) error {
 	l.mu.Lock()
 	// chunks is only appended to: the header read under the lock names
 	// chunks that never change. The tail is copied, as Add reuses it.
 	chunks, tail := l.chunks, append([]T(nil), l.tail...)
 	l.mu.Unlock()
+	from = max(from, 0)
 	var first error
-	for i, ref := range chunks {
-		recs, err := l.chunk(ref)
+	for i := from / ChunkLen; i < len(chunks); i++ {
+		recs, err := l.chunk(chunks[i])
 		if err != nil {
 			if first == nil {
 				first = fmt.Errorf("%s: chunk %d of %d of its log (records %d-%d): %w",
@@ -90,11 +96,17 @@ func (l *Log[T]) Each(fn func(T) bool) error {
 			}
 			continue
 		}
+		if i == from/ChunkLen {
+			recs = recs[from%ChunkLen:]
+		}
 		for _, r := range recs {
 			if !fn(r) {
 				return first
 			}
 		}
+	}
+	if skip := from - len(chunks)*ChunkLen; skip > 0 {
+		tail = tail[min(skip, len(tail)):]
 	}
 	for _, r := range tail {
 		if !fn(r) {

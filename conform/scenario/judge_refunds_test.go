@@ -1,0 +1,54 @@
+package scenario
+
+import (
+	"testing"
+
+	"github.com/idemcheck/idemcheck/checker"
+	"github.com/idemcheck/idemcheck/checker/history"
+	"github.com/idemcheck/idemcheck/conform/config"
+	"github.com/idemcheck/idemcheck/conform/driver"
+)
+
+// countingPSP is a PSP whose refunds are given, each read of them counted.
+type countingPSP struct {
+	refunds []history.Op
+	reads   int
+}
+
+func (p *countingPSP) URL() string           { return "" }
+func (p *countingPSP) Charges() []history.Op { return nil }
+func (p *countingPSP) Refunds() []history.Op { p.reads++; return p.refunds }
+
+// TestJudgeReadsRefundsOnlyForAnUnansweredCharge: the PSP's refunds (a read
+// of its whole log) are read only when an order has more charges than
+// intents told succeeded, and then decide as before: a refunded charge is
+// owed no answer, a live one is failed-but-charged.
+func TestJudgeReadsRefundsOnlyForAnUnansweredCharge(t *testing.T) {
+	for _, c := range []struct {
+		name      string
+		final     string
+		refunded  bool
+		reads     int
+		violation bool
+	}{
+		{"told succeeded", history.OutcomeSucceeded, false, 0, false},
+		{"told failed, refunded", history.OutcomeFailed, true, 1, false},
+		{"told failed, not refunded", history.OutcomeFailed, false, 1, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			psp := &countingPSP{}
+			ch := charge("k1", 10, map[string]string{"order_id": "ord-a"}, "ch_1")
+			if c.refunded {
+				psp.refunds = []history.Op{{Op: history.OpRefund, Input: history.Input{ChargeID: "ch_1", Amount: history.Int64(10)}}}
+			}
+			e := &Env{Cfg: &config.Config{}, PSP: psp}
+			tt := &T{Check: &Check{ID: "X"}, Env: e, finals: map[string]*driver.Attempt{"u1:k": {Intent: "u1:k", Outcome: c.final}}}
+			g := &group{order: "ord-a", amount: 10, expect: 1, intents: []Intent{{Key: "k"}}}
+			tt.judgeCharges(g, []history.Op{ch}, []string{"u1:k"}, nil)
+			found := tt.hasFinding(checker.KindFailedButCharged, "u1:k")
+			if psp.reads != c.reads || found != c.violation {
+				t.Fatalf("%d reads of the refunds, failed-but-charged %v; want %d, %v", psp.reads, found, c.reads, c.violation)
+			}
+		})
+	}
+}
