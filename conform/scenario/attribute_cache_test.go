@@ -66,18 +66,7 @@ func frontEnv(t *testing.T, counted bool) (*Env, *growingEffects, func(key, body
 	fx := &growingEffects{}
 	send := func(key, body string) {
 		t.Helper()
-		n := f.Len()
-		req, _ := http.NewRequest("POST", f.URL()+"/v1/payment_intents", strings.NewReader(body))
-		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-		req.Header.Set("Idempotency-Key", key)
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		if f.Len() != n+1 {
-			t.Fatalf("the front logged %d exchanges, want %d", f.Len(), n+1)
-		}
+		sendLogged(t, f, "POST", "/v1/payment_intents", key, body)
 	}
 	if !counted {
 		return &Env{Effects: uncounted{fx}, Front: f}, fx, send
@@ -180,4 +169,22 @@ func TestAttributionConcurrentJudges(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+}
+
+// sendLogged sends one request through the front and fails unless the
+// front logged it: a test's exchanges are then exactly the ones it sent.
+func sendLogged(t *testing.T, f *pspfront.Front, method, path, key, body string) {
+	t.Helper()
+	n := f.Len()
+	req, _ := http.NewRequest(method, f.URL()+path, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Idempotency-Key", key)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if f.Len() != n+1 {
+		t.Fatalf("the front logged %d exchanges, want %d", f.Len(), n+1)
+	}
 }

@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"reflect"
-	"strings"
 	"sync"
 	"testing"
 
@@ -37,17 +36,7 @@ func answeringFront(t *testing.T) (*pspfront.Front, func(x pspfront.Exchange)) {
 		mu.Lock()
 		next = x.RespBody
 		mu.Unlock()
-		n := f.Len()
-		req, _ := http.NewRequest(x.Method, f.URL()+x.Path, strings.NewReader(x.Body))
-		req.Header.Set("Idempotency-Key", x.Key)
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		if f.Len() != n+1 {
-			t.Fatalf("the front logged %d exchanges, want %d", f.Len(), n+1)
-		}
+		sendLogged(t, f, x.Method, x.Path, x.Key, x.Body)
 	}
 	return f, send
 }

@@ -133,10 +133,7 @@ func BenchmarkJudgeSoakHeap(b *testing.B) {
 }
 
 func judgeSoakHeap(b *testing.B) {
-	psp := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		// An answer of Stripe's size that names the charge, per key.
-		_, _ = fmt.Fprintf(w, `{"id":"pi_1","latest_charge":"ch_%s","status":"succeeded",%s}`, r.Header.Get("Idempotency-Key"), strings.Repeat(`"x":1,`, 200)+`"y":1`)
-	}))
+	psp := chargeNamingPSP()
 	defer psp.Close()
 	base := liveheap.Bytes()
 	f, err := pspfront.Start(psp.URL, "")
@@ -188,4 +185,12 @@ func judgeSoakHeap(b *testing.B) {
 	b.ReportMetric(per(noFront, noLog, orders), "psplog-B/order")
 	b.ReportMetric(per(noLog, base, orders), "rest-B/order")
 	runtime.KeepAlive(parent)
+}
+
+// chargeNamingPSP answers every request with a PaymentIntent of Stripe's
+// size that names a charge of the request's key.
+func chargeNamingPSP() *httptest.Server {
+	return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = fmt.Fprintf(w, `{"id":"pi_1","latest_charge":"ch_%s","status":"succeeded",%s}`, r.Header.Get("Idempotency-Key"), strings.Repeat(`"x":1,`, 200)+`"y":1`)
+	}))
 }

@@ -3,9 +3,6 @@ package scenario
 import (
 	"context"
 	"fmt"
-	"net/http"
-	"net/http/httptest"
-	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -67,9 +64,7 @@ func BenchmarkJudgeRounds(b *testing.B) {
 }
 
 func judgeRounds(b *testing.B) {
-	stub := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		_, _ = fmt.Fprintf(w, `{"id":"pi_1","latest_charge":"ch_%s","status":"succeeded",%s}`, r.Header.Get("Idempotency-Key"), strings.Repeat(`"x":1,`, 200)+`"y":1`)
-	}))
+	stub := chargeNamingPSP()
 	defer stub.Close()
 	f, err := pspfront.Start(stub.URL, "")
 	if err != nil {
