@@ -60,7 +60,11 @@ func TestControlAPI(t *testing.T) {
 	go func() { done <- form(t, p, "/v1/payment_intents", "g", payment("777", "pm_card_visa", "pay_g")) }()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	if err := p.Faults().Get(g["id"].(string)).WaitFired(ctx, 1); err != nil {
+	gf, err := p.Faults().Get(g["id"].(string))
+	if err != nil || gf == nil {
+		t.Fatalf("Get(%s) = %v, %v", g["id"], gf, err)
+	}
+	if err := gf.WaitFired(ctx, 1); err != nil {
 		t.Fatal(err)
 	}
 	ctl(t, p, "POST", "/_psp/faults/"+g["id"].(string)+"/release", "")

@@ -164,7 +164,7 @@ func Start(cfg Config) (*PSP, error) {
 	p.idle = sync.NewCond(&p.life)
 	p.truth = core.NewGroundTruthOn(p.logs, cfg.Recorder, cfg.OnOp)
 	p.limiter = core.NewRateLimiter(cfg.RateLimits)
-	p.faults = core.NewFaults(p.pause.Set)
+	p.faults = core.NewFaults(p.pause.Set, p.logs)
 	p.api = p.dialect.Serve(host{p})
 	p.firstKey = p.addAccount(cfg.SecretKey)
 	mux := http.NewServeMux()

@@ -40,7 +40,7 @@ func TestRetriesOnAdyensTable(t *testing.T) {
 	log := &core.DeliveryLog{}
 	const scale = 0.01 // 9 s is 90 ms
 	w := core.NewWorker(context.Background(), core.WorkerConfig{EndpointID: "we_1", URL: srv.URL, Schedule: Scaled(Schedule(), scale),
-		Faults: core.NewFaults(func(bool) {}), Pause: core.NewPauser(), Log: log, Accepted: Accepted, Send: Sender(srv.URL, key)})
+		Faults: core.NewFaults(func(bool) {}, nil), Pause: core.NewPauser(), Log: log, Accepted: Accepted, Send: Sender(srv.URL, key)})
 	go w.Run()
 	defer w.Stop()
 	it := docsItem

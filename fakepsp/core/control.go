@@ -70,8 +70,12 @@ func ControlRoutes(mux *http.ServeMux, p ControlHost) {
 		return http.StatusCreated, map[string]string{"secret_key": p.NewAccount()}
 	})
 	ctl("GET /_psp/faults", func(*http.Request) (int, any) {
+		fs, err := p.Faults.List()
+		if err != nil {
+			return http.StatusInternalServerError, map[string]string{"error": err.Error()}
+		}
 		out := []FaultInfo{}
-		for _, f := range p.Faults.List() {
+		for _, f := range fs {
 			out = append(out, f.Info())
 		}
 		return http.StatusOK, out
@@ -99,7 +103,10 @@ func ControlRoutes(mux *http.ServeMux, p ControlHost) {
 	})
 	withFault := func(pattern string, act func(*Fault)) {
 		ctl(pattern, func(r *http.Request) (int, any) {
-			f := p.Faults.Get(r.PathValue("id"))
+			f, err := p.Faults.Get(r.PathValue("id"))
+			if err != nil {
+				return http.StatusInternalServerError, map[string]string{"error": err.Error()}
+			}
 			if f == nil {
 				return http.StatusNotFound, map[string]string{"error": "no fault " + r.PathValue("id")}
 			}

@@ -169,7 +169,7 @@ func (s *adyenPayments) refund(r *http.Request, body []byte, key string) core.Re
 func TestOperationsFitAnAdyenShapedDialect(t *testing.T) {
 	mu := &sync.Mutex{}
 	truth := core.NewGroundTruth(nil, nil)
-	s := &adyenPayments{ops: core.Ops{Ctx: context.Background(), Lock: mu, Now: time.Now, Faults: core.NewFaults(func(bool) {}), Truth: truth},
+	s := &adyenPayments{ops: core.Ops{Ctx: context.Background(), Lock: mu, Now: time.Now, Faults: core.NewFaults(func(bool) {}, nil), Truth: truth},
 		keys: core.NewKeyStore(), book: core.NewBook[*adyenPayment](), mu: mu}
 	srv := httptest.NewServer(s.routes())
 	defer srv.Close()

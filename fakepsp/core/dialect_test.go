@@ -181,7 +181,7 @@ func TestSeamFitsAnAdyenShapedDialect(t *testing.T) {
 	defer cancel()
 	w := core.NewWorker(ctx, core.WorkerConfig{EndpointID: "ep", URL: srv.URL,
 		Schedule: core.Schedule{Base: time.Hour, Factor: 2, Horizon: 72 * time.Hour, Timeout: 5 * time.Second},
-		Faults:   core.NewFaults(func(bool) {}), Pause: core.NewPauser(), Log: log,
+		Faults:   core.NewFaults(func(bool) {}, nil), Pause: core.NewPauser(), Log: log,
 		Send: func(ctx context.Context, c *http.Client, e core.Event) (core.Answer, error) {
 			req, err := d.Webhooks().Request(ctx, srv.URL, body, signWith[e.EventID()], time.Now())
 			if err != nil {

@@ -38,7 +38,7 @@ func TestEngineTakesTheDialectsAcceptance(t *testing.T) {
 	}))
 	defer srv.Close()
 
-	faults := NewFaults(func(bool) {})
+	faults := NewFaults(func(bool) {}, nil)
 	dup := faults.Arm(FaultSpec{Kind: WebhookDuplicates, Match: Match{PSPKey: "k-e1"}, Extra: 1})
 	log := &DeliveryLog{}
 	ctx, cancel := context.WithCancel(context.Background())

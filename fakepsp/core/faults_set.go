@@ -2,10 +2,13 @@ package core
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/idemcheck/idemcheck/internal/spill"
 )
 
 // Faults arms faults on a PSP.
@@ -15,25 +18,56 @@ import (
 // still fire (live), without copying them: live is replaced, never changed
 // in place, and a reader scans the slice it took under the lock. A fault
 // that can no longer act (undone, or spent and holding nothing) leaves live
-// and its Fault (mutex, channels) for a compact record that the control API
-// still lists and gets by id, with its fired count.
+// and its Fault (mutex, channels) for a 16-byte record of its fired count;
+// its spec, which the control API still lists and gets by id, is on disk
+// (specs) from the moment it is armed.
 type Faults struct {
 	setPaused func(bool) // the PSP's pause switch, for Pause and Resume
 	mu        sync.Mutex
 	live      []*Fault   // armed, not spent: what Fire scans
 	recs      []faultRec // every fault armed, recs[seq-1]
+	specs     specLog    // every fault's spec, specs[seq-1]
 }
 
 // faultRec is one armed fault: the Fault while it may still act (fire,
-// hold replies, gate requests), then only what the control API shows of it.
+// hold replies, gate requests), then only its fired count.
 type faultRec struct {
 	f     *Fault // nil once compacted
-	spec  FaultSpec
 	fired int64
 }
 
+// specLog keeps the faults' specs, in the order armed: on disk when the
+// set has a store, else in memory.
+type specLog struct {
+	disk *spill.Log[FaultSpec]
+	mem  []FaultSpec
+}
+
+func (l *specLog) add(s FaultSpec) {
+	if l.disk != nil {
+		l.disk.Add(s)
+		return
+	}
+	l.mem = append(l.mem, s)
+}
+
+// page returns the specs of page i (spill.ChunkLen a page).
+func (l *specLog) page(i int) ([]FaultSpec, error) {
+	if l.disk != nil {
+		return l.disk.Page(i)
+	}
+	return l.mem[i*spill.ChunkLen : min((i+1)*spill.ChunkLen, len(l.mem))], nil
+}
+
 // NewFaults makes an empty fault set; setPaused is the PSP's pause switch.
-func NewFaults(setPaused func(paused bool)) *Faults { return &Faults{setPaused: setPaused} }
+// Specs go to disk, whose Store the caller closes; nil keeps them in memory.
+func NewFaults(setPaused func(paused bool), disk *spill.Store) *Faults {
+	fs := &Faults{setPaused: setPaused}
+	if disk != nil {
+		fs.specs.disk = spill.NewLog[FaultSpec](disk)
+	}
+	return fs
+}
 
 // Add arms a fault described by spec.
 func (fs *Faults) Add(spec FaultSpec) (*Fault, error) {
@@ -64,6 +98,7 @@ func (fs *Faults) Add(spec FaultSpec) (*Fault, error) {
 	f := &Fault{id: "f" + strconv.Itoa(seq), spec: spec, set: fs, seq: seq, left: spec.Match.Times,
 		changed: make(chan struct{}), release: make(chan struct{})}
 	fs.recs = append(fs.recs, faultRec{f: f})
+	fs.specs.add(spec)
 	fs.live = append(fs.live[:len(fs.live):len(fs.live)], f)
 	return f, nil
 }
@@ -86,7 +121,7 @@ func (fs *Faults) withoutLocked(f *Fault) {
 
 // compactLocked keeps only f's record.
 func (fs *Faults) compactLocked(f *Fault) {
-	fs.recs[f.seq-1] = faultRec{spec: f.spec, fired: f.Fired()}
+	fs.recs[f.seq-1] = faultRec{fired: f.Fired()}
 }
 
 // forget is Undo's: f no longer fires nor holds anything.
@@ -116,13 +151,14 @@ func (fs *Faults) recount(f *Fault) {
 	}
 }
 
-// fault is rec's Fault, or one made from its record: disarmed, released,
-// with its fired count, and not the set's (undoing it changes nothing).
-func (r faultRec) fault(seq int) *Fault {
+// fault is rec's Fault, or one made from its record and spec: disarmed,
+// released, with its fired count, and not the set's (undoing it changes
+// nothing).
+func (r faultRec) fault(seq int, spec FaultSpec) *Fault {
 	if r.f != nil {
 		return r.f
 	}
-	f := &Fault{id: "f" + strconv.Itoa(seq), spec: r.spec, seq: seq, removed: true,
+	f := &Fault{id: "f" + strconv.Itoa(seq), spec: spec, seq: seq, removed: true,
 		changed: make(chan struct{}), release: make(chan struct{})}
 	f.fired.Store(r.fired)
 	f.Release()
@@ -130,29 +166,52 @@ func (r faultRec) fault(seq int) *Fault {
 }
 
 // List returns every fault armed so far, removed ones included, in the
-// order they were armed.
-func (fs *Faults) List() []*Fault {
+// order they were armed. An error is a page of specs that could not be
+// read back: no list is returned then, as a shorter one would be a lie.
+func (fs *Faults) List() ([]*Fault, error) {
 	fs.mu.Lock()
-	defer fs.mu.Unlock()
-	out := make([]*Fault, len(fs.recs))
-	for i, r := range fs.recs {
-		out[i] = r.fault(i + 1)
+	recs := slices.Clone(fs.recs)
+	fs.mu.Unlock()
+	out := make([]*Fault, len(recs))
+	var page []FaultSpec
+	for i, r := range recs {
+		if r.f == nil && (page == nil || i%spill.ChunkLen == 0) {
+			var err error
+			if page, err = fs.specs.page(i / spill.ChunkLen); err != nil {
+				return nil, fmt.Errorf("fakepsp: the faults' specs: %w", err)
+			}
+		}
+		var spec FaultSpec
+		if r.f == nil {
+			spec = page[i%spill.ChunkLen]
+		}
+		out[i] = r.fault(i+1, spec)
 	}
-	return out
+	return out, nil
 }
 
-// Get finds a fault by id.
-func (fs *Faults) Get(id string) *Fault {
+// Get finds a fault by id: nil when there is none, an error when its spec
+// cannot be read back.
+func (fs *Faults) Get(id string) (*Fault, error) {
 	seq, err := strconv.Atoi(strings.TrimPrefix(id, "f"))
 	if err != nil || !strings.HasPrefix(id, "f") || "f"+strconv.Itoa(seq) != id {
-		return nil
+		return nil, nil
 	}
 	fs.mu.Lock()
-	defer fs.mu.Unlock()
 	if seq < 1 || seq > len(fs.recs) {
-		return nil
+		fs.mu.Unlock()
+		return nil, nil
 	}
-	return fs.recs[seq-1].fault(seq)
+	r := fs.recs[seq-1]
+	fs.mu.Unlock()
+	if r.f != nil {
+		return r.f, nil
+	}
+	page, err := fs.specs.page((seq - 1) / spill.ChunkLen)
+	if err != nil {
+		return nil, fmt.Errorf("fakepsp: the spec of fault %s: %w", id, err)
+	}
+	return r.fault(seq, page[(seq-1)%spill.ChunkLen]), nil
 }
 
 // Clear removes every fault.

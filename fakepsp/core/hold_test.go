@@ -20,7 +20,7 @@ func TestHoldReleasesInTheOrderAsked(t *testing.T) {
 	defer cancel()
 	w := NewWorker(ctx, WorkerConfig{EndpointID: "ep", URL: srv.URL,
 		Schedule: Schedule{Base: time.Minute, Factor: 2, Horizon: time.Hour, Timeout: 5 * time.Second},
-		Faults:   NewFaults(func(bool) {}), Pause: NewPauser(), Log: log,
+		Faults:   NewFaults(func(bool) {}, nil), Pause: NewPauser(), Log: log,
 		Send: func(ctx context.Context, c *http.Client, e Event) (Answer, error) {
 			req, err := http.NewRequestWithContext(ctx, http.MethodPost, srv.URL, strings.NewReader(e.EventID()))
 			if err != nil {

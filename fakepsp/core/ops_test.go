@@ -13,7 +13,7 @@ import (
 
 func testOps() (Ops, *GroundTruth, *Faults) {
 	truth := NewGroundTruth(nil, nil)
-	faults := NewFaults(func(bool) {})
+	faults := NewFaults(func(bool) {}, nil)
 	return Ops{Ctx: context.Background(), Lock: &sync.Mutex{}, Now: func() time.Time { return time.Unix(1700000000, 0) },
 		Faults: faults, Truth: truth}, truth, faults
 }
