@@ -70,10 +70,18 @@ func idSeqOf(id string) (uint64, bool) {
 	return n, true
 }
 
-// Add files a new intent, pinned: its request holds it until unpin.
+// Add files a new intent, pinned: its request holds it until unpin. Its
+// id was made before the lock was taken (createIntent), so a concurrent
+// create may have filed a later sequence first: the slot goes where its
+// sequence sorts, which is the end but for such a race, so that every
+// lookup's binary search finds it.
 func (b *intentBook) Add(pi *Intent) {
 	seq, _ := idSeqOf(pi.ID)
-	b.slots = append(b.slots, intentSlot{seq: seq})
+	i := len(b.slots)
+	if i > 0 && b.slots[i-1].seq > seq {
+		i = sort.Search(len(b.slots), func(i int) bool { return b.slots[i].seq > seq })
+	}
+	b.slots = slices.Insert(b.slots, i, intentSlot{seq: seq})
 	pi.pins++
 	b.use(seq, pi)
 }

@@ -80,3 +80,34 @@ func mustSeq(t *testing.T, id string) uint64 {
 	}
 	return n
 }
+
+// Two creates race: the id made first is filed second. Both are found, on
+// disk and in memory, and the book lists them in the order of their ids.
+func TestIntentBookFilesAnIntentFiledLate(t *testing.T) {
+	disk := &spill.Store{Owner: "test"}
+	defer disk.Close()
+	var failed spill.FirstErr
+	store := &versionStore{disk: disk}
+	b := newIntentBook(disk, store, &failed)
+	b.keep = 1
+	var made []*Intent
+	for range 4 {
+		made = append(made, &Intent{Payment: core.Payment{ID: newID("pi"), State: core.StateNoMethod, Amount: 100, Currency: "usd"}, store: store})
+	}
+	for _, i := range []int{1, 0, 3, 2} {
+		b.Add(made[i])
+		b.unpin(made[i])
+	}
+	for _, want := range made {
+		if got, err := b.peek(want.ID); err != nil || got == nil || got.ID != want.ID {
+			t.Errorf("peek %s = %v, %v", want.ID, got, err)
+		}
+	}
+	var order []string
+	if err := b.each(func(pi *Intent) bool { order = append(order, pi.ID); return true }); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{made[3].ID, made[2].ID, made[1].ID, made[0].ID}; !reflect.DeepEqual(order, want) {
+		t.Errorf("newest first: %v, want %v", order, want)
+	}
+}
