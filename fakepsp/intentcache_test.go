@@ -231,3 +231,47 @@ func TestEvictionUnderConcurrentRequests(t *testing.T) {
 	}
 	wantCharges(t, p, n)
 }
+
+// TestEvictionUnderConcurrentCreates: creates race (an id is made before
+// the PSP's lock is taken, so ids reach the book out of order), each
+// intent confirmed, with one intent kept in memory: every intent is found
+// by id afterwards, and the list holds each once.
+func TestEvictionUnderConcurrentCreates(t *testing.T) {
+	p := start(t, Config{})
+	p.api.(*stripe.API).KeepIntents(1)
+	const n = 48
+	ids := make([]string, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			v := payment("1000", "pm_card_visa", "pay_"+strconv.Itoa(i))
+			v.Set("confirm", "true")
+			a, err := do(t, client(5*time.Second), http.MethodPost, p.URL()+"/v1/payment_intents", p.SecretKey(), "cc"+strconv.Itoa(i), "application/x-www-form-urlencoded", v.Encode())
+			if err != nil || a.status != 200 {
+				t.Errorf("create %d: %v %d %s", i, err, a.status, a.raw)
+				return
+			}
+			ids[i] = a.str("id")
+		}()
+	}
+	wg.Wait()
+	seen := map[string]bool{}
+	for i, id := range ids {
+		if a := get(t, p, "/v1/payment_intents/"+id); a.status != 200 || a.str("status") != "succeeded" {
+			t.Errorf("intent %d (%s): %d %s", i, id, a.status, a.raw)
+		}
+		seen[id] = true
+	}
+	a := get(t, p, "/v1/payment_intents?limit=100")
+	data, _ := a.body["data"].([]any)
+	listed := map[string]bool{}
+	for _, d := range data {
+		listed[d.(map[string]any)["id"].(string)] = true
+	}
+	if a.status != 200 || len(data) != n || len(listed) != n || len(seen) != n {
+		t.Fatalf("list: %d, %d intents (%d distinct), want %d", a.status, len(data), len(listed), n)
+	}
+	wantCharges(t, p, n)
+}
