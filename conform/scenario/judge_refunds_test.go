@@ -57,12 +57,15 @@ func TestJudgeReadsRefundsOnlyForAnUnansweredCharge(t *testing.T) {
 // TestJudgeRefundsDecideOnlyTheUnansweredCharge: the kinds found before the
 // refunds are read (a double charge, a wrong amount) are found whether or
 // not a charge was refunded and whether or not the refunds were read, and
-// only a refund of the charge itself answers for it.
+// only refunds of the charge itself, of its whole amount, answer for it
+// (the checker's failed-but-charged rule, converge.go): a buyer refunded in
+// part still paid.
 func TestJudgeRefundsDecideOnlyTheUnansweredCharge(t *testing.T) {
 	ord := map[string]string{"order_id": "ord-a"}
-	refund := func(ch string) history.Op {
-		return history.Op{Op: history.OpRefund, Input: history.Input{ChargeID: ch, Amount: history.Int64(10)}}
+	refundOf := func(ch string, amount int64) history.Op {
+		return history.Op{Op: history.OpRefund, Input: history.Input{ChargeID: ch, Amount: history.Int64(amount)}}
 	}
+	refund := func(ch string) history.Op { return refundOf(ch, 10) }
 	for _, c := range []struct {
 		name    string
 		charges []history.Op
@@ -81,8 +84,14 @@ func TestJudgeRefundsDecideOnlyTheUnansweredCharge(t *testing.T) {
 			[]history.Op{charge("k1", 12, ord, "ch_1")}, []history.Op{refund("ch_1")},
 			history.OutcomeSucceeded, 0, []string{checker.KindWrongAmount}},
 		{"a wrong amount told failed, refunded",
-			[]history.Op{charge("k1", 12, ord, "ch_1")}, []history.Op{refund("ch_1")},
+			[]history.Op{charge("k1", 12, ord, "ch_1")}, []history.Op{refundOf("ch_1", 12)},
 			history.OutcomeFailed, 1, []string{checker.KindWrongAmount}},
+		{"told failed, refunded in part",
+			[]history.Op{charge("k1", 10, ord, "ch_1")}, []history.Op{refundOf("ch_1", 4)},
+			history.OutcomeFailed, 1, []string{checker.KindFailedButCharged}},
+		{"told failed, refunded whole in two parts",
+			[]history.Op{charge("k1", 10, ord, "ch_1")}, []history.Op{refundOf("ch_1", 4), refundOf("ch_1", 6)},
+			history.OutcomeFailed, 1, nil},
 		{"told failed, another charge refunded",
 			[]history.Op{charge("k1", 10, ord, "ch_1")}, []history.Op{refund("ch_9")},
 			history.OutcomeFailed, 1, []string{checker.KindFailedButCharged}},
