@@ -125,17 +125,20 @@ func (e *Env) attribute(ctx context.Context) (Attribution, bool) {
 	}
 	c.missed(in)
 	var ex []pspfront.Exchange
+	var exErr error
 	if e.Front != nil {
-		ex = e.Front.Exchanges()
+		ex, exErr = e.Front.ExchangesSince(0)
 		in.exchanges = len(ex)
 	}
 	orders, gen, err := e.ordersAt()
 	in.orders = gen
 	t := newAttributor(orders)
 	a, open := t.attribute(all, ex)
-	if err != nil {
-		// Not cached: the next ask reads the orders again. The check is
-		// Errored by the read error takeReadError finds.
+	if err != nil || exErr != nil {
+		// Not cached: the next ask reads the orders and the exchanges
+		// again, so the read error takeReadError finds Errors every check
+		// judged on this answer, not only the first to take it. (A lost
+		// exchange keeps its place, so no count would tell.)
 		return a, true
 	}
 	c.a, c.in, c.ok, c.made, c.open = a, in, true, t, open

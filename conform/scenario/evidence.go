@@ -148,15 +148,25 @@ func ChargeWords(cs []history.Op) string {
 	return fmt.Sprintf("%d %s of %s", len(cs), word, strings.Join(parts, ", "))
 }
 
-func refundedIDs(e *Env) map[string]bool {
-	out := map[string]bool{}
+// refundedAmounts is how much the PSP refunded of each charge, by its id.
+func refundedAmounts(e *Env) map[string]int64 {
+	out := map[string]int64{}
 	if e.PSP == nil {
 		return out
 	}
 	for _, r := range e.refunds() {
-		out[r.Input.ChargeID] = true
+		if r.Input.Amount != nil {
+			out[r.Input.ChargeID] += *r.Input.Amount
+		}
 	}
 	return out
+}
+
+// refundedWhole says whether refunds of c sum to its amount: as the
+// checker's failed-but-charged rule (converge.go) has it, a buyer refunded
+// in part still paid.
+func refundedWhole(c history.Op, refunded map[string]int64) bool {
+	return c.Output != nil && c.Output.ChargeID != "" && c.Input.Amount != nil && refunded[c.Output.ChargeID] >= *c.Input.Amount
 }
 
 func chargeIDs(cs []history.Op) string {

@@ -158,10 +158,10 @@ func (t *T) judgeCharges(g *group, charges []history.Op, names []string, atts []
 		// whole log, would change nothing (a round asked once an order).
 		return
 	}
-	refunded := refundedIDs(e)
+	refunded := refundedAmounts(e)
 	live := 0
 	for _, c := range own {
-		if c.Output == nil || !refunded[c.Output.ChargeID] {
+		if !refundedWhole(c, refunded) {
 			live++
 		}
 	}
