@@ -174,12 +174,14 @@ func (fs *Faults) List() ([]*Fault, error) {
 	fs.mu.Unlock()
 	out := make([]*Fault, len(recs))
 	var page []FaultSpec
+	at := -1 // the page read into page: a page's armed faults read none
 	for i, r := range recs {
-		if r.f == nil && (page == nil || i%spill.ChunkLen == 0) {
+		if r.f == nil && at != i/spill.ChunkLen {
 			var err error
 			if page, err = fs.specs.page(i / spill.ChunkLen); err != nil {
 				return nil, fmt.Errorf("fakepsp: the faults' specs: %w", err)
 			}
+			at = i / spill.ChunkLen
 		}
 		var spec FaultSpec
 		if r.f == nil {
