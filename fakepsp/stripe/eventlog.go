@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/idemcheck/idemcheck/fakepsp/core"
@@ -45,7 +46,9 @@ func (p *API) eventRaw(ev *event) (json.RawMessage, error) {
 	}
 	b, err := p.ops.Spill.Get(ev.Raw)
 	if err != nil {
-		return nil, fmt.Errorf("fakepsp: the JSON of event %s cannot be read back: %w", ev.EventID(), err)
+		err = fmt.Errorf("fakepsp: the JSON of event %s cannot be read back: %w", ev.EventID(), err)
+		p.readErr.Keep(err) // a webhook or a harness that got no event: ReadError says so
+		return nil, err
 	}
 	return b, nil
 }
@@ -113,7 +116,9 @@ func (r *eventsInMemory) get(id eventID) (json.RawMessage, bool) {
 // storageError is the 500 of a read back from disk that failed: the
 // request gets no body the PSP cannot vouch for.
 func storageError(err error) response {
-	return refuse(core.Refusal{Kind: core.RefuseStorage, Detail: err.Error()})
+	// The answer's message says "fakepsp: " once (refusals.go); the
+	// errors of fakepsp's reads begin with it too.
+	return refuse(core.Refusal{Kind: core.RefuseStorage, Detail: strings.TrimPrefix(err.Error(), "fakepsp: ")})
 }
 
 // eventsUnread is the 500 of an account's events that cannot be read back,

@@ -44,9 +44,10 @@ func (v Version) At() time.Time { return versionEpoch.Add(v.at) }
 
 // versionStore keeps the JSON of every intent's versions of one PSP.
 type versionStore struct {
-	disk *spill.Store // nil: in memory only
-	mu   sync.Mutex
-	mem  map[versionKey]map[string]any // the renderings not on disk
+	disk   *spill.Store    // nil: in memory only
+	failed *spill.FirstErr // the PSP's reads that failed (API.ReadErr)
+	mu     sync.Mutex
+	mem    map[versionKey]map[string]any // the renderings not on disk
 }
 
 // versionKey names a version by its intent's id, not its *Intent: the

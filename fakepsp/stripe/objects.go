@@ -141,7 +141,11 @@ func (pi *Intent) versionJSON(i int) (any, error) {
 	}
 	b, err := pi.store.disk.Get(pi.Versions[i].Ref)
 	if err != nil {
-		return nil, fmt.Errorf("fakepsp: version %d of PaymentIntent %s cannot be read back: %w", i+1, pi.ID, err)
+		err = fmt.Errorf("fakepsp: version %d of PaymentIntent %s cannot be read back: %w", i+1, pi.ID, err)
+		if pi.store.failed != nil {
+			pi.store.failed.Keep(err) // ReadError says so, whatever the search answered
+		}
+		return nil, err
 	}
 	return json.RawMessage(b), nil
 }

@@ -36,7 +36,9 @@ func (Dialect) Serve(h core.Host) core.Server { return newAPI(h) }
 
 func newAPI(h core.Host) *API {
 	ops := h.Ops()
-	return &API{h: h, ops: ops, mu: ops.Lock, faults: ops.Faults, accounts: map[string]*account{}, versions: versionStore{disk: ops.Spill}}
+	p := &API{h: h, ops: ops, mu: ops.Lock, faults: ops.Faults, accounts: map[string]*account{}, versions: versionStore{disk: ops.Spill}}
+	p.versions.failed = &p.readErr
+	return p
 }
 
 // nowLocked is the PSP's clock, for callers holding p.mu.
