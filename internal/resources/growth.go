@@ -28,9 +28,9 @@ func (g Growth) String() string {
 		return "growth: too few samples after the warm-up to tell"
 	}
 	mib := func(b int64) string { return fmt.Sprintf("%+.1f MiB", float64(b)/(1<<20)) }
-	return fmt.Sprintf("growth from %s to %s: rss %s (%.1f -> %.1f MiB), fds %+d (%d -> %d), go heap %s, goroutines %+d; children (%d -> %d procs): rss %s, fds %+d",
+	return fmt.Sprintf("growth from %s to %s: rss %s (%.1f -> %.1f MiB), fds %+d (%d -> %d), go heap %s (live %s), goroutines %+d; children (%d -> %d procs): rss %s, fds %+d",
 		g.From.Elapsed.Round(time.Second), g.To.Elapsed.Round(time.Second),
 		mib(g.To.RSS-g.From.RSS), float64(g.From.RSS)/(1<<20), float64(g.To.RSS)/(1<<20), g.To.FDs-g.From.FDs, g.From.FDs, g.To.FDs,
-		mib(int64(g.To.Heap)-int64(g.From.Heap)), g.To.Goroutines-g.From.Goroutines,
+		mib(int64(g.To.Heap)-int64(g.From.Heap)), mib(int64(g.To.Live)-int64(g.From.Live)), g.To.Goroutines-g.From.Goroutines,
 		g.From.ChildProcs, g.To.ChildProcs, mib(g.To.ChildRSS-g.From.ChildRSS), g.To.ChildFDs-g.From.ChildFDs)
 }

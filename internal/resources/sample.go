@@ -20,19 +20,23 @@ type Sample struct {
 	Elapsed    time.Duration
 	RSS        int64 // bytes
 	FDs        int
-	Heap       uint64 // HeapInuse after runtime.GC, bytes
+	Heap       uint64 // HeapInuse after runtime.GC, bytes: the live objects' spans, whole
 	Goroutines int
 	ChildProcs int
 	ChildRSS   int64
 	ChildFDs   int
+	// Live is HeapAlloc after runtime.GC: the live objects' bytes alone.
+	// Heap less Live is what the spans hold that is free (fragmentation):
+	// a flat Live under a growing Heap is the allocator, not a leak.
+	Live uint64
 }
 
 // Header is the CSV's first line; Sample.CSV writes the others.
-const Header = "elapsed_s,rss_bytes,fds,go_heap_bytes,goroutines,child_procs,child_rss_bytes,child_fds"
+const Header = "elapsed_s,rss_bytes,fds,go_heap_bytes,goroutines,child_procs,child_rss_bytes,child_fds,go_live_bytes"
 
 // CSV is the sample as one line of Header's columns.
 func (s Sample) CSV() string {
-	return fmt.Sprintf("%.0f,%d,%d,%d,%d,%d,%d,%d", s.Elapsed.Seconds(), s.RSS, s.FDs, s.Heap, s.Goroutines, s.ChildProcs, s.ChildRSS, s.ChildFDs)
+	return fmt.Sprintf("%.0f,%d,%d,%d,%d,%d,%d,%d,%d", s.Elapsed.Seconds(), s.RSS, s.FDs, s.Heap, s.Goroutines, s.ChildProcs, s.ChildRSS, s.ChildFDs, s.Live)
 }
 
 // Take reads this process and the given children now. The collection first
@@ -41,7 +45,7 @@ func Take(elapsed time.Duration, children []int) Sample {
 	runtime.GC()
 	var m runtime.MemStats
 	runtime.ReadMemStats(&m)
-	s := Sample{Elapsed: elapsed, Heap: m.HeapInuse, Goroutines: runtime.NumGoroutine()}
+	s := Sample{Elapsed: elapsed, Heap: m.HeapInuse, Live: m.HeapAlloc, Goroutines: runtime.NumGoroutine()}
 	s.RSS, _ = rss("self")
 	s.FDs, _ = fds("self")
 	for _, pid := range children {
@@ -106,9 +110,9 @@ func ParseCSV(b []byte) ([]Sample, error) {
 	for i, l := range lines[1:] {
 		var s Sample
 		var secs float64
-		n, err := fmt.Sscanf(l, "%g,%d,%d,%d,%d,%d,%d,%d", &secs, &s.RSS, &s.FDs, &s.Heap, &s.Goroutines, &s.ChildProcs, &s.ChildRSS, &s.ChildFDs)
-		if err != nil || n != 8 {
-			return nil, fmt.Errorf("resources: line %d: %q: want %d numbers (%v)", i+2, l, 8, err)
+		n, err := fmt.Sscanf(l, "%g,%d,%d,%d,%d,%d,%d,%d,%d", &secs, &s.RSS, &s.FDs, &s.Heap, &s.Goroutines, &s.ChildProcs, &s.ChildRSS, &s.ChildFDs, &s.Live)
+		if err != nil || n != 9 {
+			return nil, fmt.Errorf("resources: line %d: %q: want %d numbers (%v)", i+2, l, 9, err)
 		}
 		s.Elapsed = time.Duration(secs * float64(time.Second))
 		out = append(out, s)
