@@ -87,7 +87,7 @@ func TestGrowthAfterWarmUp(t *testing.T) {
 }
 
 func TestParseCSVReadsWhatTheSamplerWrote(t *testing.T) {
-	want := Sample{Elapsed: 60 * time.Second, RSS: 1 << 20, FDs: 12, Heap: 3 << 20, Goroutines: 9, ChildProcs: 1, ChildRSS: 2 << 20, ChildFDs: 7, Live: 5 << 19}
+	want := Sample{Elapsed: 60 * time.Second, RSS: 1 << 20, FDs: 12, Heap: 3 << 20, Goroutines: 9, ChildProcs: 1, ChildRSS: 2 << 20, ChildFDs: 7, Live: 5 << 19, RSSAnon: 3 << 19}
 	got, err := ParseCSV([]byte(Header + "\n" + want.CSV() + "\n"))
 	if err != nil || len(got) != 1 || got[0] != want {
 		t.Fatalf("ParseCSV = %+v, %v; want [%+v]", got, err, want)

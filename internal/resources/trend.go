@@ -12,9 +12,10 @@ import (
 type Trend struct {
 	N        int           // samples fitted
 	From, To time.Duration // the first and last fitted sample's elapsed time
-	// Per minute: bytes for RSS, Heap, Live and ChildRSS, counts for FDs.
-	RSS, Heap, Live, FDs, ChildRSS, ChildFDs float64
-	OK                                 bool // false: fewer than 3 samples after the warm-up
+	// Per minute: bytes for RSS, RSSAnon, Heap, Live and ChildRSS, counts
+	// for FDs.
+	RSS, RSSAnon, Heap, Live, FDs, ChildRSS, ChildFDs float64
+	OK                                                bool // false: fewer than 3 samples after the warm-up
 }
 
 // TrendAfter fits the samples at or after warm.
@@ -46,6 +47,7 @@ func TrendAfter(ss []Sample, warm time.Duration) Trend {
 	}
 	return Trend{N: len(fit), From: fit[0].Elapsed, To: fit[len(fit)-1].Elapsed, OK: true,
 		RSS:      slope(func(s Sample) float64 { return float64(s.RSS) }),
+		RSSAnon:  slope(func(s Sample) float64 { return float64(s.RSSAnon) }),
 		Heap:     slope(func(s Sample) float64 { return float64(s.Heap) }),
 		Live:     slope(func(s Sample) float64 { return float64(s.Live) }),
 		FDs:      slope(func(s Sample) float64 { return float64(s.FDs) }),
@@ -60,6 +62,6 @@ func (t Trend) String() string {
 		return fmt.Sprintf("trend: %d samples after the warm-up, too few to fit (3 needed)", t.N)
 	}
 	mib := func(b float64) string { return fmt.Sprintf("%+.3f MiB", b/(1<<20)) }
-	return fmt.Sprintf("trend over %d samples from %s to %s (least squares, per minute): rss %s, go heap %s (live %s), fds %+.2f; children: rss %s, fds %+.2f",
-		t.N, t.From.Round(time.Second), t.To.Round(time.Second), mib(t.RSS), mib(t.Heap), mib(t.Live), t.FDs, mib(t.ChildRSS), t.ChildFDs)
+	return fmt.Sprintf("trend over %d samples from %s to %s (least squares, per minute): rss %s (anonymous %s), go heap %s (live %s), fds %+.2f; children: rss %s, fds %+.2f",
+		t.N, t.From.Round(time.Second), t.To.Round(time.Second), mib(t.RSS), mib(t.RSSAnon), mib(t.Heap), mib(t.Live), t.FDs, mib(t.ChildRSS), t.ChildFDs)
 }
