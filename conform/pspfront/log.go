@@ -44,12 +44,25 @@ func (f *Front) Exchanges() []Exchange {
 // judge that read them holds what it derived from them), and the error
 // ReadError will report when they are not all whole.
 func (f *Front) ExchangesSince(n int) ([]Exchange, error) {
+	total := f.log.Len()
+	n = min(max(n, 0), total)
+	out := make([]Exchange, total-n)
+	_, err := f.EachSince(n, func(i int, x Exchange) { out[i-n] = x })
+	return out, err
+}
+
+// EachSince calls fn on each exchange from position n on, with its
+// position, in the log's order, and returns how many positions the log had
+// when it began: a reader that keeps only what it derives from each (the
+// judge's attribution) never holds the run's exchanges, bodies and answers
+// of tens of megabytes, at once. The error is ExchangesSince's, kept for
+// ReadError; an exchange that could not be read is skipped.
+func (f *Front) EachSince(n int, fn func(i int, x Exchange)) (int, error) {
 	f.mu.Lock()
 	closed := f.closed
 	f.mu.Unlock()
 	total := f.log.Len()
 	n = min(max(n, 0), total)
-	out := make([]Exchange, total-n)
 	got := 0
 	var bad error
 	err := f.log.EachFrom(n, func(r logged) bool {
@@ -58,7 +71,7 @@ func (f *Front) ExchangesSince(n int) ([]Exchange, error) {
 		case derr != nil:
 			bad = derr
 		case i >= n && i < total:
-			out[i-n] = x
+			fn(i, x)
 			got++
 		}
 		return true
@@ -68,8 +81,8 @@ func (f *Front) ExchangesSince(n int) ([]Exchange, error) {
 	}
 	switch {
 	case err != nil:
-		err = fmt.Errorf("pspfront: %d of its %d exchanges could not be read back: %w", len(out)-got, total, err)
-	case got != len(out):
+		err = fmt.Errorf("pspfront: %d of its %d exchanges could not be read back: %w", total-n-got, total, err)
+	case got != total-n:
 		err = fmt.Errorf("pspfront: %d of its %d exchanges came back from its log", n+got, total)
 	case closed:
 		// What is still in memory came back, but the front is gone and
@@ -79,7 +92,7 @@ func (f *Front) ExchangesSince(n int) ([]Exchange, error) {
 	if err != nil {
 		f.readErr.Keep(err)
 	}
-	return out, err
+	return total, err
 }
 
 // Len is how many exchanges Exchanges would return, without reading them:

@@ -73,9 +73,17 @@ func (t *attributor) inText(s string) string {
 // could still attribute by its request: those attributed by amount or not
 // at all.
 func (t *attributor) attribute(charges []history.Op, ex []pspfront.Exchange) (Attribution, openCharges) {
+	reqs := newRequestIndex(charges, t.inText)
+	for i, x := range ex {
+		reqs.add(i, x)
+	}
+	return t.attributeWith(charges, reqs)
+}
+
+// attributeWith is attribute over exchanges already fed to reqs.
+func (t *attributor) attributeWith(charges []history.Op, reqs *requestIndex) (Attribution, openCharges) {
 	a := Attribution{By: map[string][]history.Op{}, How: map[string]int{}}
 	var open openCharges
-	reqs := newRequestIndex(charges, ex, t.inText)
 	for _, c := range charges {
 		id, how := "", ""
 		for _, v := range sortedValues(c.Input.Metadata) {
@@ -135,42 +143,61 @@ func amountIndex(orders []Order) map[int64]amountHits {
 
 // requestIndex finds, for a charge, the first exchange that made it (its
 // idempotency key) or named it (its answer's body) and whose request names
-// an order.
+// an order. It is fed the exchanges one by one (add) and keeps of each only
+// what a charge can ask of it: its position and the order its request
+// names, and only for an exchange under a charge's key or naming a
+// charge. A soak's judge feeds it the whole run's exchanges, bodies and
+// answers of tens of megabytes, from disk: holding them at once was the
+// run's memory peak, and it grew with the run.
 type requestIndex struct {
-	ex       []pspfront.Exchange
 	inText   func(string) string
+	keys     map[string]bool // the charges' idempotency keys
+	cids     []string
+	named    *textIndex // of cids
 	byKey    map[string][]int
 	byCharge map[string][]int
-	// body memoizes inText of each exchange's request, done says which.
-	body []string
-	done []bool
+	body     map[int]string // inText of a kept exchange's request
 }
 
-func newRequestIndex(charges []history.Op, ex []pspfront.Exchange, inText func(string) string) *requestIndex {
-	r := &requestIndex{ex: ex, inText: inText, byKey: map[string][]int{}, byCharge: map[string][]int{},
-		body: make([]string, len(ex)), done: make([]bool, len(ex))}
-	var cids []string
+func newRequestIndex(charges []history.Op, inText func(string) string) *requestIndex {
+	r := &requestIndex{inText: inText, keys: map[string]bool{}, byKey: map[string][]int{}, byCharge: map[string][]int{},
+		body: map[int]string{}}
 	seen := map[string]bool{}
 	for _, c := range charges {
+		if c.Input.PSPKey != "" {
+			r.keys[c.Input.PSPKey] = true
+		}
 		if c.Output != nil && c.Output.ChargeID != "" && !seen[c.Output.ChargeID] {
 			seen[c.Output.ChargeID] = true
-			cids = append(cids, c.Output.ChargeID)
+			r.cids = append(r.cids, c.Output.ChargeID)
 		}
 	}
-	named := newTextIndex(cids)
-	for i, x := range ex {
+	r.named = newTextIndex(r.cids)
+	return r
+}
+
+// add indexes exchange x, at position i of the log; positions come in
+// increasing order.
+func (r *requestIndex) add(i int, x pspfront.Exchange) {
+	kept := false
+	if r.keys[x.Key] {
 		r.byKey[x.Key] = append(r.byKey[x.Key], i)
-		if len(cids) == 0 {
-			continue
-		}
-		named.each(x.RespBody, func(rank int) {
-			l := r.byCharge[cids[rank]]
+		kept = true
+	}
+	if len(r.cids) > 0 {
+		r.named.each(x.RespBody, func(rank int) {
+			l := r.byCharge[r.cids[rank]]
 			if len(l) == 0 || l[len(l)-1] != i {
-				r.byCharge[cids[rank]] = append(l, i)
+				r.byCharge[r.cids[rank]] = append(l, i)
 			}
+			kept = true
 		})
 	}
-	return r
+	if kept {
+		if id := r.inText(x.Body); id != "" {
+			r.body[i] = id
+		}
+	}
 }
 
 // order merges the charge's two lists of exchanges in log order and
@@ -195,11 +222,8 @@ func (r *requestIndex) order(c history.Op) string {
 		default:
 			i, byCharge = byCharge[0], byCharge[1:]
 		}
-		if !r.done[i] {
-			r.body[i], r.done[i] = r.inText(r.ex[i].Body), true
-		}
-		if r.body[i] != "" {
-			return r.body[i]
+		if id := r.body[i]; id != "" {
+			return id
 		}
 	}
 	return ""

@@ -6,7 +6,6 @@ import (
 	"sync"
 
 	"github.com/idemcheck/idemcheck/checker/history"
-	"github.com/idemcheck/idemcheck/conform/pspfront"
 )
 
 // attrCache is the last Attribution and what it was made from. Judging a
@@ -124,16 +123,16 @@ func (e *Env) attribute(ctx context.Context) (Attribution, bool) {
 		return a, true
 	}
 	c.missed(in)
-	var ex []pspfront.Exchange
-	var exErr error
-	if e.Front != nil {
-		ex, exErr = e.Front.ExchangesSince(0)
-		in.exchanges = len(ex)
-	}
 	orders, gen, err := e.ordersAt()
 	in.orders = gen
 	t := newAttributor(orders)
-	a, open := t.attribute(all, ex)
+	reqs := newRequestIndex(all, t.inText)
+	var exErr error
+	if e.Front != nil {
+		// Streamed: only what a charge can ask of an exchange is kept.
+		in.exchanges, exErr = e.Front.EachSince(0, reqs.add)
+	}
+	a, open := t.attributeWith(all, reqs)
 	if err != nil || exErr != nil {
 		// Not cached: the next ask reads the orders and the exchanges
 		// again, so the read error takeReadError finds Errors every check

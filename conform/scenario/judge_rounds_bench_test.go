@@ -3,6 +3,7 @@ package scenario
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -109,6 +110,9 @@ func judgeRounds(b *testing.B) {
 		}
 		sendAll(b, f, work)
 		charges, refunds := p.chargeReads.Load(), p.refunds.Load()
+		var m0 runtime.MemStats
+		runtime.ReadMemStats(&m0)
+		stopPeak := peakHeap()
 		start := time.Now()
 		sub.Judge(ctx, nil, ins...)
 		// The refunded orders' shapes, as chaos's judgeRefunds holds them.
@@ -122,6 +126,7 @@ func judgeRounds(b *testing.B) {
 			}
 		}
 		took := time.Since(start)
+		peak := stopPeak()
 		switch r {
 		case 0:
 			first = took
@@ -129,6 +134,12 @@ func judgeRounds(b *testing.B) {
 			last = took
 			b.ReportMetric(float64(p.chargeReads.Load()-charges), "last-round-charge-reads")
 			b.ReportMetric(float64(p.refunds.Load()-refunds), "last-round-refund-reads")
+			// Bytes allocated judging the last round: what it reads back
+			// of the whole run at once sets the run's memory peak.
+			var m1 runtime.MemStats
+			runtime.ReadMemStats(&m1)
+			b.ReportMetric(float64(m1.TotalAlloc-m0.TotalAlloc)/(1<<20), "last-round-alloc-MiB")
+			b.ReportMetric(float64(peak)/(1<<20), "last-round-peak-heap-MiB")
 		}
 		for _, fd := range sub.Findings {
 			b.Fatalf("round %d: %s %s", r+1, fd.Kind, fd.Message)
@@ -141,4 +152,28 @@ func judgeRounds(b *testing.B) {
 	b.ReportMetric(float64(first.Microseconds())/1000, "round1-ms")
 	b.ReportMetric(float64(last.Microseconds())/1000, fmt.Sprintf("round%d-ms", soakRounds))
 	b.ReportMetric(float64(last)/float64(first), "last/first")
+}
+
+// peakHeap polls the heap's allocated bytes (live and not yet collected)
+// until stopped and returns the largest: what a judge holds at once shows
+// there, its garbage only as far as the collector's pacing lets it grow.
+func peakHeap() (stop func() uint64) {
+	done, out := make(chan struct{}), make(chan uint64)
+	go func() {
+		var peak uint64
+		var m runtime.MemStats
+		t := time.NewTicker(time.Millisecond)
+		defer t.Stop()
+		for {
+			runtime.ReadMemStats(&m)
+			peak = max(peak, m.HeapAlloc)
+			select {
+			case <-done:
+				out <- peak
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return func() uint64 { close(done); return <-out }
 }
