@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/idemcheck/idemcheck/fakepsp/core"
 )
@@ -66,7 +67,8 @@ func PaginateLazy(prm Params, url string, ids []string, item func(int) (any, err
 	for i := lo; i < hi; i++ {
 		it, err := item(i)
 		if err != nil {
-			return Dialect{}.Refuse(core.Refusal{Kind: core.RefuseStorage, Detail: err.Error()})
+			// "fakepsp: " once in the message (refusals.go).
+			return Dialect{}.Refuse(core.Refusal{Kind: core.RefuseStorage, Detail: strings.TrimPrefix(err.Error(), "fakepsp: ")})
 		}
 		data = append(data, it)
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/idemcheck/idemcheck/fakepsp/core"
+	"github.com/idemcheck/idemcheck/internal/spill"
 )
 
 // The objects of a payment as Stripe shows them: the PaymentIntent (the
@@ -133,17 +134,19 @@ func (pi *Intent) Snapshot() map[string]any {
 	return s
 }
 
-// versionJSON is version i as search answers it: the rendering in memory,
-// or the JSON read back from disk.
-func (pi *Intent) versionJSON(i int) (any, error) {
-	if snap, ok := pi.store.inMemory(versionKey{pi.ID, i}); ok {
+// json is version i of intent id as search answers it: the rendering in
+// memory, or the JSON read back from disk at ref. A search keeps of a hit
+// only these three, not the hit's whole intent, for a broad query over a
+// soak's thousands matches most of them.
+func (s *versionStore) json(id string, i int, ref spill.Ref) (any, error) {
+	if snap, ok := s.inMemory(versionKey{id, i}); ok {
 		return snap, nil
 	}
-	b, err := pi.store.disk.Get(pi.Versions[i].Ref)
+	b, err := s.disk.Get(ref)
 	if err != nil {
-		err = fmt.Errorf("fakepsp: version %d of PaymentIntent %s cannot be read back: %w", i+1, pi.ID, err)
-		if pi.store.failed != nil {
-			pi.store.failed.Keep(err) // ReadError says so, whatever the search answered
+		err = fmt.Errorf("fakepsp: version %d of PaymentIntent %s cannot be read back: %w", i+1, id, err)
+		if s.failed != nil {
+			s.failed.Keep(err) // ReadError says so, whatever the search answered
 		}
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package stripe
 
 import (
+	"fmt"
 	"net/http"
 	"strings"
 	"unique"
@@ -172,16 +173,26 @@ func (p *API) listIntents(c *call) response {
 	cus := c.params.Str("customer")
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	var items []any
+	// The ids only, the page's intents rendered after: a list of a soak's
+	// thousands rendered every one, each decoded from disk, at once.
 	var ids []string
 	err := c.acct.intents.each(func(pi *Intent) bool {
 		if cus == "" || pi.customer() == cus {
-			items, ids = append(items, pi.JSON()), append(ids, pi.ID)
+			ids = append(ids, pi.ID)
 		}
 		return true
 	})
 	if err != nil {
 		return storageError(err)
 	}
-	return paginate(c, "/v1/payment_intents", ids, items)
+	return PaginateLazy(c.params, "/v1/payment_intents", ids, func(i int) (any, error) {
+		pi, err := c.acct.intents.peek(ids[i])
+		if err == nil && pi == nil {
+			err = fmt.Errorf("fakepsp: PaymentIntent %s is listed but not found", ids[i])
+		}
+		if err != nil {
+			return nil, err
+		}
+		return pi.JSON(), nil
+	})
 }

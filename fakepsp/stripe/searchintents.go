@@ -1,6 +1,7 @@
 package stripe
 
 import (
+	"github.com/idemcheck/idemcheck/internal/spill"
 	"net/http"
 	"strconv"
 	"strings"
@@ -45,9 +46,12 @@ func (p *API) searchIntents(c *call) response {
 	lag, lagFault := p.faults.LargestSearchLag()
 	now := time.Now()
 	stale := false
+	// A hit keeps where its version is, not its intent: a broad query
+	// matches most of a soak's intents, each decoded from disk.
 	type hit struct {
-		pi *Intent
-		v  int
+		id  string
+		v   int
+		ref spill.Ref
 	}
 	var hits []hit
 	p.mu.Lock()
@@ -57,7 +61,7 @@ func (p *API) searchIntents(c *call) response {
 			stale = true
 		}
 		if v >= 0 && query.MatchesFields(pi.Versions[v].Fields(pi.Created)) {
-			hits = append(hits, hit{pi, v})
+			hits = append(hits, hit{pi.ID, v, pi.Versions[v].Ref})
 		}
 		return true
 	})
@@ -74,7 +78,7 @@ func (p *API) searchIntents(c *call) response {
 	// Only the page's versions are read back from disk.
 	page := make([]any, 0, end-offset)
 	for _, h := range hits[offset:end] {
-		snap, err := h.pi.versionJSON(h.v)
+		snap, err := p.versions.json(h.id, h.v, h.ref)
 		if err != nil {
 			p.mu.Unlock()
 			return storageError(err)

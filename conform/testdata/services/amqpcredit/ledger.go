@@ -29,9 +29,13 @@ func openLedger(ctx context.Context, dsn string, work time.Duration) (*ledger, e
 	if err != nil {
 		return nil, err
 	}
-	// Two instances starting at once race on CREATE TABLE IF NOT EXISTS:
-	// one lock makes it one step.
-	if _, err := pool.Exec(ctx, "SELECT pg_advisory_lock(42);"+schema+";SELECT pg_advisory_unlock(42)"); err != nil {
+	// Two instances starting at once race on CREATE TABLE IF NOT EXISTS: a
+	// lock held to the end of the statements' one implicit transaction
+	// makes the second wait until the first's tables are committed. (A
+	// session lock released by the last statement let the second in before
+	// that commit: both created the table, and one failed on pg_type's
+	// unique index, as sqscredit's ledger learnt first.)
+	if _, err := pool.Exec(ctx, "SELECT pg_advisory_xact_lock(42);"+schema); err != nil {
 		pool.Close()
 		return nil, err
 	}
