@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 	"slices"
@@ -18,16 +17,18 @@ import (
 	"github.com/idemcheck/idemcheck/conform/checks"
 	"github.com/idemcheck/idemcheck/conform/config"
 	"github.com/idemcheck/idemcheck/faults"
+	"github.com/idemcheck/idemcheck/internal/freeport"
 )
 
 func TestTargetDownExits3WithOneLine(t *testing.T) {
 	t.Parallel()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	// Held for the test: a port closed again could be the next port a
+	// parallel test's server takes, which then answers.
+	addr, release, err := freeport.Refusing()
 	if err != nil {
 		t.Fatal(err)
 	}
-	addr := l.Addr().String()
-	l.Close() // nothing listens here now
+	defer func() { _ = release() }()
 	text := strings.Replace(config.Starter, `base_urls: ["http://127.0.0.1:${PORT_0}"]`, fmt.Sprintf(`base_urls: ["http://%s"]`, addr), 1)
 	text = strings.Replace(text, `  command: ["./my-payment-service"]`+"\n", "", 1)
 	text = strings.Replace(text, "  instances: 1            # >1 starts replicas (the replicas check)\n", "", 1)
