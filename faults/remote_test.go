@@ -17,6 +17,8 @@ import (
 	"time"
 
 	toxiclient "github.com/Shopify/toxiproxy/v2/client"
+
+	"github.com/idemcheck/idemcheck/internal/freeport"
 )
 
 // toxiproxyServer starts a real toxiproxy-server process (built from the
@@ -168,9 +170,12 @@ func TestRemoteLinkWithoutMetricsIsBlind(t *testing.T) {
 // sweeper removes a run's proxies when the run's process dies.
 func TestLeftoverProxiesAreSwept(t *testing.T) {
 	api := toxiproxyServer(t, true)
-	ln, _ := net.Listen("tcp", "127.0.0.1:0")
-	listen := ln.Addr().String()
-	ln.Close()
+	// Below the ephemeral range: a port taken from :0 and closed could be
+	// the next port a parallel test's server takes before the proxy does.
+	listen, err := freeport.Addr()
+	if err != nil {
+		t.Fatal(err)
+	}
 	if _, err := toxiclient.NewClient(api).CreateProxy(ProxyPrefix+"1-dead00-other", listen, "127.0.0.1:1"); err != nil {
 		t.Fatal(err)
 	}
