@@ -14,12 +14,8 @@ import (
 // field and version; the book keeps only keep of them in memory, never one
 // a request holds.
 func TestIntentBookEvictsAndReadsBack(t *testing.T) {
-	disk := &spill.Store{Owner: "test"}
-	defer disk.Close()
-	var failed spill.FirstErr
-	store := &versionStore{disk: disk}
-	b := newIntentBook(disk, store, &failed)
-	b.keep = 2
+	b, disk, failed := testBook(t, 2)
+	store := b.store
 	le := CardError(Decline{Code: "card_declined", DeclineCode: "generic_decline", Message: "Your card was declined."}, "ch_x", "pm_card_visa")
 	var made []*Intent
 	for i := range 6 {
@@ -84,12 +80,8 @@ func mustSeq(t *testing.T, id string) uint64 {
 // Two creates race: the id made first is filed second. Both are found, on
 // disk and in memory, and the book lists them in the order of their ids.
 func TestIntentBookFilesAnIntentFiledLate(t *testing.T) {
-	disk := &spill.Store{Owner: "test"}
-	defer disk.Close()
-	var failed spill.FirstErr
-	store := &versionStore{disk: disk}
-	b := newIntentBook(disk, store, &failed)
-	b.keep = 1
+	b, _, _ := testBook(t, 1)
+	store := b.store
 	var made []*Intent
 	for range 4 {
 		made = append(made, &Intent{Payment: core.Payment{ID: newID("pi"), State: core.StateNoMethod, Amount: 100, Currency: "usd"}, store: store})
@@ -110,4 +102,15 @@ func TestIntentBookFilesAnIntentFiledLate(t *testing.T) {
 	if want := []string{made[3].ID, made[2].ID, made[1].ID, made[0].ID}; !reflect.DeepEqual(order, want) {
 		t.Errorf("newest first: %v, want %v", order, want)
 	}
+}
+
+// testBook is a book on a store of its own that keeps keep intents in
+// memory; failed gathers its failed reads.
+func testBook(t *testing.T, keep int) (b *intentBook, disk *spill.Store, failed *spill.FirstErr) {
+	disk = &spill.Store{Owner: "test"}
+	t.Cleanup(func() { _ = disk.Close() })
+	failed = &spill.FirstErr{}
+	b = newIntentBook(disk, &versionStore{disk: disk}, failed)
+	b.keep = keep
+	return b, disk, failed
 }
