@@ -2,6 +2,7 @@ package faults
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync/atomic"
@@ -50,14 +51,13 @@ func (clientReplyLost) Inject(_ context.Context, sys *System, s Scope) (Injectio
 	}
 	undo, err := l.LoseReply()
 	if err != nil {
-		_, _ = l.Disable()
-		return nil, err
+		return nil, errors.Join(err, tp.Unlink(l))
 	}
 	return routed{&injection{fired: l.Fired, via: "http://" + l.Addr(), undo: func() error {
 		err := undo()
 		// Disabling counts as a firing on the link: read Fired first.
 		_, _ = l.Disable()
-		return err
+		return errors.Join(err, tp.Unlink(l))
 	}}}, nil
 }
 

@@ -7,7 +7,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"sync"
 	"time"
 
 	toxiproxy "github.com/Shopify/toxiproxy/v2"
@@ -20,9 +19,6 @@ type Toxiproxy struct {
 	srv  *toxiproxy.ApiServer
 	http *http.Server
 	ln   net.Listener
-
-	mu    sync.Mutex
-	links map[string]*Link
 }
 
 // StartToxiproxy starts the server with its API on 127.0.0.1 and a free port.
@@ -39,7 +35,7 @@ func StartToxiproxy() (*Toxiproxy, error) {
 	}
 	hs := &http.Server{Handler: srv.Routes(), ReadHeaderTimeout: 5 * time.Second}
 	go func() { _ = hs.Serve(ln) }()
-	return &Toxiproxy{srv: srv, http: hs, ln: ln, links: map[string]*Link{}}, nil
+	return &Toxiproxy{srv: srv, http: hs, ln: ln}, nil
 }
 
 // APIAddr is the host:port of the HTTP API (toxiproxy-cli -h http://ADDR).
@@ -57,11 +53,18 @@ func (t *Toxiproxy) LinkOn(name, listen, upstream string) (*Link, error) {
 	if err := t.srv.Collection.Add(p, true); err != nil {
 		return nil, fmt.Errorf("toxiproxy: link %q -> %s: %w", name, upstream, err)
 	}
-	l := &Link{name: name, proxy: p, upstream: upstream}
-	t.mu.Lock()
-	t.links[name] = l
-	t.mu.Unlock()
-	return l, nil
+	return &Link{name: name, proxy: p, upstream: upstream}, nil
+}
+
+// Unlink stops l's proxy and removes it from the server. A link made for
+// one fault (client-reply-lost makes one per intent) must not stay for the
+// rest of the run: a soak's hour made a thousand, each holding a logger
+// and its toxics' state.
+func (t *Toxiproxy) Unlink(l *Link) error {
+	if err := t.srv.Collection.Remove(l.name); err != nil {
+		return fmt.Errorf("toxiproxy: unlink %q: %w", l.name, err)
+	}
+	return nil
 }
 
 // Stop closes every link and the API.
