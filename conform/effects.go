@@ -41,6 +41,19 @@ func (p pspEffects) ChargeCount(context.Context) (int, bool) {
 	return 0, false
 }
 
+// ChargesFrom reads only the charges logged from pos on when the PSP can
+// (scenario.ChargeTail); ok is false when it cannot.
+func (p pspEffects) ChargesFrom(_ context.Context, pos int) ([]history.Op, int, bool, error) {
+	c, ok := p.psp.(interface {
+		ChargesFrom(pos int) ([]history.Op, int, error)
+	})
+	if !ok {
+		return nil, 0, false, nil
+	}
+	ops, next, err := c.ChargesFrom(pos)
+	return ops, next, true, err
+}
+
 // httpCounter reads a JSON field of a GET endpoint the user exposes.
 type httpCounter struct{ c *config.HTTPCounter }
 

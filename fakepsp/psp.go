@@ -314,6 +314,14 @@ func (p *PSP) Charges() []history.Op { return p.truth.Ops(history.OpCharge) }
 // ever added, so an unchanged count is an unchanged list.
 func (p *PSP) ChargeCount() int { return p.truth.Count(history.OpCharge) }
 
+// ChargesFrom returns the charges at position pos of the ground truth's
+// log (charges and refunds) or later, and the log's length when read: the
+// pos to ask from next time for only the charges made since. A failed
+// read is kept for ReadError too.
+func (p *PSP) ChargesFrom(pos int) ([]history.Op, int, error) {
+	return p.truth.OpsFrom(history.OpCharge, pos)
+}
+
 // Refunds returns the ground truth: every refund made, in order.
 func (p *PSP) Refunds() []history.Op { return p.truth.Ops(history.OpRefund) }
 

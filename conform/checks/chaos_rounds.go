@@ -109,7 +109,7 @@ func runChaosRounds(ctx context.Context, e *scenario.Env, t *scenario.T, d time.
 		if sub.Failed() {
 			sum.failed = append(sum.failed, label)
 		}
-		kept := t.Absorb(label, sub)
+		kept := t.Absorb(ctx, label, sub)
 		e.Progressf("chaos %s: %s; evidence kept: %v", label, roundWords(tl), kept)
 		if tl == nil {
 			// It could not start (a fault not in the catalogue, the webhook

@@ -85,25 +85,9 @@ func (t *attributor) attributeWith(charges []history.Op, reqs *requestIndex) (At
 	a := Attribution{By: map[string][]history.Op{}, How: map[string]int{}}
 	var open openCharges
 	for _, c := range charges {
-		id, how := "", ""
-		for _, v := range sortedValues(c.Input.Metadata) {
-			if id = t.inText(v); id != "" {
-				how = ByMetadata
-				break
-			}
-		}
-		if id == "" {
-			if id = reqs.order(c); id != "" {
-				how = ByRequest
-			}
-		}
-		if id == "" {
+		id, how := t.which(c, reqs)
+		if how != ByMetadata && how != ByRequest {
 			open.add(c)
-		}
-		if id == "" && c.Input.Amount != nil {
-			if h := t.amounts[*c.Input.Amount]; h.n == 1 {
-				id, how = h.id, ByAmount
-			}
 		}
 		if id == "" {
 			a.Unattributed = append(a.Unattributed, c)
@@ -113,6 +97,24 @@ func (t *attributor) attributeWith(charges []history.Op, reqs *requestIndex) (At
 		a.How[how]++
 	}
 	return a, open
+}
+
+// which is the order charge c is attributed to and how ("", "" for none).
+func (t *attributor) which(c history.Op, reqs *requestIndex) (id, how string) {
+	for _, v := range sortedValues(c.Input.Metadata) {
+		if id = t.inText(v); id != "" {
+			return id, ByMetadata
+		}
+	}
+	if id = reqs.order(c); id != "" {
+		return id, ByRequest
+	}
+	if c.Input.Amount != nil {
+		if h := t.amounts[*c.Input.Amount]; h.n == 1 {
+			return h.id, ByAmount
+		}
+	}
+	return "", ""
 }
 
 // amountHits is how many orders sent an amount, and the first of them.

@@ -21,6 +21,8 @@ type attrCache struct {
 	// its charges a later exchange could still attribute (changedBy).
 	made *attributor
 	open openCharges
+	// view is the round's view it was made from; nil: the whole run.
+	view *viewSnap
 	// stats counts the asks since the last forgetJudged, by how they were
 	// answered: a round's judge must remake the attribution about once.
 	stats attrStats
@@ -34,6 +36,9 @@ type attrStats struct {
 	// grown counts the hits on more exchanges than the cached one was
 	// made from, none of which could change it.
 	grown int
+	// whole counts the remakes that read the whole run because the
+	// round's view could not stand for it (attribute_view.go).
+	whole int
 }
 
 // missed counts a remake made for in.
@@ -99,8 +104,9 @@ func (e *Env) attribute(ctx context.Context) (Attribution, bool) {
 		exchanges = e.Front.Len()
 	}
 	c := &e.attr
+	n, known := 0, false
 	if log, ok := e.Effects.(ChargeLog); ok {
-		if n, known := log.ChargeCount(ctx); known {
+		if n, known = log.ChargeCount(ctx); known {
 			c.mu.Lock()
 			a, hit := c.cached(e, attrInputs{charges: n, exchanges: exchanges, orders: gen}, false)
 			c.mu.Unlock()
@@ -110,12 +116,18 @@ func (e *Env) attribute(ctx context.Context) (Attribution, bool) {
 		}
 	}
 	// Read outside the lock: a PSP reached by URL answers slowly, and the
-	// judges of one round ask at once.
-	all, err := e.Effects.Charges(ctx)
-	if err != nil || all == nil {
+	// judges of one round ask at once. After an absorb, the round's view
+	// only (attribute_view.go).
+	rd, ok := e.readCharges(ctx, known)
+	if !ok {
 		return Attribution{}, false
 	}
-	in := attrInputs{charges: len(all), last: markOf(all), exchanges: exchanges, orders: gen}
+	in := attrInputs{charges: len(rd.all), last: markOf(rd.all), exchanges: exchanges, orders: gen}
+	if rd.view != nil {
+		// Counted before the read: a cache that says fewer charges than
+		// it saw is only remade sooner.
+		in.charges = n
+	}
 	// Held while attributing: one judge making it is enough for all.
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -123,16 +135,25 @@ func (e *Env) attribute(ctx context.Context) (Attribution, bool) {
 		return a, true
 	}
 	c.missed(in)
-	orders, gen, err := e.ordersAt()
+	orders, gen, resent, err := e.ordersAtResent()
 	in.orders = gen
 	t := newAttributor(orders)
-	reqs := newRequestIndex(all, t.inText)
+	var a Attribution
+	var open openCharges
+	conflict := rd.view != nil && resent
 	var exErr error
-	if e.Front != nil {
-		// Streamed: only what a charge can ask of an exchange is kept.
-		in.exchanges, exErr = e.Front.EachSince(0, reqs.add)
+	if !conflict {
+		a, open, in.exchanges, conflict, exErr = t.attributeRead(e, rd)
 	}
-	a, open := t.attributeWith(all, reqs)
+	if conflict {
+		// The view cannot stand for the whole run here: the whole run.
+		c.stats.whole++
+		if rd, ok = e.readWhole(ctx); !ok {
+			return Attribution{}, false
+		}
+		in.last = markOf(rd.all)
+		a, open, in.exchanges, _, exErr = t.attributeRead(e, rd)
+	}
 	if err != nil || exErr != nil {
 		// Not cached: the next ask reads the orders and the exchanges
 		// again, so the read error takeReadError finds Errors every check
@@ -140,7 +161,7 @@ func (e *Env) attribute(ctx context.Context) (Attribution, bool) {
 		// exchange keeps its place, so no count would tell.)
 		return a, true
 	}
-	c.a, c.in, c.ok, c.made, c.open = a, in, true, t, open
+	c.a, c.in, c.ok, c.made, c.open, c.view = a, in, true, t, open, rd.view
 	return c.a, true
 }
 
@@ -155,7 +176,7 @@ func (c *attrCache) cached(e *Env, in attrInputs, marked bool) (Attribution, boo
 	}
 	if in.exchanges > c.in.exchanges {
 		later, err := e.Front.ExchangesSince(c.in.exchanges)
-		if err != nil || c.made.changedBy(c.open, later) {
+		if err != nil || c.made.changedBy(c.open, later) || c.view.reopensAny(c.made, later) {
 			// Remade from the whole log: an exchange that could not be
 			// read is ReadError's, the check Errored.
 			return Attribution{}, false
@@ -175,7 +196,7 @@ func (c *attrCache) cached(e *Env, in attrInputs, marked bool) (Attribution, boo
 func (e *Env) forgetJudged() {
 	c := &e.attr
 	c.mu.Lock()
-	c.ok, c.in, c.a, c.made, c.open, c.stats = false, attrInputs{}, Attribution{}, nil, openCharges{}, attrStats{}
+	c.ok, c.in, c.a, c.made, c.open, c.view, c.stats = false, attrInputs{}, Attribution{}, nil, openCharges{}, nil, attrStats{}
 	c.mu.Unlock()
 	e.forgetRefunds()
 	e.forgetIntents()
@@ -186,7 +207,12 @@ func (e *Env) forgetJudged() {
 // (not the maps and outputs they point to, which the cache shares). It returns ok=false when the effects are a
 // plain counter.
 func (e *Env) ChargesFor(ctx context.Context, in Intent) ([]history.Op, bool) {
-	a, ok := e.attribute(ctx)
+	attribute := e.attribute
+	if e.viewSnap().on && !e.current(in.Meaning.OrderID) {
+		// An earlier round's order: the view no longer holds its charges.
+		attribute = e.attributeAll
+	}
+	a, ok := attribute(ctx)
 	if !ok {
 		return nil, false
 	}

@@ -70,7 +70,7 @@ func soakRound(b *testing.B, ctx context.Context, parent *T, fx *growingEffects,
 		}
 		e.Judged(in.Meaning.OrderID, 1, len(cs), -1)
 	}
-	if parent.Absorb(fmt.Sprintf("round %d", r+1), sub) {
+	if parent.Absorb(ctx, fmt.Sprintf("round %d", r+1), sub) {
 		b.Fatalf("round %d kept its evidence: it had a finding", r+1)
 	}
 }

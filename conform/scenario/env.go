@@ -107,6 +107,7 @@ type Env struct {
 	// orders is every order the run sent (orders.go).
 	orders orderState
 	attr   attrCache
+	view   roundView
 	refs   refundCache
 	// badPath is set at the first success answer outcomes.payment_id
 	// matched nothing in (paymentid.go).

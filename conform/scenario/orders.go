@@ -122,12 +122,19 @@ func (e *Env) ordersGeneration() uint64 {
 // ordersAt is Orders with the generation they are of, and the read error
 // (also kept for takeReadError) when the absorbed ones could not all be read.
 func (e *Env) ordersAt() ([]Order, uint64, error) {
-	all, gen, err := e.allTracked()
+	out, gen, _, err := e.ordersAtResent()
+	return out, gen, err
+}
+
+// ordersAtResent is ordersAt, and says whether an order of the rounds
+// since the last absorb was sent by an earlier round too.
+func (e *Env) ordersAtResent() ([]Order, uint64, bool, error) {
+	all, gen, resent, err := e.allTrackedResent()
 	out := make([]Order, 0, len(all))
 	for _, m := range all {
 		out = append(out, Order{ID: m.id, Amount: m.amount, Alt: m.alt})
 	}
-	return out, gen, err
+	return out, gen, resent, err
 }
 
 // trackedCopy is every order's record, for the recount; see ordersAt.

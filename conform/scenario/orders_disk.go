@@ -61,6 +61,14 @@ func (e *Env) absorbOrders() {
 // Errored, as an order missing would make its charges look unattributed or
 // hide a double charge.
 func (e *Env) allTracked() ([]mergedOrder, uint64, error) {
+	recs, gen, _, err := e.allTrackedResent()
+	return recs, gen, err
+}
+
+// allTrackedResent is allTracked, and says whether an order sent since the
+// last absorb was sent by an earlier round too (the round's view of the
+// charges would miss that order's earlier ones).
+func (e *Env) allTrackedResent() ([]mergedOrder, uint64, bool, error) {
 	// The span in memory first, then the disk: an absorb in between puts
 	// the span on disk too, and the merge folds the copies into one.
 	e.mu.Lock()
@@ -73,7 +81,7 @@ func (e *Env) allTracked() ([]mergedOrder, uint64, error) {
 	e.mu.Unlock()
 	if done == nil {
 		// Nothing absorbed: ids are unique and no record is judgedOnly.
-		return cur, gen, nil
+		return cur, gen, false, nil
 	}
 	all := make([]mergedOrder, 0, done.log.Len()+len(cur))
 	err := done.log.Each(func(d diskOrder) bool {
@@ -85,7 +93,8 @@ func (e *Env) allTracked() ([]mergedOrder, uint64, error) {
 		err = fmt.Errorf("%d absorbed orders on disk, some unreadable: %w", done.log.Len(), err)
 		e.orders.readErr.Keep(err)
 	}
-	return mergeOrders(append(all, cur...)), gen, err
+	merged, resent := mergeOrders(append(all, cur...), len(all))
+	return merged, gen, resent, err
 }
 
 // mergeOrders folds every later record of an order id into its first, as
@@ -94,11 +103,21 @@ func (e *Env) allTracked() ([]mergedOrder, uint64, error) {
 // are added in the order they were sent, and the latest judged counts win.
 // A judgedOnly record of an order never sent is dropped, as Judged ignores
 // an unknown order.
-func mergeOrders(recs []mergedOrder) []mergedOrder {
+//
+// The records before split are the absorbed ones; resent says whether a
+// record after it that is not judgedOnly folded into one of them.
+func mergeOrders(recs []mergedOrder, split int) (_ []mergedOrder, resent bool) {
 	at := make(map[string]int, len(recs))
 	out := recs[:0]
-	for _, r := range recs {
+	absorbed := 0
+	for k, r := range recs {
+		if k == split {
+			absorbed = len(out)
+		}
 		i, seen := at[r.id]
+		if seen && k >= split && i < absorbed && !r.judgedOnly {
+			resent = true
+		}
 		if !seen {
 			if r.judgedOnly {
 				continue
@@ -123,7 +142,7 @@ func mergeOrders(recs []mergedOrder) []mergedOrder {
 		}
 	}
 	clear(recs[len(out):])
-	return out
+	return out, resent
 }
 
 // Close lets the absorbed orders' file go: the run is over and reported.

@@ -57,8 +57,9 @@ func TestMismatchUnderAUsedKeyIsTheFirstOrders(t *testing.T) {
 }
 
 // TestAbsorbLetsTheAttributionGo: a round's Absorb drops the cached
-// attribution and the round's intents, keeps the orders, and the next ask
-// remakes the same answer.
+// attribution and the round's intents, keeps the orders, and the whole
+// run's attribution remade is the same answer; the next round's view
+// holds none of the round's charges.
 func TestAbsorbLetsTheAttributionGo(t *testing.T) {
 	cfg := &config.Config{Create: config.Request{Path: "/payments"}, Callers: []config.Caller{{Name: "u1"}}}
 	e, fx, _ := frontEnv(t, true)
@@ -69,7 +70,7 @@ func TestAbsorbLetsTheAttributionGo(t *testing.T) {
 	sentAs(e, "ord-a", 10, "p:u1:k1")
 	fx.add(charge("k1", 10, map[string]string{"order": "ord-a"}, "ch_1"))
 	before, _ := e.attribute(ctx)
-	if parent.Absorb("round 1", sub) {
+	if parent.Absorb(context.Background(), "round 1", sub) {
 		t.Fatalf("a round with no finding kept its evidence")
 	}
 	e.attr.mu.Lock()
@@ -81,8 +82,16 @@ func TestAbsorbLetsTheAttributionGo(t *testing.T) {
 	if e.orders.of != nil || len(e.Orders()) != 1 {
 		t.Fatalf("after Absorb: intents %v (want none), orders %+v (want ord-a)", e.orders.of, e.Orders())
 	}
-	after, _ := e.attribute(ctx)
+	after, _ := e.attributeAll(ctx)
 	if !reflect.DeepEqual(before, after) {
 		t.Fatalf("remade %+v, cached %+v", after, before)
+	}
+	// The next round's view holds none of the round's charges: ord-a's
+	// went by its metadata, for good.
+	if view, _ := e.attribute(ctx); len(view.By) != 0 || len(view.Unattributed) != 0 || !e.viewSnap().on {
+		t.Fatalf("the next round's view %+v (on %v): want no charge", view, e.viewSnap().on)
+	}
+	if cs, _ := e.ChargesFor(ctx, Intent{Meaning: driver.Meaning{OrderID: "ord-a", Amount: 10}}); len(cs) != 1 {
+		t.Fatalf("ord-a's charges after the absorb: %v, want its one", cs)
 	}
 }

@@ -37,7 +37,7 @@ func Recount(ctx context.Context, e *Env, results []Result) []Result {
 		r.Verdict, r.Why = Errored, "interrupted during the quiet period"
 		return append(results, r)
 	}
-	attr, ok := e.attribute(ctx)
+	attr, ok := e.attributeAll(ctx)
 	if !ok {
 		r.Verdict, r.Why = NA, "a plain counter cannot be recounted per intent"
 		return append(results, r)

@@ -26,7 +26,7 @@ func (t *T) Round(ctx context.Context) *T {
 // result), a clean one keeps nothing but its counts, read before Absorb.
 // A failed precondition, an error or a broken system of any round is the
 // whole check's. It reports whether the round's evidence was kept.
-func (t *T) Absorb(label string, r *T) bool {
+func (t *T) Absorb(ctx context.Context, label string, r *T) bool {
 	e := t.Env
 	atts := r.Attempts()
 	r.mu.Lock()
@@ -71,6 +71,8 @@ func (t *T) Absorb(label string, r *T) bool {
 	}
 	t.mu.Unlock()
 	r.mu.Unlock()
+	// Before the round's orders go to disk: the view moves past its charges.
+	e.advanceView(ctx)
 	now := history.Now()
 	e.D.Forget(e.D.NextSeq() - 1)
 	e.D.Recorder.Forget(now)

@@ -210,6 +210,48 @@ func (g *GroundTruth) OpsErr(kind string) ([]history.Op, error) {
 	return out, nil
 }
 
+// OpsFrom returns the ops of kind ("" = all) at position pos of the log
+// or later, in order, and the log's length when it began: a reader that
+// keeps that length reads only what was added since, next time (the
+// judge of a soak's round reads its round's charges, not the run's). A
+// read that fails is kept for ReadErr and returned.
+func (g *GroundTruth) OpsFrom(kind string, pos int) ([]history.Op, int, error) {
+	g.mu.Lock()
+	end := g.log.Len()
+	g.mu.Unlock()
+	pos = min(max(pos, 0), end)
+	var out []history.Op
+	var bad error
+	i := pos
+	err := g.log.EachFrom(pos, func(r loggedOp) bool {
+		if i >= end {
+			return false
+		}
+		i++
+		if kind != "" && r.Kind != kind {
+			return true
+		}
+		op, err := r.op()
+		if err != nil {
+			if bad == nil {
+				bad = err
+			}
+			return true
+		}
+		out = append(out, op)
+		return true
+	})
+	if err == nil {
+		err = bad
+	}
+	if err != nil {
+		err = fmt.Errorf("fakepsp: ground truth: read its %s ops from %d of %d: %w", kindWord(kind), pos, end, err)
+		g.readErr.Keep(err)
+		return out, end, err
+	}
+	return out, end, nil
+}
+
 func kindWord(kind string) string {
 	if kind == "" {
 		return "charge and refund"

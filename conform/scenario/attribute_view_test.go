@@ -1,0 +1,181 @@
+package scenario
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"testing"
+
+	"github.com/idemcheck/idemcheck/checker/history"
+	"github.com/idemcheck/idemcheck/conform/driver"
+	"github.com/idemcheck/idemcheck/conform/pspfront"
+	"github.com/idemcheck/idemcheck/internal/testseed"
+)
+
+// ChargesFrom makes growingEffects a ChargeTail, as fakepsp's effects are:
+// its log holds charges only, so a position is a charge's index.
+func (g *growingEffects) ChargesFrom(_ context.Context, pos int) ([]history.Op, int, bool, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	pos = min(pos, len(g.ops))
+	return append([]history.Op(nil), g.ops[pos:]...), len(g.ops), true, nil
+}
+
+// absorbRound does what Absorb does to the Env at the end of a round.
+func absorbRound(e *Env) {
+	e.advanceView(context.Background())
+	e.forgetJudged()
+	e.absorbOrders()
+}
+
+// viewRun draws the rounds of a run over one deployment, as a service that
+// may do any of what the round's view must notice would make them: each
+// round sends orders of its own (some of an amount an earlier round sent),
+// the PSP charges them under fresh keys or a key an earlier round used,
+// with or without the order id in the metadata or the request, some twice,
+// some at an amount no order sent; a later round charges an earlier
+// round's order late, and sends requests naming an order under an earlier
+// charge's key or naming it. Ids are written so that no text holds an
+// order's id before the order was sent: the view assumes that much.
+type viewRun struct {
+	r      *rand.Rand
+	round  int
+	orders []Order // the round's
+	all    []Order
+	keys   []string // every key used
+	cids   []string // every charge id made
+	n      int
+}
+
+func (v *viewRun) fresh(prefix string) string {
+	v.n++
+	return fmt.Sprintf("<%s-%d-%d>", prefix, v.round, v.n)
+}
+
+// step does one thing of the round: send an order, charge, or log an
+// exchange.
+func (v *viewRun) step(e *Env, fx *growingEffects, send func(pspfront.Exchange)) {
+	r := v.r
+	switch k := r.IntN(10); {
+	case k < 3 || len(v.orders) == 0:
+		o := Order{ID: v.fresh("ord"), Amount: 1 + r.Int64N(12)}
+		if r.IntN(12) == 0 && len(v.all) > 0 {
+			o.ID = v.all[r.IntN(len(v.all))].ID // an earlier round's order sent again
+		}
+		sent(e, o.ID, o.Amount)
+		v.orders = append(v.orders, o)
+		v.all = append(v.all, o)
+	case k < 7:
+		o := v.orders[r.IntN(len(v.orders))]
+		if r.IntN(6) == 0 {
+			o = v.all[r.IntN(len(v.all))] // a late charge of any order
+		}
+		key := v.fresh("key")
+		if r.IntN(5) == 0 && len(v.keys) > 0 {
+			key = v.keys[r.IntN(len(v.keys))]
+		}
+		v.keys = append(v.keys, key)
+		amt := o.Amount
+		if r.IntN(6) == 0 {
+			amt = 20 + r.Int64N(4) // no order sent it
+		}
+		var md map[string]string
+		switch r.IntN(3) {
+		case 0:
+			md = map[string]string{"a_caller": "u1", "order_id": o.ID}
+		case 1:
+			md = map[string]string{"payment_id": v.fresh("pay")}
+		}
+		cid := v.fresh("ch")
+		v.cids = append(v.cids, cid)
+		fx.add(charge(key, amt, md, cid))
+		if r.IntN(2) == 0 {
+			body := fmt.Sprintf("amount=%d", amt)
+			if r.IntN(2) == 0 {
+				body += "&description=" + o.ID
+			}
+			send(pspfront.Exchange{Method: "POST", Path: "/v1/payment_intents", Key: key, Body: body, RespBody: `{"latest_charge":"` + cid + `"}`})
+		}
+	default:
+		x := pspfront.Exchange{Method: "POST", Path: "/v1/payment_intents", Key: v.fresh("key")}
+		if r.IntN(2) == 0 && len(v.keys) > 0 {
+			x.Key = v.keys[r.IntN(len(v.keys))]
+		}
+		switch r.IntN(3) {
+		case 0:
+			x.Body = "description=" + v.all[r.IntN(len(v.all))].ID
+		case 1:
+			x.Body = "description=" + v.orders[r.IntN(len(v.orders))].ID
+		}
+		if r.IntN(2) == 0 && len(v.cids) > 0 {
+			x.RespBody = `{"latest_charge":"` + v.cids[r.IntN(len(v.cids))] + `"}`
+		}
+		if r.IntN(3) == 0 {
+			x.Method, x.Body = "GET", ""
+		}
+		send(x)
+	}
+}
+
+// TestRoundViewAgreesWithTheWholeRun: over drawn runs of rounds, every
+// answer the round's view gives for the round's orders is the whole run's
+// (the direct search over every charge, exchange and order so far), cached
+// or not; an earlier round's order's charges and the recount's are the
+// whole run's too. The draws must reach both a view that stood for the
+// whole run and one that could not, or they prove little.
+func TestRoundViewAgreesWithTheWholeRun(t *testing.T) {
+	seed := testseed.Seed(t)
+	t.Logf("seed %d (IDEMCHECK_SEED=%d replays it)", seed, seed)
+	r := rand.New(rand.NewPCG(seed, 62))
+	ctx := context.Background()
+	var viewed, whole, carried int
+	for i := range 150 {
+		f, send := answeringFront(t)
+		fx := &growingEffects{}
+		e := &Env{Effects: fx, Front: f}
+		v := &viewRun{r: r}
+		for round := range 2 + r.IntN(4) {
+			v.round, v.orders = round, nil
+			for range 4 + r.IntN(20) {
+				v.step(e, fx, send)
+				if r.IntN(3) > 0 {
+					continue
+				}
+				got, _ := e.attribute(ctx)
+				want := attributeNaive(fx.ops, f.Exchanges(), e.Orders())
+				for _, o := range v.orders {
+					if !reflect.DeepEqual(got.By[o.ID], want.By[o.ID]) {
+						t.Fatalf("seed %d case %d round %d: the view gives %s %v, the whole run %v (view on %v)",
+							seed, i, round, o.ID, got.By[o.ID], want.By[o.ID], e.viewSnap().on)
+					}
+				}
+				{
+					o := v.all[r.IntN(len(v.all))]
+					got, _ := e.ChargesFor(ctx, Intent{Meaning: driver.Meaning{OrderID: o.ID, Amount: o.Amount}})
+					if len(got) != len(want.By[o.ID]) || (len(got) > 0 && !reflect.DeepEqual(got, want.By[o.ID])) {
+						t.Fatalf("seed %d case %d round %d: ChargesFor(%s) = %v, the whole run %v", seed, i, round, o.ID, got, want.By[o.ID])
+					}
+				}
+				if e.viewSnap().on {
+					viewed++
+				}
+			}
+			whole += e.attr.stats.whole
+			absorbRound(e)
+			carried += len(e.viewSnap().carried)
+		}
+		got, _ := e.attributeAll(ctx)
+		if want := attributeNaive(fx.ops, f.Exchanges(), e.Orders()); !reflect.DeepEqual(got, want) {
+			t.Fatalf("seed %d case %d: the recount's attribution %+v, the whole run's %+v", seed, i, got, want)
+		}
+		if err := takeReadError(e); err != nil {
+			t.Fatal(err)
+		}
+		_ = e.Close()
+	}
+	t.Logf("%d asks in a view, %d remade whole, %d charges carried", viewed, whole, carried)
+	if viewed == 0 || whole == 0 || carried == 0 {
+		t.Fatalf("%d asks in a view, %d remade whole, %d carried: the draws missed a case", viewed, whole, carried)
+	}
+}
