@@ -177,7 +177,7 @@ func (g *GroundTruth) Ops(kind string) []history.Op {
 // OpsErr is Ops returning its read error instead of remembering it.
 func (g *GroundTruth) OpsErr(kind string) ([]history.Op, error) {
 	g.mu.Lock()
-	want := g.n
+	want, end := g.n, g.log.Len()
 	if kind != "" {
 		want = g.kinds[kind]
 	}
@@ -185,25 +185,7 @@ func (g *GroundTruth) OpsErr(kind string) ([]history.Op, error) {
 	if want == 0 {
 		return nil, nil
 	}
-	out := make([]history.Op, 0, want)
-	var bad error
-	err := g.log.Each(func(r loggedOp) bool {
-		if kind != "" && r.Kind != kind {
-			return true
-		}
-		op, err := r.op()
-		if err != nil {
-			if bad == nil {
-				bad = err
-			}
-			return true
-		}
-		out = append(out, op)
-		return true
-	})
-	if err == nil {
-		err = bad
-	}
+	out, err := g.collect(kind, 0, end, make([]history.Op, 0, want))
 	if err != nil {
 		return out, fmt.Errorf("fakepsp: ground truth: read %d of its %d %s ops: %w", len(out), want, kindWord(kind), err)
 	}
@@ -220,10 +202,22 @@ func (g *GroundTruth) OpsFrom(kind string, pos int) ([]history.Op, int, error) {
 	end := g.log.Len()
 	g.mu.Unlock()
 	pos = min(max(pos, 0), end)
-	var out []history.Op
+	out, err := g.collect(kind, pos, end, nil)
+	if err != nil {
+		err = fmt.Errorf("fakepsp: ground truth: read its %s ops from %d of %d: %w", kindWord(kind), pos, end, err)
+		g.readErr.Keep(err)
+		return out, end, err
+	}
+	return out, end, nil
+}
+
+// collect appends to out the ops of kind at positions from to end of the
+// log. An op that cannot be decoded, or a chunk that cannot be read, is
+// left out and its error returned.
+func (g *GroundTruth) collect(kind string, from, end int, out []history.Op) ([]history.Op, error) {
 	var bad error
-	i := pos
-	err := g.log.EachFrom(pos, func(r loggedOp) bool {
+	i := from
+	err := g.log.EachFrom(from, func(r loggedOp) bool {
 		if i >= end {
 			return false
 		}
@@ -244,12 +238,7 @@ func (g *GroundTruth) OpsFrom(kind string, pos int) ([]history.Op, int, error) {
 	if err == nil {
 		err = bad
 	}
-	if err != nil {
-		err = fmt.Errorf("fakepsp: ground truth: read its %s ops from %d of %d: %w", kindWord(kind), pos, end, err)
-		g.readErr.Keep(err)
-		return out, end, err
-	}
-	return out, end, nil
+	return out, err
 }
 
 func kindWord(kind string) string {
