@@ -198,7 +198,17 @@ func (t *T) checkHistory(truth history.History, shared map[string]bool) {
 	if len(h) == 0 {
 		return
 	}
-	res := checker.Check(h, checker.CheckOptions{Timeout: 5 * time.Second, Faults: t.Env.FaultWindows()})
+	opts := checker.CheckOptions{Timeout: 5 * time.Second, Faults: t.Env.FaultWindows()}
+	res := checker.Check(h, opts)
+	if refunds := t.refundsOfCharged(res, truth); len(refunds) > 0 {
+		// A charge refunded in full is not failed-but-charged (HISTORY.md):
+		// the checker decides again with the refunds of the charges it
+		// named, so the history the report keeps says the same.
+		h = append(h, refunds...)
+		t.ops = append(t.ops, refunds...)
+		t.History = h
+		res = checker.Check(h, opts)
+	}
 	// An undecided partition proves nothing; an op the checker refused is a
 	// piece of the story it did not see.
 	for _, u := range res.Unknown {
@@ -222,6 +232,49 @@ func (t *T) checkHistory(truth history.History, shared map[string]bool) {
 		}
 	}
 	t.checkerRes = res
+}
+
+// refundsOfCharged are the PSP's refunds of the charges in truth of the
+// intents res names failed-but-charged, each under that intent. truth holds
+// the single-intent orders' charges only: the PSP's refunds are a read of
+// its whole log, so they are read only when the checker found a charged
+// intent whose client was not told succeeded, the one verdict a refund in
+// full changes (HISTORY.md failed-but-charged), and through the refund
+// cache, which keeps one read for the other judges of the round.
+func (t *T) refundsOfCharged(res *checker.Result, truth history.History) history.History {
+	if t.Env.PSP == nil {
+		return nil
+	}
+	var out history.History
+	done := map[string]bool{}
+	for _, v := range res.Violations {
+		if v.Kind != checker.KindFailedButCharged || done[v.Intent] {
+			continue
+		}
+		done[v.Intent] = true
+		var charges []history.Op
+		for _, c := range truth {
+			if c.Op == history.OpCharge && c.Intent == v.Intent {
+				charges = append(charges, c)
+			}
+		}
+		if len(charges) == 0 {
+			continue
+		}
+		for _, r := range RefundsOf(t.Env, charges) {
+			r.Intent = v.Intent
+			if r.Input.PSPKey == "" {
+				// As a charge made without a key: the checker keys refunds
+				// by PSP key, and two refunds without one are two refunds.
+				r.Input.PSPKey = "(no idempotency key)"
+				if r.Output != nil && r.Output.RefundID != "" {
+					r.Input.PSPKey += " " + r.Output.RefundID
+				}
+			}
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 func (t *T) hasFinding(kind, intent string) bool {
