@@ -236,3 +236,52 @@ func TestRoundViewAgreesWithTheWholeRun(t *testing.T) {
 		t.Fatalf("%d asks in a view, %d remade whole, %d carried: the draws missed a case", viewed, whole, carried)
 	}
 }
+
+// failingTail is growingEffects whose reads from a position fail once
+// failing is set, as fakepsp's do when a chunk of its log on disk cannot
+// be read back; reading every charge still gives what it can.
+type failingTail struct {
+	*growingEffects
+	failing bool
+}
+
+func (f *failingTail) ChargesFrom(ctx context.Context, pos int) ([]history.Op, int, bool, error) {
+	ops, next, can, err := f.growingEffects.ChargesFrom(ctx, pos)
+	if f.failing {
+		err = fmt.Errorf("chunk 1 of 1 of its log: lost")
+	}
+	return ops, next, can, err
+}
+
+// TestRoundViewUnreadableReadsTheWholeRun: when the view's charges cannot
+// be read, the round's attribution is the whole run's, as before the view
+// (the read error Errors the check); not "no attribution", which the judge
+// takes for a plain counter and judges by the count.
+func TestRoundViewUnreadableReadsTheWholeRun(t *testing.T) {
+	f, send := answeringFront(t)
+	fx := &failingTail{growingEffects: &growingEffects{}}
+	e := &Env{Effects: fx, Front: f}
+	ctx := context.Background()
+	sent(e, "<ord-a>", 10)
+	fx.add(charge("k1", 10, map[string]string{"order_id": "<ord-a>"}, "ch_1"))
+	send(pspfront.Exchange{Method: "POST", Key: "k1", Body: "description=<ord-a>"})
+	absorbRound(e)
+	if !e.viewSnap().on {
+		t.Fatal("the view did not move past round 1")
+	}
+	sent(e, "<ord-b>", 20)
+	fx.add(charge("k2", 20, nil, "ch_2"))
+	fx.add(charge("k3", 20, map[string]string{"order_id": "<ord-b>"}, "ch_3"))
+	fx.failing = true
+	want := attributeNaive(fx.ops, f.Exchanges(), e.Orders())
+	got, ok := e.attribute(ctx)
+	if !ok || !reflect.DeepEqual(got.By["<ord-b>"], want.By["<ord-b>"]) {
+		t.Fatalf("the view unreadable: attribute = %v, %v; want the whole run's %v", got.By["<ord-b>"], ok, want.By["<ord-b>"])
+	}
+	if cs, ok := e.ChargesFor(ctx, Intent{Meaning: driver.Meaning{OrderID: "<ord-b>", Amount: 20}}); !ok || len(cs) != 2 {
+		t.Fatalf("the view unreadable: ChargesFor = %v, %v; want its 2 charges", cs, ok)
+	}
+	if e.attr.stats.whole != 1 {
+		t.Fatalf("%d remakes counted whole, want 1", e.attr.stats.whole)
+	}
+}
