@@ -219,15 +219,21 @@ func (g *GroundTruth) OpsFrom(kind string, pos int) ([]history.Op, int, error) {
 	g.mu.Lock()
 	end := g.log.Len()
 	g.mu.Unlock()
+	// Ops added from here on are after end: opsFrom leaves them out.
+	return g.opsFrom(kind, pos, end)
+}
+
+// opsFrom is OpsFrom of the log's first end ops.
+func (g *GroundTruth) opsFrom(kind string, pos, end int) ([]history.Op, int, error) {
 	pos = min(max(pos, 0), end)
 	var out []history.Op
 	var bad error
-	i := pos
-	err := g.log.EachFrom(pos, func(r loggedOp) bool {
+	// By position, not by count: a chunk that cannot be read passes none
+	// of its ops, and a count would run on past end.
+	err := g.log.EachAt(pos, func(i int, r loggedOp) bool {
 		if i >= end {
 			return false
 		}
-		i++
 		if kind != "" && r.Kind != kind {
 			return true
 		}
