@@ -32,8 +32,10 @@ import (
 // amount, or naming it, whose request names an order (it could take that
 // charge); a charge of the view under a key an earlier request naming an
 // order was made with; an order of the round that an earlier round sent
-// too. What it assumes is causality: a text written before an order was
-// sent (a charge's metadata, a request) does not hold that order's id.
+// too; and when the view's charges cannot be read, the whole run's are
+// (the read error Errors the check). What it assumes is causality: a
+// text written before an order was sent (a charge's metadata, a request)
+// does not hold that order's id.
 // The final recount attributes the whole run whatever the view said.
 
 // ChargeTail is Effects that can read only the charges logged from a
