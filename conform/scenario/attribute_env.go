@@ -135,6 +135,9 @@ func (e *Env) attribute(ctx context.Context) (Attribution, bool) {
 		return a, true
 	}
 	c.missed(in)
+	if rd.unread {
+		c.stats.whole++
+	}
 	orders, gen, resent, err := e.ordersAtResent()
 	in.orders = gen
 	t := newAttributor(orders)

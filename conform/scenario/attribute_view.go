@@ -32,8 +32,10 @@ import (
 // amount, or naming it, whose request names an order (it could take that
 // charge); a charge of the view under a key an earlier request naming an
 // order was made with; an order of the round that an earlier round sent
-// too. What it assumes is causality: a text written before an order was
-// sent (a charge's metadata, a request) does not hold that order's id.
+// too; and when the view's charges cannot be read, the whole run's are
+// (the read error Errors the check). What it assumes is causality: a
+// text written before an order was sent (a charge's metadata, a request)
+// does not hold that order's id.
 // The final recount attributes the whole run whatever the view said.
 
 // ChargeTail is Effects that can read only the charges logged from a
@@ -120,6 +122,9 @@ type chargesRead struct {
 	all    []history.Op
 	exFrom int
 	view   *viewSnap
+	// unread says the view's charges could not be read: these are the
+	// whole run's instead.
+	unread bool
 }
 
 // readCharges reads the view's charges when there is a view and the PSP
@@ -129,11 +134,18 @@ func (e *Env) readCharges(ctx context.Context, known bool) (chargesRead, bool) {
 	if v := e.viewSnap(); v.on && known {
 		if tail, can := e.Effects.(ChargeTail); can {
 			ops, _, can, err := tail.ChargesFrom(ctx, v.pos)
+			if can && err != nil {
+				// The read error is kept for takeReadError, which Errors
+				// the check; the whole run's read is what the judge had
+				// before the view (fakepsp's gives what it could read). No
+				// attribution would be a plain counter's: the judge would
+				// count instead, each round after, as the view stays
+				// before what it cannot read.
+				rd, ok := e.readWhole(ctx)
+				rd.unread = true
+				return rd, ok
+			}
 			if can {
-				if err != nil {
-					// The read error is kept for takeReadError.
-					return chargesRead{}, false
-				}
 				all := append(slices.Clip(v.carried), ops...)
 				return chargesRead{all: all, exFrom: v.ex, view: &v}, true
 			}

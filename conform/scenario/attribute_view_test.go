@@ -22,6 +22,22 @@ func (g *growingEffects) ChargesFrom(_ context.Context, pos int) ([]history.Op, 
 	return append([]history.Op(nil), g.ops[pos:]...), len(g.ops), true, nil
 }
 
+// racyEffects is growingEffects with something happening just before
+// each read from a position: the service charging and calling the PSP while
+// the judge reads (between the front's length and the charges in
+// viewAfter, between the count and the read in attribute).
+type racyEffects struct {
+	*growingEffects
+	before func()
+}
+
+func (r racyEffects) ChargesFrom(ctx context.Context, pos int) ([]history.Op, int, bool, error) {
+	if r.before != nil {
+		r.before()
+	}
+	return r.growingEffects.ChargesFrom(ctx, pos)
+}
+
 // absorbRound does what Absorb does to the Env at the end of a round.
 func absorbRound(e *Env) {
 	e.advanceView(context.Background())
@@ -54,11 +70,33 @@ func (v *viewRun) fresh(prefix string) string {
 }
 
 // step does one thing of the round: send an order, charge, or log an
-// exchange.
-func (v *viewRun) step(e *Env, fx *growingEffects, send func(pspfront.Exchange)) {
+// exchange; late, only charge or log an exchange (what the service does
+// while the judge reads).
+func (v *viewRun) step(e *Env, fx *growingEffects, send func(pspfront.Exchange), late bool) {
 	r := v.r
-	switch k := r.IntN(10); {
+	k := r.IntN(10)
+	if late {
+		if len(v.orders) == 0 {
+			return
+		}
+		k = 3 + r.IntN(7)
+	}
+	switch {
 	case k < 3 || len(v.orders) == 0:
+		switch r.IntN(8) {
+		case 0:
+			if len(v.orders) > 0 {
+				// A current order sent again at another amount (Alt).
+				sent(e, v.orders[r.IntN(len(v.orders))].ID, 1+r.Int64N(12))
+				return
+			}
+		case 1:
+			if len(v.all) > 0 {
+				// Judged: an earlier order's is a judgedOnly record.
+				e.Judged(v.all[r.IntN(len(v.all))].ID, 1, 0, 0)
+				return
+			}
+		}
 		o := Order{ID: v.fresh("ord"), Amount: 1 + r.Int64N(12)}
 		if r.IntN(12) == 0 && len(v.all) > 0 {
 			o.ID = v.all[r.IntN(len(v.all))].ID // an earlier round's order sent again
@@ -89,6 +127,12 @@ func (v *viewRun) step(e *Env, fx *growingEffects, send func(pspfront.Exchange))
 		}
 		cid := v.fresh("ch")
 		v.cids = append(v.cids, cid)
+		switch r.IntN(10) {
+		case 0:
+			key = "" // no idempotency key
+		case 1:
+			cid = "" // no charge id
+		}
 		fx.add(charge(key, amt, md, cid))
 		if r.IntN(2) == 0 {
 			body := fmt.Sprintf("amount=%d", amt)
@@ -101,6 +145,9 @@ func (v *viewRun) step(e *Env, fx *growingEffects, send func(pspfront.Exchange))
 		x := pspfront.Exchange{Method: "POST", Path: "/v1/payment_intents", Key: v.fresh("key")}
 		if r.IntN(2) == 0 && len(v.keys) > 0 {
 			x.Key = v.keys[r.IntN(len(v.keys))]
+		}
+		if r.IntN(10) == 0 {
+			x.Key = ""
 		}
 		switch r.IntN(3) {
 		case 0:
@@ -133,12 +180,20 @@ func TestRoundViewAgreesWithTheWholeRun(t *testing.T) {
 	for i := range 150 {
 		f, send := answeringFront(t)
 		fx := &growingEffects{}
-		e := &Env{Effects: fx, Front: f}
 		v := &viewRun{r: r}
+		var e *Env
+		racy := racyEffects{growingEffects: fx, before: func() {
+			if r.IntN(4) == 0 {
+				for range 1 + r.IntN(2) {
+					v.step(e, fx, send, true)
+				}
+			}
+		}}
+		e = &Env{Effects: racy, Front: f}
 		for round := range 2 + r.IntN(4) {
 			v.round, v.orders = round, nil
 			for range 4 + r.IntN(20) {
-				v.step(e, fx, send)
+				v.step(e, fx, send, false)
 				if r.IntN(3) > 0 {
 					continue
 				}
@@ -153,6 +208,8 @@ func TestRoundViewAgreesWithTheWholeRun(t *testing.T) {
 				{
 					o := v.all[r.IntN(len(v.all))]
 					got, _ := e.ChargesFor(ctx, Intent{Meaning: driver.Meaning{OrderID: o.ID, Amount: o.Amount}})
+					// The service may have charged while it read.
+					want := attributeNaive(fx.ops, f.Exchanges(), e.Orders())
 					if len(got) != len(want.By[o.ID]) || (len(got) > 0 && !reflect.DeepEqual(got, want.By[o.ID])) {
 						t.Fatalf("seed %d case %d round %d: ChargesFor(%s) = %v, the whole run %v", seed, i, round, o.ID, got, want.By[o.ID])
 					}
@@ -177,5 +234,54 @@ func TestRoundViewAgreesWithTheWholeRun(t *testing.T) {
 	t.Logf("%d asks in a view, %d remade whole, %d charges carried", viewed, whole, carried)
 	if viewed == 0 || whole == 0 || carried == 0 {
 		t.Fatalf("%d asks in a view, %d remade whole, %d carried: the draws missed a case", viewed, whole, carried)
+	}
+}
+
+// failingTail is growingEffects whose reads from a position fail once
+// failing is set, as fakepsp's do when a chunk of its log on disk cannot
+// be read back; reading every charge still gives what it can.
+type failingTail struct {
+	*growingEffects
+	failing bool
+}
+
+func (f *failingTail) ChargesFrom(ctx context.Context, pos int) ([]history.Op, int, bool, error) {
+	ops, next, can, err := f.growingEffects.ChargesFrom(ctx, pos)
+	if f.failing {
+		err = fmt.Errorf("chunk 1 of 1 of its log: lost")
+	}
+	return ops, next, can, err
+}
+
+// TestRoundViewUnreadableReadsTheWholeRun: when the view's charges cannot
+// be read, the round's attribution is the whole run's, as before the view
+// (the read error Errors the check); not "no attribution", which the judge
+// takes for a plain counter and judges by the count.
+func TestRoundViewUnreadableReadsTheWholeRun(t *testing.T) {
+	f, send := answeringFront(t)
+	fx := &failingTail{growingEffects: &growingEffects{}}
+	e := &Env{Effects: fx, Front: f}
+	ctx := context.Background()
+	sent(e, "<ord-a>", 10)
+	fx.add(charge("k1", 10, map[string]string{"order_id": "<ord-a>"}, "ch_1"))
+	send(pspfront.Exchange{Method: "POST", Key: "k1", Body: "description=<ord-a>"})
+	absorbRound(e)
+	if !e.viewSnap().on {
+		t.Fatal("the view did not move past round 1")
+	}
+	sent(e, "<ord-b>", 20)
+	fx.add(charge("k2", 20, nil, "ch_2"))
+	fx.add(charge("k3", 20, map[string]string{"order_id": "<ord-b>"}, "ch_3"))
+	fx.failing = true
+	want := attributeNaive(fx.ops, f.Exchanges(), e.Orders())
+	got, ok := e.attribute(ctx)
+	if !ok || !reflect.DeepEqual(got.By["<ord-b>"], want.By["<ord-b>"]) {
+		t.Fatalf("the view unreadable: attribute = %v, %v; want the whole run's %v", got.By["<ord-b>"], ok, want.By["<ord-b>"])
+	}
+	if cs, ok := e.ChargesFor(ctx, Intent{Meaning: driver.Meaning{OrderID: "<ord-b>", Amount: 20}}); !ok || len(cs) != 2 {
+		t.Fatalf("the view unreadable: ChargesFor = %v, %v; want its 2 charges", cs, ok)
+	}
+	if e.attr.stats.whole != 1 {
+		t.Fatalf("%d remakes counted whole, want 1", e.attr.stats.whole)
 	}
 }

@@ -201,6 +201,12 @@ func (g *GroundTruth) OpsFrom(kind string, pos int) ([]history.Op, int, error) {
 	g.mu.Lock()
 	end := g.log.Len()
 	g.mu.Unlock()
+	// Ops added from here on are after end: opsFrom leaves them out.
+	return g.opsFrom(kind, pos, end)
+}
+
+// opsFrom is OpsFrom of the log's first end ops.
+func (g *GroundTruth) opsFrom(kind string, pos, end int) ([]history.Op, int, error) {
 	pos = min(max(pos, 0), end)
 	out, err := g.collect(kind, pos, end, nil)
 	if err != nil {
@@ -216,12 +222,12 @@ func (g *GroundTruth) OpsFrom(kind string, pos int) ([]history.Op, int, error) {
 // left out and its error returned.
 func (g *GroundTruth) collect(kind string, from, end int, out []history.Op) ([]history.Op, error) {
 	var bad error
-	i := from
-	err := g.log.EachFrom(from, func(r loggedOp) bool {
+	// By position, not by count: a chunk that cannot be read passes none
+	// of its ops, and a count would run on past end.
+	err := g.log.EachAt(from, func(i int, r loggedOp) bool {
 		if i >= end {
 			return false
 		}
-		i++
 		if kind != "" && r.Kind != kind {
 			return true
 		}

@@ -80,6 +80,13 @@ func (l *Log[T]) Each(fn func(T) bool) error { return l.EachFrom(0, fn) }
 // it are not read, so a reader that has seen the first records reads only
 // what was added since.
 func (l *Log[T]) EachFrom(from int, fn func(T) bool) error {
+	return l.EachAt(from, func(_ int, r T) bool { return fn(r) })
+}
+
+// EachAt is EachFrom passing each record's position too: a chunk that
+// cannot be read leaves a gap in the positions, the records after it keep
+// theirs.
+func (l *Log[T]) EachAt(from int, fn func(i int, r T) bool) error {
 	l.mu.Lock()
 	// chunks is only appended to: the header read under the lock names
 	// chunks that never change. The tail is copied, as Add reuses it.
@@ -96,20 +103,24 @@ func (l *Log[T]) EachFrom(from int, fn func(T) bool) error {
 			}
 			continue
 		}
+		at := i * ChunkLen
 		if i == from/ChunkLen {
 			recs = recs[from%ChunkLen:]
+			at = from
 		}
-		for _, r := range recs {
-			if !fn(r) {
+		for k, r := range recs {
+			if !fn(at+k, r) {
 				return first
 			}
 		}
 	}
-	if skip := from - len(chunks)*ChunkLen; skip > 0 {
-		tail = tail[min(skip, len(tail)):]
+	at := len(chunks) * ChunkLen
+	if skip := from - at; skip > 0 {
+		skip = min(skip, len(tail))
+		tail, at = tail[skip:], at+skip
 	}
-	for _, r := range tail {
-		if !fn(r) {
+	for k, r := range tail {
+		if !fn(at+k, r) {
 			break
 		}
 	}

@@ -43,3 +43,28 @@ func TestLogEachFrom(t *testing.T) {
 		t.Fatalf("from the third chunk: %d records, %v; want chunk 3's read to fail, then the tail's 5", tail, err)
 	}
 }
+
+// TestLogEachAtKeepsPositionsAcrossALostChunk: EachAt passes each record
+// with its position; a chunk it cannot read leaves a gap, not a shift.
+func TestLogEachAtKeepsPositionsAcrossALostChunk(t *testing.T) {
+	s := &Store{Owner: "test"}
+	l := NewLog[rec](s)
+	const n = 2*ChunkLen + 5
+	for i := range n {
+		l.Add(rec{N: i})
+	}
+	s.Close()
+	for _, from := range []int{0, 3, ChunkLen + 1, 2*ChunkLen + 2, n + 1} {
+		got := 0
+		err := l.EachAt(from, func(i int, r rec) bool {
+			if r.N != i || i < from {
+				t.Fatalf("from %d: record %d at position %d", from, r.N, i)
+			}
+			got++
+			return true
+		})
+		if want := min(5, n-max(from, 2*ChunkLen)); got != max(want, 0) || (err != nil) != (from < 2*ChunkLen) {
+			t.Fatalf("from %d: %d records, %v; want the tail's %d", from, got, err, want)
+		}
+	}
+}
