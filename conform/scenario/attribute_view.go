@@ -251,10 +251,14 @@ func (e *Env) viewAfter(ctx context.Context, tail ChargeTail, from viewSnap) (vi
 			return viewSnap{}, false
 		}
 	}
+	settled, err := e.namedBefore(t, from, all)
+	if err != nil {
+		return viewSnap{}, false
+	}
 	next := viewSnap{on: true, pos: pos, ex: ex, named: from.named.with(named)}
 	var keys, ids []string
 	for _, c := range all {
-		if from.named.has(c.Input.PSPKey) {
+		if settled[c.Input.PSPKey] {
 			// An earlier request under its key named an order: the
 			// whole run gives it to that order or to its metadata's.
 			continue
@@ -271,6 +275,30 @@ func (e *Env) viewAfter(ctx context.Context, tail ChargeTail, from viewSnap) (vi
 	}
 	next.goneKeys, next.goneIDs = from.goneKeys.with(keys), from.goneIDs.with(ids)
 	return next, true
+}
+
+// namedBefore are the keys of charges (of all) that an exchange before
+// from.ex named an order under. from.named says which may be, by a hash:
+// only the exchanges before the view tell for certain, read only when it
+// says so, as a charge left out on a shared hash would be lost.
+func (e *Env) namedBefore(t *attributor, from viewSnap, all []history.Op) (map[string]bool, error) {
+	maybe := map[string]bool{}
+	for _, c := range all {
+		if from.named.has(c.Input.PSPKey) {
+			maybe[c.Input.PSPKey] = false
+		}
+	}
+	if len(maybe) == 0 || e.Front == nil {
+		return nil, nil
+	}
+	_, err := e.Front.EachSince(0, func(i int, x pspfront.Exchange) {
+		if i < from.ex && !maybe[x.Key] {
+			if _, ok := maybe[x.Key]; ok && t.inText(x.Body) != "" {
+				maybe[x.Key] = true
+			}
+		}
+	})
+	return maybe, err
 }
 
 // attributeAll is the whole run's attribution, whatever the view: the

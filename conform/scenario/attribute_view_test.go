@@ -285,3 +285,29 @@ func TestRoundViewUnreadableReadsTheWholeRun(t *testing.T) {
 		t.Fatalf("%d remakes counted whole, want 1", e.attr.stats.whole)
 	}
 }
+
+// TestViewKeepsAChargeItsKeyHashOnlySeemsToName: the hashes of the keys
+// earlier requests named an order under say only which keys may be; a
+// charge under one that no earlier exchange really named an order under
+// (a shared hash, here a set that says so outright) is still carried, not
+// dropped as settled.
+func TestViewKeepsAChargeItsKeyHashOnlySeemsToName(t *testing.T) {
+	f, send := answeringFront(t)
+	fx := &growingEffects{}
+	e := &Env{Effects: fx, Front: f}
+	defer e.Close()
+	ctx := context.Background()
+	sent(e, "<ord-a>", 10)
+	send(pspfront.Exchange{Method: "POST", Path: "/v1/payment_intents", Key: "k-named", Body: "description=<ord-a>"})
+	send(pspfront.Exchange{Method: "POST", Path: "/v1/payment_intents", Key: "k-plain", Body: "amount=99"})
+	fx.add(charge("k-named", 99, nil, "ch_1")) // no amount sent 99: named, settled
+	fx.add(charge("k-plain", 99, nil, "ch_2")) // explained by nothing: carried
+	from := viewSnap{on: true, ex: f.Len(), named: refSet{}.with([]string{"k-named", "k-plain"})}
+	next, ok := e.viewAfter(ctx, fx, from)
+	if !ok {
+		t.Fatal("viewAfter failed")
+	}
+	if len(next.carried) != 1 || next.carried[0].Output.ChargeID != "ch_2" {
+		t.Fatalf("carried %v: want ch_2 only (ch_1's key did name an order, ch_2's only shares the set)", next.carried)
+	}
+}
