@@ -276,7 +276,10 @@ func definiteIntent(h history.History, p *partition) []Violation {
 
 // definiteAmount returns a claiming create and the charges of other amounts
 // when every create that could claim the intent asked one amount and
-// currency: then the order does not matter.
+// currency: then the order does not matter. Creates that name no currency
+// ask one currency only among themselves (a create with none and one with
+// USD leave the order to the model); a charge is held to the currency only
+// when it and the create both name one.
 func definiteAmount(h history.History, p *partition, charges []int) []int {
 	req := -1
 	for _, i := range p.members {
@@ -298,7 +301,7 @@ func definiteAmount(h history.History, p *partition, charges []int) []int {
 	out := []int{req}
 	for _, c := range charges {
 		ch := &h[c]
-		if *ch.Input.Amount != *h[req].Input.Amount || (ch.Input.Currency != "" && !strings.EqualFold(ch.Input.Currency, h[req].Input.Currency)) {
+		if *ch.Input.Amount != *h[req].Input.Amount || !sameCurrency(ch.Input.Currency, h[req].Input.Currency) {
 			out = append(out, c)
 		}
 	}
@@ -306,6 +309,13 @@ func definiteAmount(h history.History, p *partition, charges []int) []int {
 		return nil
 	}
 	return out
+}
+
+// sameCurrency: a charge's currency and its request's agree, ignoring case
+// (ISO codes), or one of them names none (HISTORY.md: both are optional,
+// and only the amount is compared then).
+func sameCurrency(charge, request string) bool {
+	return charge == "" || request == "" || strings.EqualFold(charge, request)
 }
 
 func money(op *history.Op) string {

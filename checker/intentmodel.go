@@ -238,9 +238,9 @@ func claim(st *intentState, in *intentInput) (string, bool) {
 }
 
 // amountStep compares the charge with the claiming request: the PSP must
-// move what was asked, in the currency asked.
+// move what was asked, in the currency asked when both name one.
 func amountStep(st *intentState) (string, bool) {
-	if st.ChAmount != st.Amount || (st.ChCurrency != "" && st.Currency != "" && !strings.EqualFold(st.ChCurrency, st.Currency)) {
+	if st.ChAmount != st.Amount || !sameCurrency(st.ChCurrency, st.Currency) {
 		return KindWrongAmount, false
 	}
 	return "", true

@@ -98,3 +98,31 @@ func TestJSONLRoundTrip(t *testing.T) {
 		t.Fatal("round trip changed the history")
 	}
 }
+
+// TestCreateWithoutCurrency: a create's currency is optional (HISTORY.md): a
+// request that sends none is read, strict or not, recorded, and written back
+// without one.
+func TestCreateWithoutCurrency(t *testing.T) {
+	line := strings.Replace(goodCreate, `,"currency":"USD"`, ``, 1)
+	for _, strict := range []bool{false, true} {
+		h, warns, err := ReadJSONLWith(strings.NewReader(line+"\n"), ReadOptions{File: "h.jsonl", Strict: strict})
+		if err != nil || len(warns) != 0 || len(h) != 1 || h[0].Input.Currency != "" || *h[0].Input.Amount != 3000 {
+			t.Fatalf("strict %v: read %+v, warnings %v, error %v; want the create without a currency", strict, h, warns, err)
+		}
+	}
+	r := NewRecorder()
+	p := r.Begin("phone-1", OpCreate, "payments:u1:K1", Input{Fingerprint: "f1", Amount: Int64(3000)})
+	if err := p.End(Output{Outcome: OutcomeSucceeded, PaymentID: "pay_7"}); err != nil || len(r.Errors()) != 0 || len(r.History()) != 1 {
+		t.Fatalf("recorder: %v, refusals %v, %d ops; want the create kept", err, r.Errors(), len(r.History()))
+	}
+	var buf bytes.Buffer
+	if err := r.WriteJSONL(&buf); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(buf.String(), "currency") {
+		t.Fatalf("written %s: want no currency", buf.String())
+	}
+	if _, err := ReadJSONL(&buf); err != nil {
+		t.Fatalf("read back: %v", err)
+	}
+}

@@ -32,7 +32,9 @@ type opKind struct {
 }
 
 var OpKinds = []opKind{
-	{Name: OpCreate, scope: scopeIntent, input: []string{"fingerprint", "amount", "currency"}, output: []string{"outcome"}, outcomes: true},
+	// A create's currency is optional: a request that sends none is
+	// recorded without one (HISTORY.md), and a missing one is no mismatch.
+	{Name: OpCreate, scope: scopeIntent, input: []string{"fingerprint", "amount"}, output: []string{"outcome"}, outcomes: true},
 	{Name: OpResolve, scope: scopeIntent, output: []string{"outcome"}, outcomes: true},
 	{Name: OpCharge, scope: scopeEffect, input: []string{"psp_key", "amount"}, output: []string{"charge_id"}},
 	{Name: OpRefund, scope: scopeEffect, input: []string{"psp_key", "amount", "charge_id"}, output: []string{"refund_id"}},

@@ -24,11 +24,39 @@ type Recorder struct {
 	// spans holds each process's recorded ground-truth intervals sorted by
 	// call, so Record finds an overlap by looking at two neighbours.
 	spans map[string][]span
-	// errs keeps refusals of Begin/End so tests can assert none happened.
-	errs []error
+	// refused keeps the refusals of Begin/End (so tests can assert none
+	// happened, and a judge that none of its ops was left out), at most
+	// maxRefusals of them; Forget drops them with the ops of their time.
+	refused []refusal
+	// over counts the refusals beyond maxRefusals, overLast the latest call
+	// among them: they are not kept, but a judge asking about their time
+	// learns that some were refused.
+	over     int
+	overLast int64
 }
 
 type span struct{ call, ret int64 }
+
+// refusal is one op the recorder refused: whose it was, when it was called.
+type refusal struct {
+	intent string
+	call   int64
+	err    error
+}
+
+// maxRefusals bounds the refusals kept between two Forgets: a recorder fed
+// ops it refuses one by one (a whole run of them) holds a count, not a list.
+const maxRefusals = 1024
+
+// refuse keeps err as the refusal of op; r.mu is held.
+func (r *Recorder) refuse(op *Op, err error) {
+	if len(r.refused) >= maxRefusals {
+		r.over++
+		r.overLast = max(r.overLast, op.Call)
+		return
+	}
+	r.refused = append(r.refused, refusal{intent: op.Intent, call: op.Call, err: err})
+}
 
 // Pending is a client operation in flight, returned by Begin.
 type Pending struct {
@@ -50,7 +78,7 @@ func (r *Recorder) Begin(process, op, intent string, in Input) *Pending {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if prev, busy := r.open[process]; busy {
-		r.errs = append(r.errs, fmt.Errorf("recorder: process %q began %s while %s (call %d) is in flight", process, op, prev.op.Op, prev.op.Call))
+		r.refuse(&p.op, fmt.Errorf("recorder: process %q began %s while %s (call %d) is in flight", process, op, prev.op.Op, prev.op.Call))
 		p.done = true
 		return p
 	}
@@ -109,11 +137,11 @@ func (p *Pending) finish(ret *int64, out *Output) error {
 		err := fmt.Errorf("recorder: %s by %q (call %d): %s", op.Op, op.Process, op.Call, strings.TrimPrefix(e.Error(), "history:0: "))
 		op.Return, op.Output = nil, nil
 		if validate(&op) != nil {
-			r.errs = append(r.errs, err)
+			r.refuse(&op, err)
 			return err
 		}
 		err = fmt.Errorf("%w; recorded with an unknown outcome", err)
-		r.errs = append(r.errs, err)
+		r.refuse(&op, err)
 		r.last[p.op.Process] = p.op.Call
 		r.ops = append(r.ops, p.op)
 		return err
@@ -209,13 +237,47 @@ func (r *Recorder) Forget(t int64) {
 			delete(r.last, p)
 		}
 	}
+	r.refused = slices.DeleteFunc(slices.Clone(r.refused), func(x refusal) bool { return x.call < t })
+	if r.overLast < t {
+		r.over, r.overLast = 0, 0
+	}
 }
 
-// Errors returns the refusals of Begin/End so far (Record returns its own).
+// Errors returns the refusals of Begin/End so far (Record returns its own):
+// those of ops called since the last Forget, the first maxRefusals of them.
 func (r *Recorder) Errors() []error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return append([]error(nil), r.errs...)
+	out := make([]error, 0, len(r.refused))
+	for _, x := range r.refused {
+		out = append(out, x.err)
+	}
+	return out
+}
+
+// Refused reports the refusals of Begin/End of ops called at or after since
+// whose intent mine accepts (nil: every intent): how many, and the first of
+// them. A judge of those intents asks it before it trusts History: a refused
+// op is missing from it. Refusals beyond those kept count for every intent
+// (their intents are not known), and then first may name none of them.
+func (r *Recorder) Refused(since int64, mine func(intent string) bool) (n int, first error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, x := range r.refused {
+		if x.call >= since && (mine == nil || mine(x.intent)) {
+			n++
+			if first == nil {
+				first = x.err
+			}
+		}
+	}
+	if r.over > 0 && r.overLast >= since {
+		n += r.over
+		if first == nil {
+			first = fmt.Errorf("recorder: %d ops refused beyond the %d whose refusals are kept (intents not known)", r.over, maxRefusals)
+		}
+	}
+	return n, first
 }
 
 // WriteJSONL writes the history recorded so far as JSON Lines.

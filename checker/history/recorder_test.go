@@ -133,3 +133,53 @@ func TestRecorderRecord(t *testing.T) {
 		t.Fatalf("history has %d ops, want 6", n)
 	}
 }
+
+// TestRefusedSinceAndForIntents: a judge learns of the refusals of its own
+// intents' ops since it began, not of older ones nor of others'; Forget drops
+// them with the ops of their time, and past maxRefusals the recorder keeps a
+// count, which every judge of their time hears of.
+func TestRefusedSinceAndForIntents(t *testing.T) {
+	r := NewRecorder()
+	refuse := func(intent string) {
+		t.Helper()
+		// No fingerprint: the strict reader would refuse the op.
+		if err := r.Begin("p-"+intent, OpCreate, intent, Input{Amount: Int64(1)}).Unknown(); err == nil {
+			t.Fatalf("an op without a fingerprint was recorded")
+		}
+	}
+	refuse("old")
+	mark := Now() + 1
+	for Now() < mark {
+	}
+	if n, first := r.Refused(mark, nil); n != 0 || first != nil {
+		t.Fatalf("since the mark: %d refusals (%v), want none", n, first)
+	}
+	refuse("mine")
+	refuse("theirs")
+	refuse("mine")
+	mine := func(in string) bool { return in == "mine" }
+	n, first := r.Refused(mark, mine)
+	if n != 2 || first == nil || !strings.Contains(first.Error(), `field "input.fingerprint": missing`) {
+		t.Fatalf("mine since the mark: %d (%v), want 2 naming the missing fingerprint", n, first)
+	}
+	if n, _ := r.Refused(0, nil); n != 4 || len(r.Errors()) != 4 {
+		t.Fatalf("all: %d refusals, %d errors; want 4", n, len(r.Errors()))
+	}
+	r.Forget(Now() + 1)
+	if n, _ := r.Refused(0, nil); n != 0 || len(r.Errors()) != 0 {
+		t.Fatalf("after Forget: %d refusals, %d errors; want none", n, len(r.Errors()))
+	}
+	for range maxRefusals + 5 {
+		refuse("many")
+	}
+	if len(r.refused) != maxRefusals || len(r.Errors()) != maxRefusals {
+		t.Fatalf("%d refusals kept, want at most %d", len(r.refused), maxRefusals)
+	}
+	if n, first := r.Refused(0, mine); n != 5 || first == nil || !strings.Contains(first.Error(), "beyond") {
+		t.Fatalf("mine with refusals not kept: %d (%v), want the 5 not kept counted", n, first)
+	}
+	r.Forget(Now() + 1)
+	if n, _ := r.Refused(0, nil); n != 0 {
+		t.Fatalf("after Forget: %d refusals, want none", n)
+	}
+}

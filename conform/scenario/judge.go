@@ -181,10 +181,19 @@ func (t *T) judgeCharges(g *group, charges []history.Op, names []string, atts []
 }
 
 // checkHistory runs the checker over this check's client ops and the
-// attributed PSP charges, and turns its violations into findings.
+// attributed PSP charges, and turns its violations into findings. When the
+// recorder refused an op of this check's intents since it began, the history
+// lacks it: the checker is not run over what is left (a pass would prove less
+// than it says, a violation could be the gap's), and the check is
+// inconclusive, quoting the first refusal.
 func (t *T) checkHistory(truth history.History, shared map[string]bool) {
+	rec := t.Env.D.Recorder
+	t.mu.Lock()
+	mine := maps.Clone(t.Intents)
+	t.mu.Unlock()
+	refused, first := rec.Refused(t.start, func(in string) bool { return mine[in] })
 	var h history.History
-	for _, op := range t.Env.D.Recorder.History() {
+	for _, op := range rec.History() {
 		if t.Intents[op.Intent] && op.Call >= t.start {
 			t.ops = append(t.ops, op)
 			if !shared[op.Intent] {
@@ -195,6 +204,10 @@ func (t *T) checkHistory(truth history.History, shared map[string]bool) {
 	h = append(h, truth...)
 	t.ops = append(t.ops, truth...)
 	t.History = h
+	if refused > 0 {
+		t.Inconclusive(fmt.Sprintf("the recorder refused %d op(s) of this check, so the history lacks them and the checker did not judge it", refused), "%v", first)
+		return
+	}
 	if len(h) == 0 {
 		return
 	}

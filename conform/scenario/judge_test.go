@@ -153,3 +153,38 @@ func TestABrokenSystemIsErroredNotAViolation(t *testing.T) {
 		t.Fatalf("verdict %s (%s), want errored naming the broken system and setting the finding aside", r.Verdict, r.Why)
 	}
 }
+
+// An op of the check the recorder refused is missing from the history: the
+// checker does not judge what is left, the check is inconclusive quoting the
+// refusal. Another intent's refusal is not this check's, and a refusal from
+// before a check began is not reported again by the next.
+func TestRefusedOpIsInconclusive(t *testing.T) {
+	e := testEnv(t, nil)
+	create := func(t *T, name string, in history.Input) {
+		t.mu.Lock()
+		t.Intents[name] = true
+		t.mu.Unlock()
+		_ = t.Env.D.Recorder.Begin("p-"+name, history.OpCreate, name, in).End(history.Output{Outcome: history.OutcomeSucceeded, PaymentID: "pay_1"})
+	}
+	good := history.Input{Fingerprint: "f", Amount: history.Int64(1)}
+	first := &Check{ID: "X", Level: Safety, Run: func(ctx context.Context, e *Env, t *T) {
+		create(t, "payments:u1:K1", good)
+		create(t, "payments:u1:K2", history.Input{Amount: history.Int64(1)}) // no fingerprint: refused
+		_ = e.D.Recorder.Begin("p-other", history.OpCreate, "payments:other", history.Input{}).Unknown()
+		t.checkHistory(nil, nil)
+	}}
+	r := RunCheck(context.Background(), e, first)
+	if r.Verdict != Inconclusive || !strings.Contains(r.Precondition, "refused 1 op(s)") ||
+		!strings.Contains(r.Precondition, `field "input.fingerprint": missing`) || r.Checker != nil {
+		t.Fatalf("verdict %s (%s), checker run %v; want inconclusive quoting the one refusal of this check, the checker not run",
+			r.Verdict, r.Why, r.Checker != nil)
+	}
+	second := &Check{ID: "Y", Level: Safety, Run: func(ctx context.Context, e *Env, t *T) {
+		create(t, "payments:u1:K3", good)
+		t.checkHistory(nil, nil)
+	}}
+	r = RunCheck(context.Background(), e, second)
+	if r.Verdict != Pass || r.Checker == nil || len(r.History) != 1 {
+		t.Fatalf("verdict %s (%s), %d ops judged; want the next check's own create judged and a pass", r.Verdict, r.Why, len(r.History))
+	}
+}
