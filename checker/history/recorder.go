@@ -42,6 +42,9 @@ type refusal struct {
 	intent string
 	call   int64
 	err    error
+	// kept says the op is in the history all the same, with the weaker
+	// claim of an unknown outcome: its judge misses nothing it may use.
+	kept bool
 }
 
 // maxRefusals bounds the refusals kept between two Forgets: a recorder fed
@@ -49,13 +52,15 @@ type refusal struct {
 const maxRefusals = 1024
 
 // refuse keeps err as the refusal of op; r.mu is held.
-func (r *Recorder) refuse(op *Op, err error) {
+func (r *Recorder) refuse(op *Op, err error, kept bool) {
 	if len(r.refused) >= maxRefusals {
-		r.over++
-		r.overLast = max(r.overLast, op.Call)
+		if !kept {
+			r.over++
+			r.overLast = max(r.overLast, op.Call)
+		}
 		return
 	}
-	r.refused = append(r.refused, refusal{intent: op.Intent, call: op.Call, err: err})
+	r.refused = append(r.refused, refusal{intent: op.Intent, call: op.Call, err: err, kept: kept})
 }
 
 // Pending is a client operation in flight, returned by Begin.
@@ -78,7 +83,7 @@ func (r *Recorder) Begin(process, op, intent string, in Input) *Pending {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if prev, busy := r.open[process]; busy {
-		r.refuse(&p.op, fmt.Errorf("recorder: process %q began %s while %s (call %d) is in flight", process, op, prev.op.Op, prev.op.Call))
+		r.refuse(&p.op, fmt.Errorf("recorder: process %q began %s while %s (call %d) is in flight", process, op, prev.op.Op, prev.op.Call), false)
 		p.done = true
 		return p
 	}
@@ -137,11 +142,11 @@ func (p *Pending) finish(ret *int64, out *Output) error {
 		err := fmt.Errorf("recorder: %s by %q (call %d): %s", op.Op, op.Process, op.Call, strings.TrimPrefix(e.Error(), "history:0: "))
 		op.Return, op.Output = nil, nil
 		if validate(&op) != nil {
-			r.refuse(&op, err)
+			r.refuse(&op, err, false)
 			return err
 		}
 		err = fmt.Errorf("%w; recorded with an unknown outcome", err)
-		r.refuse(&op, err)
+		r.refuse(&op, err, true)
 		r.last[p.op.Process] = p.op.Call
 		r.ops = append(r.ops, p.op)
 		return err
@@ -256,15 +261,17 @@ func (r *Recorder) Errors() []error {
 }
 
 // Refused reports the refusals of Begin/End of ops called at or after since
-// whose intent mine accepts (nil: every intent): how many, and the first of
-// them. A judge of those intents asks it before it trusts History: a refused
+// whose intent mine accepts (nil: every intent) and that left the op out of
+// the history: how many, and the first of them. (An op recorded with an
+// unknown outcome instead is in the history, with a weaker claim, and is
+// not counted.) A judge of those intents asks it before it trusts History: a refused
 // op is missing from it. Refusals beyond those kept count for every intent
 // (their intents are not known), and then first may name none of them.
 func (r *Recorder) Refused(since int64, mine func(intent string) bool) (n int, first error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for _, x := range r.refused {
-		if x.call >= since && (mine == nil || mine(x.intent)) {
+		if !x.kept && x.call >= since && (mine == nil || mine(x.intent)) {
 			n++
 			if first == nil {
 				first = x.err

@@ -183,3 +183,21 @@ func TestRefusedSinceAndForIntents(t *testing.T) {
 		t.Fatalf("after Forget: %d refusals, want none", n)
 	}
 }
+
+// TestRefusedLeavesOutOpsKeptAsUnknown: an answer the reader would refuse
+// (no outcome) keeps its op in the history with an unknown outcome, the
+// weaker claim; Errors says so, and Refused, which tells a judge what its
+// history lacks, does not count it.
+func TestRefusedLeavesOutOpsKeptAsUnknown(t *testing.T) {
+	r := NewRecorder()
+	p := r.Begin("p", OpCreate, "i", Input{Fingerprint: "f", Amount: Int64(1), Currency: "USD"})
+	if err := p.End(Output{}); err == nil {
+		t.Fatal("an answer with no outcome was recorded as is")
+	}
+	if n, first := r.Refused(0, nil); n != 0 || first != nil {
+		t.Fatalf("Refused %d (%v), want none: the op is in the history", n, first)
+	}
+	if h := r.History(); len(h) != 1 || h[0].Return != nil || len(r.Errors()) != 1 {
+		t.Fatalf("history %+v, errors %v: want the op with an unknown outcome and one error", h, r.Errors())
+	}
+}
