@@ -2,61 +2,13 @@ package scenario
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
-	"net/http/httptest"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/idemcheck/idemcheck/checker"
 	"github.com/idemcheck/idemcheck/checker/history"
-	"github.com/idemcheck/idemcheck/conform/config"
-	"github.com/idemcheck/idemcheck/conform/driver"
 )
-
-// chargingService charges the order its amount in usd at the PSP while it
-// handles the first create, then answers every create with status.
-func chargingService(t *testing.T, p *refundedPSP, status int) *httptest.Server {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		p.mu.Lock()
-		if len(p.charges) == 0 {
-			var body struct {
-				OrderID string `json:"order_id"`
-				Amount  int64  `json:"amount"`
-			}
-			_ = json.NewDecoder(r.Body).Decode(&body)
-			now := history.Now()
-			c := charge("pk-1", body.Amount, map[string]string{"order_id": body.OrderID}, "ch_1")
-			c.Call, c.Return, c.Input.Currency = now, history.Int64(now), "usd"
-			p.charges = append(p.charges, c)
-		}
-		p.mu.Unlock()
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(status)
-		_, _ = w.Write([]byte(`{"id": "pay_1"}`))
-	}))
-	t.Cleanup(srv.Close)
-	return srv
-}
-
-// noCurrencyEnv is a target whose create template sends no {{currency}}:
-// the history records its creates without one.
-func noCurrencyEnv(t *testing.T, p *refundedPSP, url string) *Env {
-	t.Helper()
-	text := strings.Join([]string{
-		`target: {base_urls: ["` + url + `"]}`,
-		`create: {path: /payments, body: '{"order_id": "{{order_id}}", "amount": {{amount}}}'}`,
-		`callers: [{name: u1}]`,
-		`outcomes: {payment_id: id, rules: [{status: [201], outcome: succeeded}, {status: [402], outcome: failed}]}`,
-		`effects: {http_counter: {url: "http://127.0.0.1:1/c", field: n}}`, // never read: Effects is given
-		`converge_within: 300ms`, `settle: 10ms`, `timeout: 2s`}, "\n")
-	cfg, err := config.Parse("t.yaml", []byte(text))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &Env{Cfg: cfg, D: driver.New(cfg, []string{url}), Effects: refundedEffects{p}, PSP: p, Seed: 5}
-}
 
 // TestJudgeCreatesWithoutCurrency: a create template without {{currency}}
 // sends creates that carry no currency, and the history records them so.
@@ -76,8 +28,8 @@ func TestJudgeCreatesWithoutCurrency(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			p := &refundedPSP{}
-			srv := chargingService(t, p, c.status)
-			e := noCurrencyEnv(t, p, srv.URL)
+			srv := failingService(t, p, c.status, "usd", false)
+			e := refundedEnvBody(t, p, srv.URL, `{"order_id": "{{order_id}}", "amount": {{amount}}}`)
 			defer e.Close()
 			intent := ""
 			check := &Check{ID: "X", Level: Safety, Run: func(ctx context.Context, e *Env, t *T) {

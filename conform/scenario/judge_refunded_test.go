@@ -60,7 +60,9 @@ func (r refundedEffects) Count(context.Context) (int64, error) {
 // PSP charged the order its amount (a charge made while the first create was
 // handled) and refunded that charge in the given tenths of it, each under
 // a PSP key of its own or, keyless, under none.
-func failingService(t *testing.T, p *refundedPSP, status int, keyless bool, tenths ...int64) *httptest.Server {
+//
+// cur is the charge's currency ("" for none).
+func failingService(t *testing.T, p *refundedPSP, status int, cur string, keyless bool, tenths ...int64) *httptest.Server {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p.mu.Lock()
 		if len(p.charges) == 0 {
@@ -72,7 +74,7 @@ func failingService(t *testing.T, p *refundedPSP, status int, keyless bool, tent
 			_ = json.NewDecoder(r.Body).Decode(&body)
 			amount := body.Amount
 			c := charge("pk-1", amount, map[string]string{"order_id": body.OrderID}, "ch_1")
-			c.Call, c.Return = now, history.Int64(now)
+			c.Call, c.Return, c.Input.Currency = now, history.Int64(now), cur
 			p.charges = append(p.charges, c)
 			left := amount
 			for i, a := range tenths {
@@ -108,10 +110,16 @@ func sum(xs []int64) (n int64) {
 }
 
 func refundedEnv(t *testing.T, p *refundedPSP, url string) *Env {
+	return refundedEnvBody(t, p, url, `{"order_id": "{{order_id}}", "amount": {{amount}}, "currency": "{{currency}}"}`)
+}
+
+// refundedEnvBody is a target of the create template body, its effects
+// and PSP p's.
+func refundedEnvBody(t *testing.T, p *refundedPSP, url, body string) *Env {
 	t.Helper()
 	text := strings.Join([]string{
 		`target: {base_urls: ["` + url + `"]}`,
-		`create: {path: /payments, body: '{"order_id": "{{order_id}}", "amount": {{amount}}, "currency": "{{currency}}"}'}`,
+		`create: {path: /payments, body: '` + body + `'}`,
 		`callers: [{name: u1}]`,
 		`outcomes: {payment_id: id, rules: [{status: [201], outcome: succeeded}, {status: [402], outcome: failed}]}`,
 		`effects: {http_counter: {url: "http://127.0.0.1:1/c", field: n}}`, // never read: Effects is given
@@ -154,7 +162,7 @@ func TestJudgeFailedAndRefunded(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			p := &refundedPSP{}
-			srv := failingService(t, p, c.status, c.keyless, c.tenths...)
+			srv := failingService(t, p, c.status, "", c.keyless, c.tenths...)
 			e := refundedEnv(t, p, srv.URL)
 			defer e.Close()
 			intent := ""
