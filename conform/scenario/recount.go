@@ -54,6 +54,10 @@ func Recount(ctx context.Context, e *Env, results []Result) []Result {
 		return append(results, r)
 	}
 	total, late := 0, 0
+	// Orders whose ledger could not be read, and the first failure: their
+	// late rows were not looked for, so the recount proves less.
+	var unread []string
+	var unreadErr error
 	for _, tr := range orders {
 		id := tr.id
 		cs := attr.By[id]
@@ -74,9 +78,16 @@ func Recount(ctx context.Context, e *Env, results []Result) []Result {
 		}
 		if e.Ledger != nil && tr.ledger >= 0 {
 			rows, err := e.Ledger.Rows(ctx, id)
+			if err != nil {
+				if unreadErr == nil {
+					unreadErr = err
+				}
+				unread = append(unread, id)
+				continue
+			}
 			// Rows the PSP's charges account for are the late charge's
 			// finding above; rows beyond them are the service's books only.
-			if err == nil && len(rows) > int(tr.expect) && len(rows) > int(tr.ledger) && len(rows) > len(cs) {
+			if len(rows) > int(tr.expect) && len(rows) > int(tr.ledger) && len(rows) > len(cs) {
 				late++
 				target.AddLate(Finding{Level: Safety, Kind: checker.KindDoubleBooking, Rule: RuleLate, Amount: tr.amount, Intent: tr.first,
 					Message: fmt.Sprintf("late ledger row: the service's ledger has %d charges for order %s after the quiet period (%d when %s was judged; the PSP has %d)", len(rows), id, tr.ledger, tr.check, len(cs))})
@@ -100,8 +111,26 @@ func Recount(ctx context.Context, e *Env, results []Result) []Result {
 		r.Verdict, r.Why = Violation, strings.Join(msgs, "; ")
 		return append(results, r)
 	}
+	if len(unread) > 0 {
+		// The service's ledger, not idemcheck, failed (as judgeLedger's):
+		// a late ledger row of these orders would have gone unseen.
+		r.Verdict = Inconclusive
+		r.Precondition = fmt.Sprintf("the ledger could not be read for %d of %d judged order(s) (%s: %v), so their late rows were not recounted", len(unread), judgedCount(orders), unread[0], unreadErr)
+		r.Why = "not proven: " + r.Precondition
+		return append(results, r)
+	}
 	r.Verdict = Pass
 	r.Why = fmt.Sprintf("%d orders recounted after %s quiet: %d charges (%d by metadata, %d by the PSP request, %d by amount), none unattributed, %d late",
 		len(orders), q, total, attr.How[ByMetadata], attr.How[ByRequest], attr.How[ByAmount], late)
 	return append(results, r)
+}
+
+func judgedCount(orders []tracked) int {
+	n := 0
+	for _, tr := range orders {
+		if tr.judged {
+			n++
+		}
+	}
+	return n
 }
