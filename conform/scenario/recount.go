@@ -39,6 +39,14 @@ func Recount(ctx context.Context, e *Env, results []Result) []Result {
 	}
 	attr, ok := e.attributeAll(ctx)
 	if !ok {
+		// No attribution is a plain counter's, or a PSP whose charges
+		// could not be read (fakepsp's at a URL gives none then): that
+		// one is no n/a, the late charges are unseen.
+		if err := takeReadError(e); err != nil {
+			r.Verdict, r.Why = Errored, fmt.Sprintf("the evidence could not be read (%v): no recount stands on charges it did not see", err)
+			r.Elapsed = time.Since(start)
+			return append(results, r)
+		}
 		r.Verdict, r.Why = NA, "a plain counter cannot be recounted per intent"
 		return append(results, r)
 	}
