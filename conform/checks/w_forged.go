@@ -73,7 +73,13 @@ func runWForged(ctx context.Context, e *scenario.Env, t *scenario.T) {
 			judge(ev, fg)
 		}
 	}
-	if rows, err := scenario.SettleCredits(ctx, e, p.Ref); err == nil && !slices.Equal(rows, before) {
+	rows, err := scenario.SettleCredits(ctx, e, p.Ref)
+	switch {
+	case err != nil:
+		// The only evidence of money moved by a forgery: unread, the
+		// check proves nothing of it.
+		t.Inconclusive("the service's credits could be read after the forged deliveries (ledger.credits)", "of %s: %v", p.Ref.OrderID, err)
+	case !slices.Equal(rows, before):
 		f := t.Safety(checker.KindForgedEvent, scenario.RuleOneCredit, "payment %s's credits went from %v to %v on forged deliveries alone, before any validly signed one: forged events moved money",
 			scenario.PaymentWords(p), before, rows)
 		f.Intent = p.Name
