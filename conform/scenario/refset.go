@@ -26,7 +26,9 @@ func (s refSet) with(xs []string) refSet {
 	if s.hs == nil {
 		s.seed = maphash.MakeSeed()
 	}
-	hs := slices.Clone(s.hs)
+	// Sized once: a soak keeps the set for the whole run.
+	hs := make([]uint64, len(s.hs), len(s.hs)+len(xs))
+	copy(hs, s.hs)
 	lens := slices.Clone(s.lens)
 	for _, x := range xs {
 		if x == "" {
@@ -38,7 +40,10 @@ func (s refSet) with(xs []string) refSet {
 		}
 	}
 	slices.Sort(hs)
-	s.hs, s.lens = slices.Compact(hs), lens
+	if hs = slices.Compact(hs); cap(hs)-len(hs) > len(hs)/8 {
+		hs = slices.Clone(hs) // many repeats: not their room
+	}
+	s.hs, s.lens = hs, lens
 	return s
 }
 
