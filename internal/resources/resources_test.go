@@ -87,10 +87,22 @@ func TestGrowthAfterWarmUp(t *testing.T) {
 }
 
 func TestParseCSVReadsWhatTheSamplerWrote(t *testing.T) {
-	want := Sample{Elapsed: 60 * time.Second, RSS: 1 << 20, FDs: 12, Heap: 3 << 20, Goroutines: 9, ChildProcs: 1, ChildRSS: 2 << 20, ChildFDs: 7, Live: 5 << 19, RSSAnon: 3 << 19}
+	want := Sample{Elapsed: 60 * time.Second, RSS: 1 << 20, FDs: 12, Heap: 3 << 20, Goroutines: 9, ChildProcs: 1, ChildRSS: 2 << 20, ChildFDs: 7, Live: 5 << 19, RSSAnon: 3 << 19,
+		Idle: 7 << 18, Runtime: 9 << 17}
 	got, err := ParseCSV([]byte(Header + "\n" + want.CSV() + "\n"))
 	if err != nil || len(got) != 1 || got[0] != want {
 		t.Fatalf("ParseCSV = %+v, %v; want [%+v]", got, err, want)
+	}
+	// An earlier soak's file, before go_idle_bytes and go_runtime_bytes:
+	// read with both zero; a line of the wrong width for its header is not.
+	old := want
+	old.Idle, old.Runtime = 0, 0
+	line := want.CSV()[:strings.LastIndex(want.CSV()[:strings.LastIndex(want.CSV(), ",")], ",")]
+	if got, err := ParseCSV([]byte(header10 + "\n" + line + "\n")); err != nil || len(got) != 1 || got[0] != old {
+		t.Fatalf("an old file: %+v, %v; want [%+v]", got, err, old)
+	}
+	if _, err := ParseCSV([]byte(header10 + "\n" + want.CSV() + "\n")); err == nil || !strings.Contains(err.Error(), "line 2") {
+		t.Fatalf("a 12-number line under the old header: err %v, want one naming line 2", err)
 	}
 	if _, err := ParseCSV([]byte(Header + "\n1,2,3\n")); err == nil || !strings.Contains(err.Error(), "line 2") {
 		t.Fatalf("a short line: err %v, want one naming line 2", err)

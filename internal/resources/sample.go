@@ -33,14 +33,28 @@ type Sample struct {
 	// the runtime's own); the rest is the binary's pages, mapped in as
 	// code first runs, which a long run's rarer paths keep adding to.
 	RSSAnon int64
+	// Idle is the free heap pages the runtime keeps resident (HeapIdle
+	// less HeapReleased): RSS a collection freed and the scavenger has
+	// not yet given back.
+	Idle uint64
+	// Runtime is the runtime's own memory outside the heap: stacks, span
+	// and cache structures, profiling buckets, the collector's metadata
+	// and the rest (StackInuse, MSpanInuse, MCacheInuse, BuckHashSys,
+	// GCSys, OtherSys). With Heap and Idle it accounts for the RSS that
+	// is Go's; what RSSAnon holds beyond the three is not the Go runtime's.
+	Runtime uint64
 }
 
 // Header is the CSV's first line; Sample.CSV writes the others.
-const Header = "elapsed_s,rss_bytes,fds,go_heap_bytes,goroutines,child_procs,child_rss_bytes,child_fds,go_live_bytes,rss_anon_bytes"
+const Header = "elapsed_s,rss_bytes,fds,go_heap_bytes,goroutines,child_procs,child_rss_bytes,child_fds,go_live_bytes,rss_anon_bytes,go_idle_bytes,go_runtime_bytes"
+
+// header10 is Header before go_idle_bytes and go_runtime_bytes: earlier
+// soaks' files, read back with those two zero.
+const header10 = "elapsed_s,rss_bytes,fds,go_heap_bytes,goroutines,child_procs,child_rss_bytes,child_fds,go_live_bytes,rss_anon_bytes"
 
 // CSV is the sample as one line of Header's columns.
 func (s Sample) CSV() string {
-	return fmt.Sprintf("%.0f,%d,%d,%d,%d,%d,%d,%d,%d,%d", s.Elapsed.Seconds(), s.RSS, s.FDs, s.Heap, s.Goroutines, s.ChildProcs, s.ChildRSS, s.ChildFDs, s.Live, s.RSSAnon)
+	return fmt.Sprintf("%.0f,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d", s.Elapsed.Seconds(), s.RSS, s.FDs, s.Heap, s.Goroutines, s.ChildProcs, s.ChildRSS, s.ChildFDs, s.Live, s.RSSAnon, s.Idle, s.Runtime)
 }
 
 // Take reads this process and the given children now. The collection first
@@ -49,7 +63,8 @@ func Take(elapsed time.Duration, children []int) Sample {
 	runtime.GC()
 	var m runtime.MemStats
 	runtime.ReadMemStats(&m)
-	s := Sample{Elapsed: elapsed, Heap: m.HeapInuse, Live: m.HeapAlloc, Goroutines: runtime.NumGoroutine()}
+	s := Sample{Elapsed: elapsed, Heap: m.HeapInuse, Live: m.HeapAlloc, Goroutines: runtime.NumGoroutine(),
+		Idle: m.HeapIdle - m.HeapReleased, Runtime: m.StackInuse + m.MSpanInuse + m.MCacheInuse + m.BuckHashSys + m.GCSys + m.OtherSys}
 	s.RSS, _ = rss("self")
 	s.RSSAnon, _ = statusBytes("self", "RssAnon")
 	s.FDs, _ = fds("self")
@@ -113,16 +128,22 @@ func fds(pid string) (int, error) {
 // ParseCSV reads what a Sampler wrote back (a soak's file, judged after).
 func ParseCSV(b []byte) ([]Sample, error) {
 	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
-	if len(lines) == 0 || lines[0] != Header {
+	cols := 12
+	switch {
+	case len(lines) > 0 && lines[0] == header10:
+		cols = 10
+	case len(lines) == 0 || lines[0] != Header:
 		return nil, fmt.Errorf("resources: line 1: want the header %q", Header)
 	}
 	var out []Sample
 	for i, l := range lines[1:] {
 		var s Sample
 		var secs float64
-		n, err := fmt.Sscanf(l, "%g,%d,%d,%d,%d,%d,%d,%d,%d,%d", &secs, &s.RSS, &s.FDs, &s.Heap, &s.Goroutines, &s.ChildProcs, &s.ChildRSS, &s.ChildFDs, &s.Live, &s.RSSAnon)
-		if err != nil || n != 10 {
-			return nil, fmt.Errorf("resources: line %d: %q: want %d numbers (%v)", i+2, l, 10, err)
+		ptrs := []any{&secs, &s.RSS, &s.FDs, &s.Heap, &s.Goroutines, &s.ChildProcs, &s.ChildRSS, &s.ChildFDs, &s.Live, &s.RSSAnon, &s.Idle, &s.Runtime}
+		format := "%g" + strings.Repeat(",%d", cols-1)
+		n, err := fmt.Sscanf(l, format, ptrs[:cols]...)
+		if err != nil || n != cols || strings.Count(l, ",") != cols-1 {
+			return nil, fmt.Errorf("resources: line %d: %q: want %d numbers (%v)", i+2, l, cols, err)
 		}
 		s.Elapsed = time.Duration(secs * float64(time.Second))
 		out = append(out, s)

@@ -14,8 +14,8 @@ type Trend struct {
 	From, To time.Duration // the first and last fitted sample's elapsed time
 	// Per minute: bytes for RSS, RSSAnon, Heap, Live and ChildRSS, counts
 	// for FDs.
-	RSS, RSSAnon, Heap, Live, FDs, ChildRSS, ChildFDs float64
-	OK                                                bool // false: fewer than 3 samples after the warm-up
+	RSS, RSSAnon, Heap, Live, Idle, Runtime, FDs, ChildRSS, ChildFDs float64
+	OK                                                               bool // false: fewer than 3 samples after the warm-up
 }
 
 // TrendAfter fits the samples at or after warm.
@@ -50,6 +50,8 @@ func TrendAfter(ss []Sample, warm time.Duration) Trend {
 		RSSAnon:  slope(func(s Sample) float64 { return float64(s.RSSAnon) }),
 		Heap:     slope(func(s Sample) float64 { return float64(s.Heap) }),
 		Live:     slope(func(s Sample) float64 { return float64(s.Live) }),
+		Idle:     slope(func(s Sample) float64 { return float64(s.Idle) }),
+		Runtime:  slope(func(s Sample) float64 { return float64(s.Runtime) }),
 		FDs:      slope(func(s Sample) float64 { return float64(s.FDs) }),
 		ChildRSS: slope(func(s Sample) float64 { return float64(s.ChildRSS) }),
 		ChildFDs: slope(func(s Sample) float64 { return float64(s.ChildFDs) }),
@@ -62,6 +64,6 @@ func (t Trend) String() string {
 		return fmt.Sprintf("trend: %d samples after the warm-up, too few to fit (3 needed)", t.N)
 	}
 	mib := func(b float64) string { return fmt.Sprintf("%+.3f MiB", b/(1<<20)) }
-	return fmt.Sprintf("trend over %d samples from %s to %s (least squares, per minute): rss %s (anonymous %s), go heap %s (live %s), fds %+.2f; children: rss %s, fds %+.2f",
-		t.N, t.From.Round(time.Second), t.To.Round(time.Second), mib(t.RSS), mib(t.RSSAnon), mib(t.Heap), mib(t.Live), t.FDs, mib(t.ChildRSS), t.ChildFDs)
+	return fmt.Sprintf("trend over %d samples from %s to %s (least squares, per minute): rss %s (anonymous %s), go heap %s (live %s, idle %s), go runtime %s, fds %+.2f; children: rss %s, fds %+.2f",
+		t.N, t.From.Round(time.Second), t.To.Round(time.Second), mib(t.RSS), mib(t.RSSAnon), mib(t.Heap), mib(t.Live), mib(t.Idle), mib(t.Runtime), t.FDs, mib(t.ChildRSS), t.ChildFDs)
 }

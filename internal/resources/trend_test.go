@@ -13,7 +13,8 @@ func TestTrendFitsTheSlopeNotTheEnds(t *testing.T) {
 	noise := []int64{0, 3, -3, 0, 2, -2, 0, 0, 0, 0, 0, 9} // MiB; both ends high
 	for m := range noise {
 		ss = append(ss, Sample{Elapsed: time.Duration(m) * time.Minute, RSS: (40 + int64(m) + noise[m] + noise[len(noise)-1-m]) << 20,
-			RSSAnon: int64(10<<20 + m*(1<<17)), FDs: 30, Heap: uint64(8<<20 + m*(1<<19)), Live: uint64(4<<20 + m*(1<<18)), ChildRSS: 100 << 20, ChildFDs: 12})
+			RSSAnon: int64(10<<20 + m*(1<<17)), FDs: 30, Heap: uint64(8<<20 + m*(1<<19)), Live: uint64(4<<20 + m*(1<<18)),
+			Idle: uint64(2<<20 + m*(1<<16)), Runtime: 3 << 20, ChildRSS: 100 << 20, ChildFDs: 12})
 	}
 	tr := TrendAfter(ss, 0)
 	if !tr.OK || tr.N != 12 || tr.From != 0 || tr.To != 11*time.Minute {
@@ -25,10 +26,10 @@ func TestTrendFitsTheSlopeNotTheEnds(t *testing.T) {
 	if got := tr.RSS / (1 << 20); got < 0.999 || got > 1.001 {
 		t.Errorf("rss slope %.4f MiB/min, want 1", got)
 	}
-	if tr.Heap != 1<<19 || tr.Live != 1<<18 || tr.RSSAnon != 1<<17 || tr.FDs != 0 || tr.ChildRSS != 0 || tr.ChildFDs != 0 {
+	if tr.Heap != 1<<19 || tr.Live != 1<<18 || tr.RSSAnon != 1<<17 || tr.Idle != 1<<16 || tr.Runtime != 0 || tr.FDs != 0 || tr.ChildRSS != 0 || tr.ChildFDs != 0 {
 		t.Errorf("heap %.0f B/min (want %d), fds %.2f, child rss %.0f, child fds %.2f (want 0)", tr.Heap, 1<<19, tr.FDs, tr.ChildRSS, tr.ChildFDs)
 	}
-	if s := tr.String(); !strings.Contains(s, "rss +1.000 MiB (anonymous +0.125 MiB)") || !strings.Contains(s, "go heap +0.500 MiB (live +0.250 MiB)") || !strings.Contains(s, "12 samples from 0s to 11m0s") {
+	if s := tr.String(); !strings.Contains(s, "rss +1.000 MiB (anonymous +0.125 MiB)") || !strings.Contains(s, "go heap +0.500 MiB (live +0.250 MiB, idle +0.062 MiB), go runtime +0.000 MiB") || !strings.Contains(s, "12 samples from 0s to 11m0s") {
 		t.Errorf("trend line %q", s)
 	}
 }
