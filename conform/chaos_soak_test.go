@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/pprof"
+	"strconv"
 	"testing"
 	"time"
 
@@ -20,7 +21,8 @@ import (
 // resources sampled every IDEMCHECK_SOAK_EVERY (default 1m), and fails on a
 // finding, or on descriptors or goroutines of idemcheck that grew past a
 // bound after the warm-up (the heap is logged: see below). The samples are logged and kept in
-// IDEMCHECK_SOAK_DIR (default a temp dir) with the report.
+// IDEMCHECK_SOAK_DIR (default a temp dir) with the report and a heap profile
+// a minute (IDEMCHECK_SOAK_PROFILE_RATE sets runtime.MemProfileRate).
 func TestSoakCorrectFixture(t *testing.T) {
 	d, err := time.ParseDuration(os.Getenv("IDEMCHECK_SOAK"))
 	if err != nil || d <= 0 {
@@ -45,10 +47,16 @@ func TestSoakCorrectFixture(t *testing.T) {
 		Resources: filepath.Join(dir, "resources.csv"), ResourceEvery: every, Stdout: os.Stderr, Stderr: os.Stderr}
 	ctx, cancel := context.WithTimeout(context.Background(), 4*d+10*time.Minute)
 	defer cancel()
-	// Sampled finer than the default 512 KiB, so that heap-N.pprof names
-	// growth of a few MiB an hour by its allocation site.
-	defer func(r int) { runtime.MemProfileRate = r }(runtime.MemProfileRate)
-	runtime.MemProfileRate = 64 << 10
+	// IDEMCHECK_SOAK_PROFILE_RATE samples the heap profiles finer than the
+	// default 512 KiB (64K names growth of a few MiB an hour by its site).
+	// Off by default: each allocation site sampled keeps a bucket in the
+	// runtime for good, and at 64 KiB the sixth hour's new buckets were
+	// about half its RSS growth, which a user's run does not have.
+	if r, err := strconv.Atoi(os.Getenv("IDEMCHECK_SOAK_PROFILE_RATE")); err == nil && r > 0 {
+		defer func(r int) { runtime.MemProfileRate = r }(runtime.MemProfileRate)
+		runtime.MemProfileRate = r
+	}
+	t.Logf("heap profiles sampled every %d bytes allocated", runtime.MemProfileRate)
 	stopProfiles := heapProfiles(dir, every)
 	code, rep := Run(ctx, o)
 	stopProfiles()
