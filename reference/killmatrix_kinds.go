@@ -62,7 +62,15 @@ var chaosMay = map[string][]string{
 	// VOID, and the other caller's create under the unscoped key is answered
 	// with that void (A6's own kind: one caller answered with the other's
 	// record).
-	string(mutant.KeyNotScoped): {checker.KindInconsistentAnswer},
+	//
+	// And when the other caller's RESOLVE under that key was called before
+	// the owner's create and answered with the owner's payment, the payment
+	// is linked to the resolving intent (the first answer naming it owns
+	// it), so the credit the worker records by payment goes to that intent,
+	// and the owner's intent, its charge named in the PSP's metadata, is
+	// charged and never credited: lost-effect (kill matrix, seed 23: u1's
+	// resolve 25 ms before u3's create, both told pay_7c76...).
+	string(mutant.KeyNotScoped): {checker.KindInconsistentAnswer, checker.KindLostEffect},
 	// A read-only RESOLVE answers void but leaves the key free, so a create
 	// called after it claims the key and charges (effect-after-void); when
 	// that create's charge is slow its caller's retries are told
