@@ -95,8 +95,7 @@ func (l *Link) Burst(b Burst) (Undo, func() int64, error) {
 		return nil, nil, err
 	}
 	held := tox.(*burstToxic).held.Load
-	l.count(held)
-	return l.remover(name), held, nil
+	return l.count(name, held), held, nil
 }
 
 // burstToxic is Toxiproxy's latency (with jitter), bandwidth and

@@ -222,3 +222,35 @@ func TestProcessFaults(t *testing.T) {
 		t.Fatal("stopped process still running")
 	}
 }
+
+// TestUndoneCountingFaultsLeaveNoCounter: a link keeps the count of a
+// counting fault only while it is armed; undone, its count stays in Fired
+// and nothing of it on the link (a chaos hour arms thousands on one link).
+func TestUndoneCountingFaultsLeaveNoCounter(t *testing.T) {
+	_, l := newLink(t)
+	for i := range 3 {
+		undo, err := l.LoseReply()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := roundTrip(l.Addr(), "x", 2*time.Second); !errors.Is(err, io.EOF) {
+			t.Fatalf("lost reply %d: want EOF, got %v", i, err)
+		}
+		if err := undo(); err != nil {
+			t.Fatal(err)
+		}
+		hold, err := l.HoldReply()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := hold(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	l.mu.Lock()
+	left := len(l.counters)
+	l.mu.Unlock()
+	if left != 0 || l.Fired() != 3 {
+		t.Fatalf("%d counters left, Fired %d: want none, and the 3 lost replies counted", left, l.Fired())
+	}
+}

@@ -21,8 +21,12 @@ type Link struct {
 	seq      atomic.Int64
 	fired    atomic.Int64
 
-	mu       sync.Mutex
-	counters []func() int64
+	mu sync.Mutex
+	// counters are the counting faults' counts, by fault, while armed; an
+	// undone one's final count moves to fired (a chaos run arms thousands
+	// on one link: each kept would keep its toxic alive).
+	counters    map[int64]func() int64
+	nextCounter int64
 }
 
 // Undo removes the fault it was returned with.
@@ -45,12 +49,13 @@ func (l *Link) Upstream() string { return l.upstream }
 // Fired counts what the link's counting faults caught: reply chunks dropped or
 // held, and enable/disable toggles. A spec asserts it is > 0 after its fault.
 func (l *Link) Fired() int64 {
-	n := l.fired.Load()
 	if l.remote != nil {
-		return n + l.remote.undelivered()
+		return l.fired.Load() + l.remote.undelivered()
 	}
+	// Under the lock: a count moving from counters to fired is seen once.
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	n := l.fired.Load()
 	for _, c := range l.counters {
 		n += c()
 	}
@@ -84,10 +89,30 @@ func (l *Link) add(typ string, stream Stream, attrs map[string]any) (string, any
 	return name, w.Toxic, nil
 }
 
-func (l *Link) count(c func() int64) {
+// count adds a counting fault's count to Fired; the Undo it returns
+// removes the fault named name and keeps its count without it.
+func (l *Link) count(name string, c func() int64) Undo {
 	l.mu.Lock()
-	l.counters = append(l.counters, c)
+	id := l.nextCounter
+	l.nextCounter++
+	if l.counters == nil {
+		l.counters = map[int64]func() int64{}
+	}
+	l.counters[id] = c
 	l.mu.Unlock()
+	remove := l.remover(name)
+	return func() error {
+		if err := remove(); err != nil {
+			return err // still armed: still counting
+		}
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		if c, ok := l.counters[id]; ok {
+			delete(l.counters, id)
+			l.fired.Add(c())
+		}
+		return nil
+	}
 }
 
 func (l *Link) remover(name string) Undo {
@@ -114,7 +139,7 @@ func (l *Link) LoseReplyAfter(n int64) (Undo, error) {
 		return nil, err
 	}
 	if d, ok := tox.(*dropToxic); ok {
-		l.count(d.dropped.Load)
+		return l.count(name, d.dropped.Load), nil
 	}
 	return l.remover(name), nil
 }
@@ -127,7 +152,7 @@ func (l *Link) HoldReply() (Undo, error) {
 		return nil, err
 	}
 	if h, ok := tox.(*holdToxic); ok {
-		l.count(h.held.Load)
+		return l.count(name, h.held.Load), nil
 	}
 	return l.remover(name), nil
 }
@@ -157,8 +182,7 @@ func (l *Link) Lag(stream Stream, d time.Duration) (Undo, func() int64, error) {
 		return l.remover(name), func() int64 { return l.remote.crossed() - base }, nil
 	}
 	lagged := tox.(*lagToxic).lagged.Load
-	l.count(lagged)
-	return l.remover(name), lagged, nil
+	return l.count(name, lagged), lagged, nil
 }
 
 // Cut stops data in both directions without closing connections, like a
