@@ -60,7 +60,7 @@ func runQKill(ctx context.Context, e *scenario.Env, t *scenario.T) {
 		}
 		// What the broker and the ledger hold once every process is dead is
 		// where the kill really landed.
-		credited2, passed2, read := q.State(ctx, e, r)
+		credited2, passed2, read := q.Landed(ctx, e, r)
 		credited, passed = credited || credited2, passed || passed2
 		if !q.RestartAll(ctx, e, t) {
 			return
@@ -68,7 +68,7 @@ func runQKill(ctx context.Context, e *scenario.Env, t *scenario.T) {
 		switch {
 		case !read:
 			// Where the kill landed is unknown: it is not counted.
-			e.Logf("  %s's credit and %s could not be read once every consumer was dead: the kill is not counted", r, w.Done)
+			e.Logf("  %s: the broker's committed offsets could not be read once every consumer was dead: the kill is not counted", r)
 		case credited && passed:
 			e.Logf("  %s was credited and %s within %s: the kill came after both", r, w.Done, scenario.PollEvery)
 		case credited:

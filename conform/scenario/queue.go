@@ -290,6 +290,17 @@ func (q *Queue) State(ctx context.Context, e *Env, r *QRecord) (credited, passed
 	return len(rows) > 0, len(NotPassed([]*QRecord{r}, at)) == 0, err == nil && err2 == nil
 }
 
+// Landed is where a kill left record r: credited, as far as the service
+// can still say (its credits may be served by the process just killed, so
+// a failed read is no credit, which only makes the kill land earlier), and
+// passed, from the broker's committed offsets. known is false when the
+// broker could not be read: where the kill landed is then unknown.
+func (q *Queue) Landed(ctx context.Context, e *Env, r *QRecord) (credited, passed, known bool) {
+	rows, _ := q.credits(ctx, e, r.Ref)
+	at, err := q.Committed(ctx)
+	return len(rows) > 0, err == nil && len(NotPassed([]*QRecord{r}, at)) == 0, err == nil
+}
+
 // RestartAll starts every (killed) instance again.
 func (q *Queue) RestartAll(ctx context.Context, e *Env, t *T) bool {
 	for i, p := range q.ConsumerProcs(e) {
