@@ -1,7 +1,6 @@
 package scenario
 
 import (
-	"context"
 	"net/http"
 	"slices"
 	"testing"
@@ -31,14 +30,7 @@ func TestJudgeCreatesWithoutCurrency(t *testing.T) {
 			srv := failingService(t, p, c.status, "usd", false)
 			e := refundedEnvBody(t, p, srv.URL, `{"order_id": "{{order_id}}", "amount": {{amount}}}`)
 			defer e.Close()
-			intent := ""
-			check := &Check{ID: "X", Level: Safety, Run: func(ctx context.Context, e *Env, t *T) {
-				in := e.NewIntent(0)
-				intent = e.D.Intent(in.Caller, in.Key)
-				t.Converge(ctx, "create", in, nil)
-				t.Judge(ctx, nil, in)
-			}}
-			r := RunCheck(context.Background(), e, check)
+			r, intent := judgeOneIntent(e)
 			var kinds []string
 			for _, f := range r.Findings {
 				kinds = append(kinds, f.Kind)

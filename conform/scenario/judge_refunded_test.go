@@ -131,6 +131,18 @@ func refundedEnvBody(t *testing.T, p *refundedPSP, url, body string) *Env {
 	return &Env{Cfg: cfg, D: driver.New(cfg, []string{url}), Effects: refundedEffects{p}, PSP: p, Seed: 5}
 }
 
+// judgeOneIntent runs a check that sends one intent, converges it and
+// judges it; it returns the result and the intent's name.
+func judgeOneIntent(e *Env) (r Result, intent string) {
+	check := &Check{ID: "X", Level: Safety, Run: func(ctx context.Context, e *Env, t *T) {
+		in := e.NewIntent(0)
+		intent = e.D.Intent(in.Caller, in.Key)
+		t.Converge(ctx, "create", in, nil)
+		t.Judge(ctx, nil, in)
+	}}
+	return RunCheck(context.Background(), e, check), intent
+}
+
 // TestJudgeFailedAndRefunded: the one intent of an order is answered failed,
 // the PSP charged the order once and refunded some of that charge. A charge
 // told failed is inconsistent-answer whatever was refunded (HISTORY.md rule
@@ -165,14 +177,7 @@ func TestJudgeFailedAndRefunded(t *testing.T) {
 			srv := failingService(t, p, c.status, "", c.keyless, c.tenths...)
 			e := refundedEnv(t, p, srv.URL)
 			defer e.Close()
-			intent := ""
-			check := &Check{ID: "X", Level: Safety, Run: func(ctx context.Context, e *Env, t *T) {
-				in := e.NewIntent(0)
-				intent = e.D.Intent(in.Caller, in.Key)
-				t.Converge(ctx, "create", in, nil)
-				t.Judge(ctx, nil, in)
-			}}
-			r := RunCheck(context.Background(), e, check)
+			r, intent := judgeOneIntent(e)
 			var kinds []string
 			for _, f := range r.Findings {
 				kinds = append(kinds, f.Kind)
