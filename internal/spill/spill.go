@@ -28,6 +28,7 @@ type Store struct {
 	unlinked bool
 	size     int64
 	closed   bool
+	words    []*Words // closed with the store
 }
 
 // Ref names one blob of a Store. The zero Ref is the empty blob.
@@ -110,10 +111,15 @@ func (s *Store) Close() error {
 		return nil
 	}
 	s.closed = true
-	if s.f == nil {
-		return nil
+	var err error
+	for _, w := range s.words {
+		err = errors.Join(err, w.Close())
 	}
-	err := s.f.Close()
+	s.words = nil
+	if s.f == nil {
+		return err
+	}
+	err = errors.Join(err, s.f.Close())
 	if !s.unlinked {
 		if rerr := os.Remove(s.path); rerr != nil && !errors.Is(rerr, os.ErrNotExist) && err == nil {
 			err = rerr
