@@ -14,7 +14,7 @@ type account struct {
 	id        string
 	keys      *core.KeyStore
 	intents   *intentBook
-	charges   []chargeRef     // successful charges, creation order
+	charges   *seqIndex       // successful charges' sequences -> their intents'
 	failed    []*FailedCharge // declined attempts, creation order
 	refunds   map[string]*Refund
 	refundSeq []*Refund // creation order, for the list
@@ -31,6 +31,7 @@ func newAccount() *account {
 		id:        "acct_" + randToken(16),
 		keys:      core.NewKeyStore(),
 		intents:   newIntentBook(nil, &versionStore{}, &spill.FirstErr{}),
+		charges:   newSeqIndex(nil, "charges", &spill.FirstErr{}),
 		refunds:   map[string]*Refund{},
 		customers: map[string]*customer{},
 	}

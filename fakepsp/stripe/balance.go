@@ -1,6 +1,7 @@
 package stripe
 
 import (
+	"cmp"
 	"sort"
 	"strings"
 )
@@ -43,14 +44,20 @@ func (p *API) listBalanceTxns(c *call) response {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	var all []map[string]any
-	for _, ch := range c.acct.charges {
-		pi, err := c.acct.intents.bySeq(ch.pi)
+	var rerr error
+	err := c.acct.charges.each(func(_, piSeq uint64) bool {
+		pi, err := c.acct.intents.bySeq(piSeq)
 		if err != nil {
-			return storageError(err)
+			rerr = err
+			return false
 		}
 		if pi != nil && pi.BalanceTxnID() != "" {
 			all = append(all, pi.BalanceTxnJSON())
 		}
+		return true
+	})
+	if err = cmp.Or(err, rerr); err != nil {
+		return storageError(err)
 	}
 	for _, rf := range c.acct.refundSeq {
 		all = append(all, rf.TxnJSON())

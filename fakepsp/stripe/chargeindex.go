@@ -5,27 +5,21 @@ import (
 	"sort"
 )
 
-// chargeRef is a successful charge: its creation sequence (the hex digits
-// of its id, newID) and its intent's. Charges are appended under API.mu
-// as newID numbers them, so the account's list is sorted by seq: 16 bytes
-// a charge, where a map from its id to its intent was some 150.
-type chargeRef struct {
-	seq, pi uint64
-}
-
 // chargeIntent is the intent whose successful charge id is; nil when none.
-// The caller holds p.mu.
+// The account's charges index (account.charges) files each successful
+// charge by its creation sequence (the hex digits of its id, newID) with its
+// intent's: on disk, where a map from its id to its intent was some 150
+// bytes a charge in memory. The caller holds p.mu.
 func (a *account) chargeIntent(id string) (*Intent, error) {
 	seq, ok := idSeqOf(id)
 	if !ok {
 		return nil, nil
 	}
-	cs := a.charges
-	i := sort.Search(len(cs), func(i int) bool { return cs[i].seq >= seq })
-	if i == len(cs) || cs[i].seq != seq {
-		return nil, nil
+	piSeq, err := a.charges.get(seq)
+	if err != nil || piSeq == 0 {
+		return nil, err
 	}
-	pi, err := a.intents.bySeq(cs[i].pi)
+	pi, err := a.intents.bySeq(piSeq)
 	if err != nil || pi == nil || pi.AttemptID != id {
 		return nil, err
 	}
@@ -50,7 +44,7 @@ func (a *account) failedCharge(id string) *FailedCharge {
 func (a *account) addCharge(pi *Intent) {
 	seq, _ := idSeqOf(pi.AttemptID)
 	piSeq, _ := idSeqOf(pi.ID)
-	a.charges = append(a.charges, chargeRef{seq: seq, pi: piSeq})
+	a.charges.add(seq, piSeq)
 }
 
 // failedJSON is fc's Charge object, with its intent read back.
@@ -69,33 +63,46 @@ func (a *account) failedJSON(fc *FailedCharge) (map[string]any, error) {
 // failed, with its Charge object, until fn returns false; a read that
 // fails ends it with the error.
 func (a *account) eachCharge(fn func(id string, ch map[string]any) bool) error {
-	i, j := len(a.charges)-1, len(a.failed)-1
-	for i >= 0 || j >= 0 {
-		var fseq uint64
-		if j >= 0 {
-			fseq, _ = idSeqOf(a.failed[j].ID)
-		}
-		if i >= 0 && (j < 0 || a.charges[i].seq > fseq) {
-			pi, err := a.intents.bySeq(a.charges[i].pi)
-			if err != nil {
-				return err
+	j := len(a.failed) - 1
+	var err error
+	// failedDownTo sends the failed charges newer than seq; false when fn
+	// asked to stop or a read failed (err).
+	failedDownTo := func(seq uint64) bool {
+		for ; j >= 0; j-- {
+			fseq, _ := idSeqOf(a.failed[j].ID)
+			if fseq < seq {
+				return true
 			}
-			i--
-			if pi != nil && pi.AttemptID != "" {
-				if s, _ := idSeqOf(pi.AttemptID); s == a.charges[i+1].seq && !fn(pi.AttemptID, pi.ChargeJSON()) {
-					return nil
-				}
+			var ch map[string]any
+			if ch, err = a.failedJSON(a.failed[j]); err != nil || !fn(a.failed[j].ID, ch) {
+				return false
 			}
-			continue
 		}
-		ch, err := a.failedJSON(a.failed[j])
-		if err != nil {
-			return err
-		}
-		if !fn(a.failed[j].ID, ch) {
-			return nil
-		}
-		j--
+		return true
 	}
-	return nil
+	stopped := false
+	if ierr := a.charges.each(func(seq, piSeq uint64) bool {
+		if !failedDownTo(seq) {
+			stopped = true
+			return false
+		}
+		pi, rerr := a.intents.bySeq(piSeq)
+		if rerr != nil {
+			err, stopped = rerr, true
+			return false
+		}
+		if pi != nil && pi.AttemptID != "" {
+			if s, _ := idSeqOf(pi.AttemptID); s == seq && !fn(pi.AttemptID, pi.ChargeJSON()) {
+				stopped = true
+				return false
+			}
+		}
+		return true
+	}); ierr != nil {
+		return ierr
+	}
+	if !stopped {
+		failedDownTo(0)
+	}
+	return err
 }

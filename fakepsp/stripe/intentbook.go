@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/idemcheck/idemcheck/internal/spill"
@@ -13,12 +12,12 @@ import (
 
 // intentBook is one account's PaymentIntents, which Stripe keeps forever:
 // a write-back cache (issue 54). A few recently used intents stay in
-// memory; the rest are on disk (encodeIntent), and memory keeps for each
-// only its creation sequence (the hex digits of its id, newID) and the Ref
-// of its latest record: 24 bytes an intent. An id is found by binary
-// search of the sequences, its random part checked against the record
-// read back. Without a store, or while writing fails, intents stay in
-// memory.
+// memory; the rest are on disk (encodeIntent), and the book finds each by
+// its creation sequence (the hex digits of its id, newID) in slots, an
+// index on disk whose word is where the intent's latest record is: memory
+// keeps nothing per intent, which a soak files thousands of. An id's random
+// part is checked against the record read back. Without a store, or while
+// writing fails, intents stay in memory.
 //
 // API.mu guards it. A request that changes an intent pins it (pin) for as
 // long as it runs, so core.Ops, which takes and releases the lock several
@@ -33,23 +32,25 @@ type intentBook struct {
 	// them down to half, so the sort that picks them runs once per keep/2
 	// evictions, not once each.
 	keep  int
-	slots []intentSlot
+	slots *seqIndex // sequence -> slotWord of its latest record
 	live  map[uint64]*Intent
 	tick  uint64
 }
 
-// intentSlot is where an intent is: in live, or in ref on disk.
-type intentSlot struct {
-	seq uint64
-	ref spill.Ref
-}
+// slotWord is the word slots keep for a record at ref: 0 is "no intent",
+// so a filed intent whose record is not written yet (the zero Ref) is 1.
+// A ref that does not pack is never filed: its intent stays in memory.
+func slotWord(p spill.Packed) uint64 { return uint64(p) + 1 }
+
+func slotRef(w uint64) spill.Ref { return spill.Packed(w - 1).Ref() }
 
 // defaultKeep is enough for every request in flight at once, and small
 // beside a soak's thousands of intents.
 const defaultKeep = 128
 
 func newIntentBook(disk *spill.Store, store *versionStore, failed *spill.FirstErr) *intentBook {
-	return &intentBook{disk: disk, store: store, failed: failed, keep: defaultKeep, live: map[uint64]*Intent{}}
+	return &intentBook{disk: disk, store: store, failed: failed, keep: defaultKeep, live: map[uint64]*Intent{},
+		slots: newSeqIndex(disk, "PaymentIntents", failed)}
 }
 
 // idSeqOf is the creation sequence an id of newID's spells, and whether it
@@ -72,53 +73,51 @@ func idSeqOf(id string) (uint64, bool) {
 
 // Add files a new intent, pinned: its request holds it until unpin. Its
 // id was made before the lock was taken (createIntent), so a concurrent
-// create may have filed a later sequence first: the slot goes where its
-// sequence sorts, which is the end but for such a race, so that every
-// lookup's binary search finds it.
+// create may have filed a later sequence first; the index takes sequences
+// in any order.
 func (b *intentBook) Add(pi *Intent) {
 	seq, _ := idSeqOf(pi.ID)
-	i := len(b.slots)
-	if i > 0 && b.slots[i-1].seq > seq {
-		i = sort.Search(len(b.slots), func(i int) bool { return b.slots[i].seq > seq })
-	}
-	b.slots = slices.Insert(b.slots, i, intentSlot{seq: seq})
+	b.slots.add(seq, slotWord(0))
 	pi.pins++
 	b.use(seq, pi)
 }
 
-func (b *intentBook) find(id string) (int, bool) {
-	seq, ok := idSeqOf(id)
-	if !ok {
-		return 0, false
-	}
-	i := sort.Search(len(b.slots), func(i int) bool { return b.slots[i].seq >= seq })
-	return i, i < len(b.slots) && b.slots[i].seq == seq
-}
-
 // peek is the intent id names, for reading only; nil when none.
 func (b *intentBook) peek(id string) (*Intent, error) {
-	i, ok := b.find(id)
+	seq, ok := idSeqOf(id)
 	if !ok {
 		return nil, nil
 	}
-	pi, err := b.at(i)
+	pi, err := b.bySeq(seq)
 	if pi == nil || pi.ID != id {
 		return nil, err
 	}
 	return pi, err
 }
 
-// at is the intent of slot i, for reading only.
-func (b *intentBook) at(i int) (*Intent, error) {
-	s := b.slots[i]
-	if pi := b.live[s.seq]; pi != nil {
+// bySeq is the intent of creation sequence seq, for reading only; nil when
+// none.
+func (b *intentBook) bySeq(seq uint64) (*Intent, error) {
+	if pi := b.live[seq]; pi != nil {
 		return pi, nil
 	}
-	raw, err := b.disk.Get(s.ref)
+	w, err := b.slots.get(seq)
+	if err != nil || w == 0 {
+		return nil, err
+	}
+	return b.at(seq, w)
+}
+
+// at is the intent of sequence seq whose slot word is w, for reading only.
+func (b *intentBook) at(seq, w uint64) (*Intent, error) {
+	if pi := b.live[seq]; pi != nil {
+		return pi, nil
+	}
+	raw, err := b.disk.Get(slotRef(w))
 	if err == nil {
 		var pi *Intent
 		if pi, err = decodeIntent(raw, b.store); err == nil {
-			if seq, _ := idSeqOf(pi.ID); seq == s.seq {
+			if s, _ := idSeqOf(pi.ID); s == seq {
 				return pi, nil
 			}
 			err = errBadRecord
@@ -126,7 +125,7 @@ func (b *intentBook) at(i int) (*Intent, error) {
 	}
 	// Its id's random part is in the record that failed: the sequence
 	// names it.
-	err = fmt.Errorf("fakepsp: PaymentIntent pi_%012x… cannot be read back: %w", s.seq, err)
+	err = fmt.Errorf("fakepsp: PaymentIntent pi_%012x… cannot be read back: %w", seq, err)
 	b.failed.Keep(err) // the PSP's ReadError says so too, whatever answer the caller gives
 	return nil, err
 }
@@ -175,10 +174,15 @@ func (b *intentBook) evict() {
 	}
 }
 
-// writeBack moves pi to disk; one that cannot be written stays in memory.
+// writeBack moves pi to disk; one that cannot be written (or whose slot
+// cannot be read, or whose record's place does not pack) stays in memory.
 func (b *intentBook) writeBack(pi *Intent) {
-	i, _ := b.find(pi.ID)
-	if pi.dirty || b.slots[i].ref == (spill.Ref{}) {
+	seq, _ := idSeqOf(pi.ID)
+	w, err := b.slots.get(seq)
+	if err != nil {
+		return
+	}
+	if pi.dirty || w == slotWord(0) {
 		raw, err := encodeIntent(pi)
 		if err != nil {
 			return
@@ -187,24 +191,29 @@ func (b *intentBook) writeBack(pi *Intent) {
 		if err != nil {
 			return
 		}
-		b.slots[i].ref, pi.dirty = ref, false
+		p, ok := ref.Pack()
+		if !ok {
+			return
+		}
+		b.slots.set(seq, slotWord(p))
+		pi.dirty = false
 	}
-	delete(b.live, b.slots[i].seq)
+	delete(b.live, seq)
 }
 
 // each calls fn on every intent, newest first, for reading only, until fn
 // returns false; a read that fails ends it with the error.
 func (b *intentBook) each(fn func(*Intent) bool) error {
-	for i := len(b.slots) - 1; i >= 0; i-- {
-		pi, err := b.at(i)
+	var failed error
+	err := b.slots.each(func(seq, w uint64) bool {
+		pi, err := b.at(seq, w)
 		if err != nil {
-			return err
+			failed = err
+			return false
 		}
-		if !fn(pi) {
-			return nil
-		}
-	}
-	return nil
+		return fn(pi)
+	})
+	return cmp.Or(err, failed)
 }
 
 // Get is the intent id names, nil when none or when it cannot be read back
@@ -212,14 +221,4 @@ func (b *intentBook) each(fn func(*Intent) bool) error {
 func (b *intentBook) Get(id string) *Intent {
 	pi, _ := b.peek(id)
 	return pi
-}
-
-// bySeq is the intent of creation sequence seq, for reading only; nil when
-// none.
-func (b *intentBook) bySeq(seq uint64) (*Intent, error) {
-	i := sort.Search(len(b.slots), func(i int) bool { return b.slots[i].seq >= seq })
-	if i == len(b.slots) || b.slots[i].seq != seq {
-		return nil, nil
-	}
-	return b.at(i)
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/idemcheck/idemcheck/fakepsp/core"
@@ -113,4 +114,29 @@ func testBook(t *testing.T, keep int) (b *intentBook, disk *spill.Store, failed 
 	b = newIntentBook(disk, &versionStore{disk: disk}, failed)
 	b.keep = keep
 	return b, disk, failed
+}
+
+// A search version that cannot be read back names the version and the
+// intent, and the PSP's ReadError keeps it.
+func TestVersionUnreadableNamesIt(t *testing.T) {
+	disk := &spill.Store{Owner: "test"}
+	failed := &spill.FirstErr{}
+	vs := &versionStore{disk: disk, failed: failed}
+	ref, err := disk.Put([]byte(`{"id":"pi_1"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := vs.json("pi_1", 1, ref); err != nil || string(got.(json.RawMessage)) != `{"id":"pi_1"}` {
+		t.Fatalf("json = %v, %v", got, err)
+	}
+	if err := disk.Close(); err != nil {
+		t.Fatal(err)
+	}
+	_, err = vs.json("pi_1", 1, ref)
+	if err == nil || !strings.HasPrefix(err.Error(), "fakepsp: version 2 of PaymentIntent pi_1 cannot be read back") {
+		t.Fatalf("json from a closed store: %v; want the version named", err)
+	}
+	if kept := failed.Take(); kept == nil || kept.Error() != err.Error() {
+		t.Fatalf("ReadError keeps %v, want %v", kept, err)
+	}
 }

@@ -51,6 +51,7 @@ func (p *API) AddAccount(key string) {
 	if _, ok := p.accounts[key]; !ok {
 		acct := newAccount()
 		acct.intents = newIntentBook(p.ops.Spill, &p.versions, &p.readErr)
+		acct.charges = newSeqIndex(p.ops.Spill, "charges", &p.readErr)
 		if p.keep > 0 {
 			acct.intents.keep = p.keep
 		}
