@@ -201,7 +201,7 @@ func (s *KeyStore) save(disk *spill.Store, e *keyRec, status int, body []byte, r
 		// says (claimOn looks in memory first): a failed index read or
 		// write only costs this key its memory.
 		h := s.hash(key)
-		if _, taken, err := s.saved.Get(h); err == nil && !taken && s.saved.Put(h, uint64(p)) == nil {
+		if added, err := s.saved.Add(h, uint64(p)); added && err == nil {
 			delete(s.m, key)
 			return
 		}

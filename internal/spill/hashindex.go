@@ -71,48 +71,61 @@ func (h *HashIndex) Get(k uint64) (v uint64, ok bool, err error) {
 
 // Put sets k's value, inserting k when absent.
 func (h *HashIndex) Put(k, v uint64) error {
+	_, err := h.insert(k, v, true)
+	return err
+}
+
+// Add inserts k with value v unless k is present, and says whether it
+// did: a Get and a Put in one probe, for a caller that must not replace
+// another's entry.
+func (h *HashIndex) Add(k, v uint64) (added bool, err error) {
+	return h.insert(k, v, false)
+}
+
+// insert puts k's entry, replacing a present one's value when replace.
+func (h *HashIndex) insert(k, v uint64, replace bool) (added bool, err error) {
 	if h.err != nil {
-		return h.err
+		return false, h.err
 	}
 	if k == 0 {
 		_, ok, err := h.Get(0)
-		if err != nil {
-			return err
+		if err != nil || (ok && !replace) {
+			return false, err
 		}
 		// The value first: a flag written alone would give 0 for k's value.
 		if err := h.set(1, v); err != nil {
-			return err
+			return false, err
 		}
 		if !ok {
 			if err := h.set(0, 1); err != nil {
-				return err
+				return false, err
 			}
 			h.n++
 		}
-		return nil
+		return !ok, nil
 	}
 	p := h.probe()
 	i, _, ok, err := p.find(k)
-	if err != nil {
-		return err
+	if err != nil || (ok && !replace) {
+		return false, err
 	}
 	if ok {
-		return h.set(hashHeader+2*i+1, v)
+		return false, h.set(hashHeader+2*i+1, v)
 	}
 	if 2*int64(h.n+1) > h.slots {
 		if err := h.grow(); err != nil {
-			return err
+			return false, err
 		}
 		p = h.probe()
 		if i, _, _, err = p.find(k); err != nil {
-			return err
+			return false, err
 		}
 	}
 	if err := h.put(i, k, v); err != nil {
-		return err
+		return false, err
 	}
 	h.n++
-	return nil
+	return true, nil
 }
 
 // Delete removes k; deleting an absent key is not an error.

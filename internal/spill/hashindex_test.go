@@ -2,11 +2,14 @@ package spill
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"math/rand/v2"
 	"testing"
 	"time"
 )
+
+var hashIndexSeed = flag.Uint64("hashindex-seed", 0, "the seed of TestHashIndexAgainstAMap's operations (0: the time)")
 
 // homeKeys are n keys whose home slot is the same at every capacity up to
 // 2^20 slots, all in chain: k times hashMul has the top 20 bits top, so k is
@@ -41,8 +44,11 @@ func checkIndex(t *testing.T, h *HashIndex, want map[uint64]uint64, when string)
 // keys sharing their low bits, the key 0) and the table doubles several
 // times while entries come and go.
 func TestHashIndexAgainstAMap(t *testing.T) {
-	seed := uint64(time.Now().UnixNano())
-	t.Logf("seed %d", seed)
+	seed := *hashIndexSeed
+	if seed == 0 {
+		seed = uint64(time.Now().UnixNano())
+	}
+	t.Logf("seed %d (-hashindex-seed=%[1]d repeats this run)", seed)
 	r := rand.New(rand.NewPCG(seed, seed>>1))
 	s := &Store{Owner: "hashindex-test"}
 	defer s.Close()
@@ -66,12 +72,22 @@ func TestHashIndexAgainstAMap(t *testing.T) {
 		pool := pools[r.IntN(len(pools))]
 		k := pool[r.IntN(len(pool))]
 		switch c := r.IntN(10); {
-		case c < 5: // Put, the more so that the table grows
+		case c < 4: // Put, the more so that the table grows
 			v := r.Uint64()
 			if err := h.Put(k, v); err != nil {
 				t.Fatalf("op %d: Put(%#x): %v", op, k, err)
 			}
 			want[k] = v
+		case c < 5:
+			v := r.Uint64()
+			added, err := h.Add(k, v)
+			_, had := want[k]
+			if err != nil || added == had {
+				t.Fatalf("op %d: Add(%#x) = %v, %v; want added %v", op, k, added, err, !had)
+			}
+			if added {
+				want[k] = v
+			}
 		case c < 8:
 			if err := h.Delete(k); err != nil {
 				t.Fatalf("op %d: Delete(%#x): %v", op, k, err)
@@ -185,6 +201,9 @@ func TestHashIndexClosedStoreIsAnError(t *testing.T) {
 		}
 		if err := h.Put(k, 5); !errors.Is(err, ErrClosed) {
 			t.Fatalf("Put(%d) after Close: %v, want ErrClosed", k, err)
+		}
+		if added, err := h.Add(k, 5); added || !errors.Is(err, ErrClosed) {
+			t.Fatalf("Add(%d) after Close: %v, %v; want ErrClosed", k, added, err)
 		}
 		if err := h.Delete(k); !errors.Is(err, ErrClosed) {
 			t.Fatalf("Delete(%d) after Close: %v, want ErrClosed", k, err)
