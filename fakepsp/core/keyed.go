@@ -79,7 +79,7 @@ func (k Keyed) Do(run func() (status int, body []byte, requestID string, began b
 	}
 	k.Lock.Lock()
 	if began {
-		k.Store.save(e, status, body, requestID, ref, spilled)
+		k.Store.save(k.Spill, e, status, body, requestID, ref, spilled)
 	} else {
 		k.Store.release(k.Key, e)
 	}

@@ -22,8 +22,8 @@ func TestKeyedOnDisk(t *testing.T) {
 	if out := k.Do(run); out.Status != 402 || string(out.Body) != `{"error":1}` {
 		t.Fatalf("first: %+v", out)
 	}
-	if rec, inMem := store.m["key-1"]; inMem || len(store.saved) != 1 {
-		t.Fatalf("saved record keeps %+v in memory, %d keys indexed; want all on disk, its hash indexed", rec, len(store.saved))
+	if rec, inMem := store.m["key-1"]; inMem || store.saved.Len() != 1 {
+		t.Fatalf("saved record keeps %+v in memory, %d keys indexed; want all on disk, its hash indexed", rec, store.saved.Len())
 	}
 	out := k.Do(run)
 	if out.Replay == nil || out.Replay.Status != 402 || string(out.Replay.Body) != `{"error":1}` || out.Replay.RequestID != "req_first" {

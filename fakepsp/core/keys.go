@@ -57,14 +57,18 @@ type keyMem struct {
 
 // KeyStore holds one account's keys. A saved key is kept for its whole
 // window (24 h at Stripe), so a soak keeps every key it sent, two per
-// PaymentIntent: memory keeps of it only its hash and where its record is
-// on disk (8 + 8 bytes in saved), the record (keyRecordBlob) holding the
-// key's text, which a hit compares, so that two keys sharing a hash never
-// answer each other's request. Not safe for concurrent use: the PSP guards
-// it with its own lock.
+// PaymentIntent: even its hash and where its record is, 16 bytes in a map,
+// grew a soak's heap by some 70 bytes a PaymentIntent (issue 54). So a
+// saved key is indexed on disk, next to its record (keyRecordBlob): the
+// key's hash to where the record is, memory keeping nothing per key. The
+// record holds the key's text, which a hit compares, so that two keys
+// sharing a hash never answer each other's request. An index that cannot
+// be read is an error, never "absent": a fresh claim on a saved key would
+// run its request twice. Without a disk, keys stay in memory. Not safe for
+// concurrent use: the PSP guards it with its own lock.
 type KeyStore struct {
 	m     map[string]*keyRec
-	saved map[uint64]spill.Packed
+	saved *spill.HashIndex        // on the disk claimOn and save are given, made on the first save there
 	hash  func(key string) uint64 // a test forces collisions with its own
 	base  time.Time               // the first claim's time: records keep an offset from it
 }
@@ -73,8 +77,17 @@ type KeyStore struct {
 // keys chosen to collide in one run do not in another.
 func NewKeyStore() *KeyStore {
 	seed := maphash.MakeSeed()
-	return &KeyStore{m: map[string]*keyRec{}, saved: map[uint64]spill.Packed{},
+	return &KeyStore{m: map[string]*keyRec{},
 		hash: func(key string) uint64 { return maphash.String(seed, key) }}
+}
+
+// index is the index of saved keys on disk, made there on first use; nil
+// without a disk.
+func (s *KeyStore) index(disk *spill.Store) *spill.HashIndex {
+	if s.saved == nil && disk != nil {
+		s.saved = disk.HashIndex("keys")
+	}
+	return s.saved
 }
 
 // ClaimResult says what a request under a key must do.
@@ -90,16 +103,21 @@ const (
 
 // claimOn is claim for a store whose saved answers may be on disk: a
 // record it returns for a replay or a mismatch has its scope, request id and
-// body in memory (a copy read back). An error is a record that cannot be
-// read back: whether it is this key's is unknown, so the request must
-// neither run (a second charge) nor answer; it is the caller's to refuse.
+// body in memory (a copy read back). An error is an index or a record that
+// cannot be read back: whether the key was saved is unknown, so the request
+// must neither run (a second charge) nor answer; it is the caller's to
+// refuse.
 // The read happens under the caller's lock, so that the key cannot change
 // between the read and the claim.
 func (s *KeyStore) claimOn(disk *spill.Store, key, scope, params string, now time.Time, window time.Duration) (*keyRec, ClaimResult, error) {
-	if _, inMem := s.m[key]; !inMem {
+	if _, inMem := s.m[key]; !inMem && s.saved != nil {
 		h := s.hash(key)
-		if p, ok := s.saved[h]; ok {
-			rec, text, err := readKeyRecord(disk, p.Ref())
+		p, ok, err := s.saved.Get(h)
+		if err != nil {
+			return nil, 0, err
+		}
+		if ok {
+			rec, text, err := readKeyRecord(disk, spill.Packed(p).Ref())
 			if err != nil {
 				return nil, 0, err
 			}
@@ -107,7 +125,11 @@ func (s *KeyStore) claimOn(disk *spill.Store, key, scope, params string, now tim
 				if s.offset(now)-rec.created < window {
 					return rec, rec.against(fingerprint(scope, params)), nil
 				}
-				delete(s.saved, h) // expired: claim starts a new request
+				// Expired: claim starts a new request. A delete that
+				// failed would leave the index untrusted: refused too.
+				if err := s.saved.Delete(h); err != nil {
+					return nil, 0, err
+				}
 			}
 		}
 	}
@@ -164,19 +186,22 @@ func (e *keyRec) against(fp keyPrint) ClaimResult {
 }
 
 // save records the first request's answer under the key: on disk at ref
-// when spilled, and then indexed by the key's hash unless another saved key
-// holds that hash (or ref does not pack), else in memory.
-func (s *KeyStore) save(e *keyRec, status int, body []byte, requestID string, ref spill.Ref, spilled bool) {
+// when spilled, and then indexed on disk by the key's hash unless another
+// saved key holds that hash (or ref does not pack, or the index failed),
+// else in memory.
+func (s *KeyStore) save(disk *spill.Store, e *keyRec, status int, body []byte, requestID string, ref spill.Ref, spilled bool) {
 	e.executing, e.status = false, int32(status)
 	if !spilled {
 		e.mem.body, e.mem.requestID = body, strings.Clone(requestID)
 		return
 	}
 	key := e.mem.key
-	if p, ok := ref.Pack(); ok && s.m[key] == e {
+	if p, ok := ref.Pack(); ok && s.m[key] == e && s.index(disk) != nil {
+		// A record kept in memory answers for its key whatever the index
+		// says (claimOn looks in memory first): a failed index read or
+		// write only costs this key its memory.
 		h := s.hash(key)
-		if _, taken := s.saved[h]; !taken {
-			s.saved[h] = p
+		if added, err := s.saved.Add(h, uint64(p)); added && err == nil {
 			delete(s.m, key)
 			return
 		}

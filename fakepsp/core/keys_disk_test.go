@@ -39,8 +39,8 @@ func TestKeysSharingAHash(t *testing.T) {
 	if out := b.Do(run("key-b", 402)); out.Status != 402 || out.Replay != nil {
 		t.Fatalf("key-b first: %+v, want its own run, not key-a's answer", out)
 	}
-	if _, inMem := store.m["key-b"]; !inMem || len(store.saved) != 1 {
-		t.Fatalf("key-b in memory %v, %d keys indexed; want key-b kept in memory beside key-a's index entry", inMem, len(store.saved))
+	if _, inMem := store.m["key-b"]; !inMem || store.saved.Len() != 1 {
+		t.Fatalf("key-b in memory %v, %d keys indexed; want key-b kept in memory beside key-a's index entry", inMem, store.saved.Len())
 	}
 	for _, c := range []struct {
 		k      Keyed
@@ -97,5 +97,51 @@ func TestKeyRecordRoundTrip(t *testing.T) {
 		if _, _, err := parseKeyRecord(whole[:n]); err == nil {
 			t.Errorf("a record cut to %d of %d bytes parsed", n, len(whole))
 		}
+	}
+}
+
+// TestKeyIndexUnreadableRefuses: with the index of saved keys on disk
+// unreadable (its store closed), a key it may hold cannot be told from a
+// new one: the claim is an error and the request never runs, for a fresh
+// claim on a saved key would charge twice. Without a disk the keys stay in
+// memory, with no index.
+func TestKeyIndexUnreadableRefuses(t *testing.T) {
+	st := &spill.Store{Owner: "keys-index-test"}
+	defer st.Close()
+	store := NewKeyStore()
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	runs := 0
+	run := func() (int, []byte, string, bool) { runs++; return 200, []byte("ok"), "req_1", true }
+	keyed := func(key string) Keyed {
+		return Keyed{Rules: KeyRules{MaxLen: 255}, Window: time.Hour, Store: store, Lock: &sync.Mutex{}, Spill: st,
+			Now: func() time.Time { return t0 }, Key: key, Scope: "POST /a", Fingerprint: "x=1"}
+	}
+	for _, key := range []string{"key-1", "key-2", "key-3"} {
+		keyed(key).Do(run)
+	}
+	if len(store.m) != 0 || store.saved.Len() != 3 {
+		t.Fatalf("%d keys in memory, %d indexed; want all 3 indexed on disk", len(store.m), store.saved.Len())
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range []string{"key-2", "key-never-seen"} {
+		if e, res, err := store.claimOn(st, key, "POST /a", "x=1", t0, time.Hour); err == nil {
+			t.Fatalf("claim of %s with the index unreadable: %v %+v, want an error", key, res, e)
+		}
+		if out := keyed(key).Do(run); out.Refusal == nil || out.Refusal.Kind != RefuseStorage {
+			t.Fatalf("%s with the index unreadable: %+v, want a storage refusal", key, out)
+		}
+	}
+	if runs != 3 {
+		t.Fatalf("the requests ran %d times, want 3 (none once the index was gone)", runs)
+	}
+
+	mem := NewKeyStore()
+	k := keyed("key-1")
+	k.Store, k.Spill = mem, nil
+	k.Do(run)
+	if _, inMem := mem.m["key-1"]; !inMem || mem.saved != nil {
+		t.Fatalf("without a disk: key in memory %v, index %v; want the key in memory and no index", inMem, mem.saved)
 	}
 }

@@ -19,7 +19,7 @@ func TestKeyStoreRules(t *testing.T) {
 	if _, res := s.claim("k", "POST /a", "x=1", t0, window); res != ClaimInUse {
 		t.Fatalf("repeat while executing: %v, want in use", res)
 	}
-	s.save(e, 201, []byte("body"), "req_1", spill.Ref{}, false)
+	s.save(nil, e, 201, []byte("body"), "req_1", spill.Ref{}, false)
 	got, res := s.claim("k", "POST /a", "x=1", t0.Add(window-time.Nanosecond), window)
 	if res != ClaimReplay || got.status != 201 || string(got.mem.body) != "body" || got.mem.requestID != "req_1" {
 		t.Fatalf("repeat inside the window: %v %+v, want the saved answer", res, got)
