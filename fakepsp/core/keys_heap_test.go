@@ -27,15 +27,17 @@ func BenchmarkKeyStoreHeapPerKey(b *testing.B) {
 }
 
 // TestKeyStoreStaysCompact keeps the per-key figure from growing back
-// unnoticed: the bound is about twice what BenchmarkKeyStoreHeapPerKey
-// measures (0.3 B, the index's fixed cost over 10,000 keys, now that it is
-// on disk), far below the 30 B a key cost while its hash and record's place
-// stayed in a map, and the 140 B while its text and record did.
+// unnoticed. BenchmarkKeyStoreHeapPerKey measures 0.3 B (the index's fixed
+// cost over 10,000 keys, now that it is on disk), and a busy machine up to
+// 0.9 (the runtime's own few KB moving between two collections): the
+// bound, 8 B, is far above that noise and far below the 30 B a key cost
+// while its hash and record's place stayed in a map (and the 140 B while
+// its text and record did).
 func TestKeyStoreStaysCompact(t *testing.T) {
 	if testing.Short() {
 		t.Skip("saves 10,000 keys")
 	}
-	const bound = 0.6
+	const bound = 8.0
 	if heap, _ := measureKeyStoreHeap(t, heapKeys); heap > bound {
 		t.Fatalf("a KeyStore keeps %.2f B of heap per saved key, want at most %.1f", heap, bound)
 	}

@@ -14,11 +14,10 @@ type account struct {
 	id        string
 	keys      *core.KeyStore
 	intents   *intentBook
-	charges   *seqIndex       // successful charges' sequences -> their intents'
-	failed    []*FailedCharge // declined attempts, creation order
-	refunds   map[string]*Refund
-	refundSeq []*Refund // creation order, for the list
-	events    eventLog  // creation order, on disk
+	charges   *seqIndex                 // successful charges' sequences -> their intents'
+	failed    *recordBook[FailedCharge] // declined attempts
+	refunds   *recordBook[Refund]
+	events    eventLog // creation order, on disk
 	endpoints []*webhookEndpoint
 	customers map[string]*customer
 	cusSeq    []*customer // creation order, for the list
@@ -32,9 +31,18 @@ func newAccount() *account {
 		keys:      core.NewKeyStore(),
 		intents:   newIntentBook(nil, &versionStore{}, &spill.FirstErr{}),
 		charges:   newSeqIndex(nil, "charges", &spill.FirstErr{}),
-		refunds:   map[string]*Refund{},
+		failed:    newFailedBook(nil, &spill.FirstErr{}),
+		refunds:   newRefundBook(nil, &spill.FirstErr{}),
 		customers: map[string]*customer{},
 	}
+}
+
+func newFailedBook(disk *spill.Store, failed *spill.FirstErr) *recordBook[FailedCharge] {
+	return newRecordBook(disk, "declined charge", func(fc *FailedCharge) string { return fc.ID }, failed)
+}
+
+func newRefundBook(disk *spill.Store, failed *spill.FirstErr) *recordBook[Refund] {
+	return newRecordBook(disk, "refund", func(r *Refund) string { return r.ID }, failed)
 }
 
 var idSeq atomic.Int64

@@ -17,7 +17,10 @@ func (a *account) txnObject(id string) (map[string]any, error) {
 	if pi != nil && pi.BalanceTxnID() == id {
 		return pi.BalanceTxnJSON(), nil
 	}
-	if rf := a.refunds["re_"+suffix]; rf != nil {
+	if rf, err := a.refunds.get("re_" + suffix); rf != nil || err != nil {
+		if err != nil {
+			return nil, err
+		}
 		return rf.TxnJSON(), nil
 	}
 	return nil, nil
@@ -59,8 +62,8 @@ func (p *API) listBalanceTxns(c *call) response {
 	if err = cmp.Or(err, rerr); err != nil {
 		return storageError(err)
 	}
-	for _, rf := range c.acct.refundSeq {
-		all = append(all, rf.TxnJSON())
+	if err := c.acct.refunds.each(func(rf *Refund) bool { all = append(all, rf.TxnJSON()); return true }); err != nil {
+		return storageError(err)
 	}
 	sort.SliceStable(all, func(i, j int) bool {
 		ci, cj := all[i]["created"].(int64), all[j]["created"].(int64)

@@ -2,7 +2,7 @@ package stripe
 
 import (
 	"fmt"
-	"sort"
+	"iter"
 )
 
 // chargeIntent is the intent whose successful charge id is; nil when none.
@@ -24,20 +24,6 @@ func (a *account) chargeIntent(id string) (*Intent, error) {
 		return nil, err
 	}
 	return pi, nil
-}
-
-// failedCharge is the declined attempt id names; nil when none.
-func (a *account) failedCharge(id string) *FailedCharge {
-	seq, ok := idSeqOf(id)
-	if !ok {
-		return nil
-	}
-	fs := a.failed
-	i := sort.Search(len(fs), func(i int) bool { s, _ := idSeqOf(fs[i].ID); return s >= seq })
-	if i < len(fs) && fs[i].ID == id {
-		return fs[i]
-	}
-	return nil
 }
 
 // addCharge files pi's successful charge (pi.AttemptID).
@@ -63,18 +49,21 @@ func (a *account) failedJSON(fc *FailedCharge) (map[string]any, error) {
 // failed, with its Charge object, until fn returns false; a read that
 // fails ends it with the error.
 func (a *account) eachCharge(fn func(id string, ch map[string]any) bool) error {
-	j := len(a.failed) - 1
-	var err error
+	nextFailed, stop := iter.Pull2(a.failed.all())
+	defer stop()
+	fc, err, more := nextFailed()
 	// failedDownTo sends the failed charges newer than seq; false when fn
 	// asked to stop or a read failed (err).
 	failedDownTo := func(seq uint64) bool {
-		for ; j >= 0; j-- {
-			fseq, _ := idSeqOf(a.failed[j].ID)
-			if fseq < seq {
+		for ; more; fc, err, more = nextFailed() {
+			if err != nil {
+				return false
+			}
+			if fseq, _ := idSeqOf(fc.ID); fseq < seq {
 				return true
 			}
 			var ch map[string]any
-			if ch, err = a.failedJSON(a.failed[j]); err != nil || !fn(a.failed[j].ID, ch) {
+			if ch, err = a.failedJSON(fc); err != nil || !fn(fc.ID, ch) {
 				return false
 			}
 		}

@@ -21,10 +21,11 @@ func (a *account) chargeObject(id string) (map[string]any, error) {
 		}
 		return pi.ChargeJSON(), nil
 	}
-	if fc := a.failedCharge(id); fc != nil {
-		return a.failedJSON(fc)
+	fc, err := a.failed.get(id)
+	if fc == nil {
+		return nil, err
 	}
-	return nil, nil
+	return a.failedJSON(fc)
 }
 
 // declineLocked renders a declined confirmation of pi (core.Ops.Confirm
@@ -34,7 +35,7 @@ func (a *account) chargeObject(id string) (map[string]any, error) {
 func (p *API) declineLocked(c *call, pi *Intent, pm string, d Decline, t core.Target) (response, []*event) {
 	fc := &FailedCharge{ID: pi.AttemptID, Intent: pi.ID, Method: pm, Amount: pi.Amount, Currency: pi.Currency,
 		Metadata: pi.Metadata.Map(), Created: pi.AttemptAt, Decline: d}
-	c.acct.failed = append(c.acct.failed, fc)
+	c.acct.failed.add(fc)
 	// last_payment_error carries no payment_intent (the intent holds it);
 	// the 402's error carries a fresh copy of the intent.
 	le := CardError(d, fc.ID, pm)

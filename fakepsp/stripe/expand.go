@@ -108,8 +108,12 @@ func (p *API) lookup(acct *account, field, id string) (map[string]any, error) {
 		return acct.chargeObject(id)
 	case field == "balance_transaction":
 		return acct.txnObject(id)
-	case field == "source" && strings.HasPrefix(id, "re_") && acct.refunds[id] != nil:
-		return acct.refunds[id].JSON(), nil
+	case field == "source" && strings.HasPrefix(id, "re_"):
+		rf, err := acct.refunds.get(id)
+		if rf == nil {
+			return nil, err
+		}
+		return rf.JSON(), nil
 	case field == "source":
 		return acct.chargeObject(id)
 	case field == "payment_method":

@@ -59,8 +59,7 @@ func (p *API) createRefund(c *call) response {
 		RefundID: func() string { return newID("re") }}, core.Hooks{
 		Locked: func(o core.Outcome) {
 			rf := &Refund{ID: o.RefundID, Amount: o.Amount, Intent: pi.ID, Currency: pi.Currency, Charge: pi.AttemptID, Metadata: md, Reason: reason, Created: p.nowLocked().Unix()}
-			c.acct.refunds[rf.ID] = rf
-			c.acct.refundSeq = append(c.acct.refundSeq, rf)
+			c.acct.refunds.add(rf)
 			body = rf.JSON()
 			evs = []*event{p.newEventLocked(c, "charge.refunded", pi.ChargeJSON(), o.Target), p.newEventLocked(c, "refund.created", body, o.Target)}
 		},
@@ -86,7 +85,10 @@ func (p *API) retrieveRefund(c *call) response {
 	id := c.r.PathValue("id")
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	rf := c.acct.refunds[id]
+	rf, err := c.acct.refunds.get(id)
+	if err != nil {
+		return storageError(err)
+	}
 	if rf == nil {
 		return notFound("id", "refund", id)
 	}
@@ -119,12 +121,14 @@ func (p *API) listRefunds(c *call) response {
 	}
 	var items []any
 	var ids []string
-	for i := len(c.acct.refundSeq) - 1; i >= 0; i-- {
-		rf := c.acct.refundSeq[i]
+	if err := c.acct.refunds.each(func(rf *Refund) bool {
 		if piID != "" && rf.Intent != piID || chID != "" && rf.Charge != chID {
-			continue
+			return true
 		}
 		items, ids = append(items, rf.JSON()), append(ids, rf.ID)
+		return true
+	}); err != nil {
+		return storageError(err)
 	}
 	return paginate(c, "/v1/refunds", ids, items)
 }
@@ -137,8 +141,8 @@ func (a *account) refundTarget(piID, chID string) (pi *Intent, param, id string,
 		pi, err = a.intents.pin(piID)
 		return pi, "payment_intent", piID, false, err
 	}
-	if a.failedCharge(chID) != nil {
-		return nil, "charge", chID, true, nil
+	if fc, err := a.failed.get(chID); fc != nil || err != nil {
+		return nil, "charge", chID, fc != nil, err
 	}
 	if pi, err = a.chargeIntent(chID); pi != nil {
 		pi, err = a.intents.pin(pi.ID)

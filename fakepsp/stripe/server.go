@@ -52,6 +52,8 @@ func (p *API) AddAccount(key string) {
 		acct := newAccount()
 		acct.intents = newIntentBook(p.ops.Spill, &p.versions, &p.readErr)
 		acct.charges = newSeqIndex(p.ops.Spill, "charges", &p.readErr)
+		acct.failed = newFailedBook(p.ops.Spill, &p.readErr)
+		acct.refunds = newRefundBook(p.ops.Spill, &p.readErr)
 		if p.keep > 0 {
 			acct.intents.keep = p.keep
 		}
