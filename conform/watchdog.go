@@ -16,7 +16,8 @@ import (
 // behind a wrapper (sh -c, npm start) the real server is a grandchild and
 // would outlive the run. The watchdog is a tiny shell loop in a group of its
 // own, without Pdeathsig, that polls idemcheck's pid and then kills every
-// group listed in its file. A normal run stops it.
+// group listed in its file, and removes the run's temp dir. A normal run
+// stops it.
 type watchdog struct {
 	file string
 	cmd  *exec.Cmd
@@ -29,7 +30,10 @@ func startWatchdog(dir string) (*watchdog, error) {
 	if err := os.WriteFile(w.file, nil, 0o644); err != nil {
 		return nil, err
 	}
-	script := fmt.Sprintf(`while kill -0 %d 2>/dev/null; do sleep 0.5; done; for g in $(cat %q); do kill -s KILL -- -$g 2>/dev/null; done`, os.Getpid(), w.file)
+	// Then the run's temp dir goes too: a killed run leaves nothing behind
+	// even when no later run comes to sweep it (sweepStale stays for a
+	// watchdog that was killed with it).
+	script := fmt.Sprintf(`while kill -0 %d 2>/dev/null; do sleep 0.5; done; for g in $(cat %q); do kill -s KILL -- -$g 2>/dev/null; done; rm -rf %q`, os.Getpid(), w.file, dir)
 	w.cmd = exec.Command("sh", "-c", script)
 	w.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := w.cmd.Start(); err != nil {
