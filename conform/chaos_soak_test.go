@@ -21,8 +21,8 @@ import (
 // resources sampled every IDEMCHECK_SOAK_EVERY (default 1m), and fails on a
 // finding, or on descriptors or goroutines of idemcheck that grew past a
 // bound after the warm-up (the heap is logged: see below). The samples are logged and kept in
-// IDEMCHECK_SOAK_DIR (default a temp dir) with the report and a heap profile
-// a minute (IDEMCHECK_SOAK_PROFILE_RATE sets runtime.MemProfileRate).
+// IDEMCHECK_SOAK_DIR (default a temp dir) with the report, and a heap
+// profile a minute when IDEMCHECK_SOAK_PROFILE_RATE sets a sampling rate.
 func TestSoakCorrectFixture(t *testing.T) {
 	d, err := time.ParseDuration(os.Getenv("IDEMCHECK_SOAK"))
 	if err != nil || d <= 0 {
@@ -47,17 +47,21 @@ func TestSoakCorrectFixture(t *testing.T) {
 		Resources: filepath.Join(dir, "resources.csv"), ResourceEvery: every, Stdout: os.Stderr, Stderr: os.Stderr}
 	ctx, cancel := context.WithTimeout(context.Background(), 4*d+10*time.Minute)
 	defer cancel()
-	// IDEMCHECK_SOAK_PROFILE_RATE samples the heap profiles finer than the
-	// default 512 KiB (64K names growth of a few MiB an hour by its site).
-	// Off by default: each allocation stack sampled keeps a bucket in the
-	// runtime for good, and at 64 KiB the sixth hour kept adding them
-	// (1,575 at minute 10, 3,791 at 60), memory a user's run does not have.
+	// The idemcheck command samples no heap profile (its init sets
+	// runtime.MemProfileRate to 0: every stack sampled keeps a bucket for
+	// good, about 28 more a minute in an hour at the default rate), and
+	// the soak measures what a user's run holds, so it samples none either
+	// unless IDEMCHECK_SOAK_PROFILE_RATE asks (524288, the runtime's
+	// default; 65536 names growth of a few MiB an hour by its site), and
+	// then writes heap-N.pprof beside each sample.
+	defer func(r int) { runtime.MemProfileRate = r }(runtime.MemProfileRate)
+	runtime.MemProfileRate = 0
+	stopProfiles := func() {}
 	if r, err := strconv.Atoi(os.Getenv("IDEMCHECK_SOAK_PROFILE_RATE")); err == nil && r > 0 {
-		defer func(r int) { runtime.MemProfileRate = r }(runtime.MemProfileRate)
 		runtime.MemProfileRate = r
+		t.Logf("heap profiles sampled every %d bytes allocated", runtime.MemProfileRate)
+		stopProfiles = heapProfiles(dir, every)
 	}
-	t.Logf("heap profiles sampled every %d bytes allocated", runtime.MemProfileRate)
-	stopProfiles := heapProfiles(dir, every)
 	code, rep := Run(ctx, o)
 	stopProfiles()
 	if rep == nil {
