@@ -3,7 +3,6 @@ package spill
 import (
 	"errors"
 	"fmt"
-	"os"
 	"sync"
 )
 
@@ -23,9 +22,7 @@ type Store struct {
 	Owner string
 
 	mu       sync.Mutex
-	f        *os.File
-	path     string
-	unlinked bool
+	tempFile // nil f until the first Put
 	size     int64
 	closed   bool
 	words    []*Words // closed with the store
@@ -116,16 +113,7 @@ func (s *Store) Close() error {
 		err = errors.Join(err, w.Close())
 	}
 	s.words = nil
-	if s.f == nil {
-		return err
-	}
-	err = errors.Join(err, s.f.Close())
-	if !s.unlinked {
-		if rerr := os.Remove(s.path); rerr != nil && !errors.Is(rerr, os.ErrNotExist) && err == nil {
-			err = rerr
-		}
-	}
-	return err
+	return errors.Join(err, s.tempFile.discard())
 }
 
 func (s *Store) openLocked() error {
@@ -135,12 +123,11 @@ func (s *Store) openLocked() error {
 	if s.f != nil {
 		return nil
 	}
-	f, err := os.CreateTemp("", "idemcheck-"+s.owner()+"-*.spill")
+	t, err := createTemp("idemcheck-" + s.owner() + "-*.spill")
 	if err != nil {
 		return fmt.Errorf("%s: store on disk: %w", s.owner(), err)
 	}
-	s.f, s.path = f, f.Name()
-	s.unlinked = os.Remove(s.path) == nil
+	s.tempFile = t
 	return nil
 }
 

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"sync"
 )
 
@@ -24,9 +23,7 @@ type Words struct {
 	owner string
 
 	mu       sync.Mutex
-	f        *os.File
-	path     string
-	unlinked bool
+	tempFile       // nil f until the first Set
 	n        int64 // one past the highest word written
 	closed   bool
 }
@@ -92,12 +89,11 @@ func (w *Words) Set(i int64, v uint64) error {
 		return ErrClosed
 	}
 	if w.f == nil {
-		f, err := os.CreateTemp("", "idemcheck-"+w.owner+"-*.words")
+		t, err := createTemp("idemcheck-" + w.owner + "-*.words")
 		if err != nil {
 			return fmt.Errorf("%s: words on disk: %w", w.owner, err)
 		}
-		w.f, w.path = f, f.Name()
-		w.unlinked = os.Remove(w.path) == nil
+		w.tempFile = t
 	}
 	var b [8]byte
 	binary.LittleEndian.PutUint64(b[:], v)
@@ -117,14 +113,5 @@ func (w *Words) Close() error {
 		return nil
 	}
 	w.closed = true
-	if w.f == nil {
-		return nil
-	}
-	err := w.f.Close()
-	if !w.unlinked {
-		if rerr := os.Remove(w.path); rerr != nil && !errors.Is(rerr, os.ErrNotExist) && err == nil {
-			err = rerr
-		}
-	}
-	return err
+	return w.tempFile.discard()
 }
