@@ -1,8 +1,10 @@
 package conform
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -62,6 +64,7 @@ func TestSoakCorrectFixture(t *testing.T) {
 		runtime.MemProfileRate = r
 		t.Logf("heap profiles sampled every %d bytes allocated", runtime.MemProfileRate)
 		stopProfiles = heapProfiles(dir, every)
+		o.Stderr = &roundProfiles{w: os.Stderr, dir: dir}
 	}
 	code, rep := Run(ctx, o)
 	stopProfiles()
@@ -143,4 +146,27 @@ func heapProfiles(dir string, every time.Duration) (stop func()) {
 		}
 	}()
 	return func() { close(done); <-finished }
+}
+
+// roundProfiles passes a run's progress through to w and, as each chaos
+// round's line is printed, writes a heap profile (heap-round-N.pprof).
+// The line follows the round's debug.FreeOSMemory, and a heap profile is
+// the heap as of the last collection: what the run holds between rounds,
+// without the round in flight that hides a slow growth in a profile taken
+// on a timer.
+type roundProfiles struct {
+	w   io.Writer
+	dir string
+	n   int
+}
+
+func (r *roundProfiles) Write(p []byte) (int, error) {
+	if bytes.Contains(p, []byte("chaos round ")) && bytes.Contains(p, []byte("evidence kept")) {
+		r.n++
+		if f, err := os.Create(filepath.Join(r.dir, fmt.Sprintf("heap-round-%d.pprof", r.n))); err == nil {
+			_ = pprof.WriteHeapProfile(f)
+			f.Close()
+		}
+	}
+	return r.w.Write(p)
 }

@@ -36,3 +36,25 @@ func TestSweepRemovesOnlyDeadRunsDirs(t *testing.T) {
 		t.Errorf("the dir of a live run was removed: %v", err)
 	}
 }
+
+// A restarted target's old group leaves the watchdog's list: the watchdog
+// kills what the list names when idemcheck dies, and a reaped group's pgid
+// may be another's by then.
+func TestWatchdogForgetsAReapedGroup(t *testing.T) {
+	w, err := startWatchdog(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.stop()
+	// Pids above the kernel's pid_max: no group of this machine's.
+	w.watch(1 << 30)
+	w.watch(1<<30 + 1)
+	w.forget(1 << 30)
+	b, err := os.ReadFile(w.file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := string(b), strconv.Itoa(1<<30+1)+"\n"; got != want {
+		t.Fatalf("the watchdog's groups after a forget: %q, want %q", got, want)
+	}
+}

@@ -93,9 +93,13 @@ func (p proc) Restart(ctx context.Context) error {
 	if err := p.portClosed(); err != nil {
 		return err
 	}
+	// Reaped, and its group killed with it (faults.Process): the watchdog
+	// must not kill that pgid later.
+	old := p.p.PID()
 	if err := p.p.Restart(); err != nil {
 		return err
 	}
+	p.wd.forget(old)
 	p.wd.watch(p.p.PID())
 	if p.ready == nil {
 		return nil

@@ -51,6 +51,21 @@ func (w *watchdog) watch(pgid int) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.pgs[pgid] = true
+	w.writeLocked()
+}
+
+// forget drops a group whose leader was reaped and whose group was killed
+// (a restarted target's old one): its pgid may be a new, unrelated
+// group's by the time the watchdog fires, and a soak's chaos restarts its
+// target again and again.
+func (w *watchdog) forget(pgid int) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	delete(w.pgs, pgid)
+	w.writeLocked()
+}
+
+func (w *watchdog) writeLocked() {
 	var b strings.Builder
 	for g := range w.pgs {
 		b.WriteString(strconv.Itoa(g) + "\n")
