@@ -2,6 +2,7 @@ package stripe
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -99,13 +100,7 @@ func (x *seqIndex) each(fn func(seq, v uint64) bool) error {
 		return nil
 	}
 	if x.sorted == nil {
-		x.sorted = slices.Sorted(func(yield func(uint64) bool) {
-			for s := range x.mem {
-				if !yield(s) {
-					return
-				}
-			}
-		})
+		x.sorted = slices.Sorted(maps.Keys(x.mem))
 	}
 	// Copied: fn may file (an intent's read decodes it, and nothing else
 	// changes the index under API.mu, but a copy costs little).

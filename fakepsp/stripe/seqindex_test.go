@@ -2,6 +2,7 @@ package stripe
 
 import (
 	"errors"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -42,7 +43,7 @@ func TestSeqIndexAgreesWithAMap(t *testing.T) {
 				x.add(seq, v)
 				want[seq] = v
 			case n < 8: // a word changed in place
-				seq := slices.Collect(mapKeys(want))[r.IntN(len(want))]
+				seq := slices.Collect(maps.Keys(want))[r.IntN(len(want))]
 				v := 1 + r.Uint64N(1<<40)
 				x.set(seq, v)
 				want[seq] = v
@@ -57,7 +58,7 @@ func TestSeqIndexAgreesWithAMap(t *testing.T) {
 		if x.len() != len(want) {
 			t.Fatalf("len %d, want %d", x.len(), len(want))
 		}
-		order := slices.Sorted(mapKeys(want))
+		order := slices.Sorted(maps.Keys(want))
 		slices.Reverse(order)
 		var got []uint64
 		if err := x.each(func(seq, v uint64) bool {
@@ -80,15 +81,6 @@ func TestSeqIndexAgreesWithAMap(t *testing.T) {
 	}
 }
 
-func mapKeys(m map[uint64]uint64) func(func(uint64) bool) {
-	return func(yield func(uint64) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
-}
 
 // TestSeqIndexUnreadableIsAnError: once its store is closed, a filed
 // sequence reads as an error, never as "none", which would tell a retrieve
