@@ -81,7 +81,6 @@ func TestSeqIndexAgreesWithAMap(t *testing.T) {
 	}
 }
 
-
 // TestSeqIndexUnreadableIsAnError: once its store is closed, a filed
 // sequence reads as an error, never as "none", which would tell a retrieve
 // the PaymentIntent does not exist.
