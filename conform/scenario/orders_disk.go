@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 
@@ -145,15 +146,17 @@ func mergeOrders(recs []mergedOrder, split int) (_ []mergedOrder, resent bool) {
 	return out, resent
 }
 
-// Close lets the absorbed orders' file go: the run is over and reported.
-// Its descriptor would otherwise stay open until the Env is collected, one
-// per run of a campaign's process.
+// Close lets the absorbed orders' file and the view's go: the run is over
+// and reported. Their descriptors would otherwise stay open until the Env
+// is collected, one per run of a campaign's process.
 func (e *Env) Close() error {
 	e.mu.Lock()
 	done := e.orders.done
 	e.mu.Unlock()
+	v := e.viewSnap()
+	err := errors.Join(v.named.close(), v.goneKeys.close(), v.goneIDs.close())
 	if done == nil {
-		return nil
+		return err
 	}
-	return done.disk.Close()
+	return errors.Join(done.disk.Close(), err)
 }
