@@ -58,7 +58,11 @@ func TestSIGKILLedRunLeavesNothingRunning(t *testing.T) {
 	// watchdog (polling twice a second) has read the groups to kill: the
 	// sweep must leave the dir to the watchdog.
 	sweepStale()
-	for deadline := time.Now().Add(5 * time.Second); (len(processesWith(tag)) > 0 || watchdogAlive(dirs[0])) && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+	// The watchdog's rm -rf removes its pid file before the dir, so the
+	// watchdog looks gone (watchdogAlive reads that file) a moment before
+	// the dir is: wait for the dir too.
+	gone := func(d string) bool { _, err := os.Stat(d); return os.IsNotExist(err) }
+	for deadline := time.Now().Add(5 * time.Second); (len(processesWith(tag)) > 0 || watchdogAlive(dirs[0]) || !gone(dirs[0])) && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
 	}
 	if left := processesWith(tag); len(left) > 0 {
 		b, _ := os.ReadFile(filepath.Join(dirs[0], "target-groups"))
@@ -70,8 +74,8 @@ func TestSIGKILLedRunLeavesNothingRunning(t *testing.T) {
 		t.Fatalf("the watchdog of %s still runs 5s after the run died", dirs[0])
 	}
 	// The watchdog removed the dir on its way out, with no later run.
-	if _, err := os.Stat(dirs[0]); !os.IsNotExist(err) {
-		t.Fatalf("the watchdog left %s: %v", dirs[0], err)
+	if !gone(dirs[0]) {
+		t.Fatalf("the watchdog left %s 5s after the run died", dirs[0])
 	}
 }
 
