@@ -86,24 +86,24 @@ func (s refSet) with(xs []string) refSet {
 	return s
 }
 
-// probes are the filter's bits for h: double hashing, as Kirsch and
-// Mitzenmacher show costs a Bloom filter nothing.
-func probes(h uint64) (h1, h2 uint64) { return h, h>>32 | h<<32 | 1 }
+// bit is the filter's i-th bit for h, as a word and a mask: double
+// hashing, which Kirsch and Mitzenmacher show costs a Bloom filter nothing.
+func bit(h, i uint64) (word int, mask uint64) {
+	b := (h + i*(h>>32|h<<32|1)) % refBloomBits
+	return int(b / 64), 1 << (b % 64)
+}
 
 func (r *refs) setBits(h uint64) {
-	h1, h2 := probes(h)
 	for i := range uint64(refBloomK) {
-		b := (h1 + i*h2) % refBloomBits
-		r.bloom[b/64] |= 1 << (b % 64)
+		w, m := bit(h, i)
+		r.bloom[w] |= m
 	}
 }
 
 // mayHave is the filter's answer then the disk's; r.mu is held.
 func (r *refs) mayHave(h uint64) bool {
-	h1, h2 := probes(h)
 	for i := range uint64(refBloomK) {
-		b := (h1 + i*h2) % refBloomBits
-		if r.bloom[b/64]&(1<<(b%64)) == 0 {
+		if w, m := bit(h, i); r.bloom[w]&m == 0 {
 			return false
 		}
 	}
